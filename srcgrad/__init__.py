@@ -1,0 +1,31 @@
+"""srcgrad: source-to-source gradients of Python/NumPy functions, compiled with numba.
+
+    >>> import srcgrad
+    >>> @srcgrad.grad(wrt=("x", "y"))
+    ... def f(x, y):
+    ...     return x**2 + x*y + 3.0
+    >>> f(5.0, 3.0)
+    (13.0, 5.0)
+"""
+
+from .api import grad, source, value_and_grad, vjp
+from .checks import check_grad
+from .errors import (
+    JitFallbackWarning,
+    MissingRule,
+    NonScalarOutput,
+    NoSourceError,
+    RecursiveFunction,
+    RuleError,
+    SrcgradError,
+    UnsupportedSyntax,
+    WrtError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "grad", "value_and_grad", "vjp", "source", "check_grad",
+    "SrcgradError", "UnsupportedSyntax", "NoSourceError", "MissingRule", "WrtError",
+    "NonScalarOutput", "RuleError", "RecursiveFunction", "JitFallbackWarning",
+]

@@ -1,0 +1,270 @@
+"""api: the transforms users call (`grad`, `value_and_grad`, `vjp`), options and caches.
+
+A transform returns a `Transform`: callable like the gradient it denotes, with
+`functools.wraps` metadata, `.source` (the generated module), `.py_func` (the generated
+entry point as plain Python) and `.fun` (the original). Code is generated on first use
+(first call or `.source`), so a function may refer to helpers defined after it.
+
+Execution: `jit=True` compiles the generated code with numba (`cache=True`, so a second
+process loads machine code from disk); `jit=False` runs it as Python; `jit="auto"`
+compiles and, where numba cannot type the code, runs the Python version after one
+`JitFallbackWarning` naming the reason. `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import threading
+import types
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import codegen
+from .compiler import Generated, generate
+from .errors import JitFallbackWarning, NonScalarOutput, SrcgradError, WrtError
+
+NONSCALAR_MARKER = "srcgrad:nonscalar-output"
+
+
+def _jit_disabled() -> bool:
+    return os.environ.get("SRCGRAD_DISABLE_JIT", "").strip() not in ("", "0")
+
+
+class Transform:
+    """A differentiated function; see `grad`, `value_and_grad`, `vjp`."""
+
+    def __init__(self, fun, kind: str, wrt, jit, static, unroll, checkpoint):
+        if jit not in ("auto", True, False):
+            raise SrcgradError(f"jit must be 'auto', True or False, not {jit!r}")
+        if static or unroll or checkpoint is not None:
+            raise SrcgradError("static=, unroll= and checkpoint= apply to loops, which are "
+                               "not supported yet")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.kind = kind
+        self.jit = False if _jit_disabled() else jit
+        self._signature = _signature(fun)
+        self._params = list(self._signature.parameters)
+        self._many = isinstance(wrt, (tuple, list))
+        self.wrt = [_param_name(w, self._params, fun) for w in (wrt if self._many else [wrt])]
+        self._generated: Generated | None = None
+        self._py: dict[str, Any] | None = None
+        self._compiled: dict[str, Any] | None = None
+        self._fallback: str | None = None
+        self._lock = threading.Lock()
+
+    # ---- generated code ----
+    @property
+    def generated(self) -> Generated:
+        with self._lock:
+            if self._generated is None:
+                kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
+                self._generated = generate(self.fun, self.wrt, kinds)
+        return self._generated
+
+    @property
+    def source(self) -> str:
+        """The generated forward and adjoint code, as one module."""
+        return self.generated.source
+
+    @property
+    def py_func(self):
+        """The generated entry point as plain (not compiled) Python."""
+        entries = self._functions(jit=False)
+        return entries[self.generated.entries["backward" if self.kind == "vjp" else "grad"]]
+
+    def _functions(self, jit: bool) -> dict[str, Any]:
+        gen = self.generated
+        with self._lock:
+            if not jit:
+                if self._py is None:
+                    ns = {name: obj for name, (obj, _) in gen.namespace.entries.items()}
+                    module = codegen.load(gen.source, ns, _stem(self.fun))
+                    self._py = {n: getattr(module, n) for n in gen.functions}
+                return self._py
+            if self._compiled is None:
+                self._compiled = _jit_module(gen, _stem(self.fun))
+            return self._compiled
+
+    def _call(self, role: str, args: tuple) -> Any:
+        name = self.generated.entries[role]
+        if self.jit is not False and self._fallback is None:
+            from numba.core.errors import NumbaError
+            try:
+                return self._functions(jit=True)[name](*args)
+            except NumbaError as exc:
+                reason = str(exc)
+                if NONSCALAR_MARKER in reason:
+                    raise self._nonscalar() from None
+                if self.jit is True:
+                    raise SrcgradError(f"numba cannot compile the gradient of "
+                                       f"{self.fun.__qualname__}: {_first_line(reason)}") from None
+                self._fallback = _first_line(reason)
+                warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
+                              f"Python; numba cannot compile it: {self._fallback}",
+                              JitFallbackWarning, stacklevel=3)
+        return self._functions(jit=False)[name](*args)
+
+    def _nonscalar(self) -> NonScalarOutput:
+        filename, lineno = self.generated.result_line
+        return NonScalarOutput(f"grad needs a scalar result, but {self.fun.__qualname__} "
+                               f"returns an array; use vjp with a cotangent",
+                               filename=filename, lineno=lineno)
+
+    # ---- calling ----
+    def _args(self, args, kwargs) -> tuple:
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{self.fun.__qualname__}: {exc}") from None
+        bound.apply_defaults()
+        values = tuple(bound.arguments[p] for p in self._params)
+        for name in self.wrt:
+            _check_differentiable(name, bound.arguments[name], self.fun)
+        return values
+
+    def __call__(self, *args, **kwargs):
+        values = self._args(args, kwargs)
+        if self.kind == "vjp":
+            value, saved = self._call("forward", values)
+            return value, _Pullback(self, saved)
+        value, grads = self._call("grad", values)
+        if np.ndim(value) != 0:
+            raise self._nonscalar()
+        return (value, grads) if self.kind == "value_and_grad" else grads
+
+    def __repr__(self) -> str:
+        return f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}>"
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else types.MethodType(self, obj)
+
+
+class _Pullback:
+    """`vjp`'s pullback: maps a cotangent of the result to gradients; callable many times."""
+
+    def __init__(self, transform: Transform, saved: tuple):
+        self._t = transform
+        self._saved = saved
+
+    def __call__(self, cotangent):
+        return self._t._call("backward", tuple(self._saved) + (cotangent,))
+
+
+def _transform(kind: str):
+    def make(fun=None, *, wrt=0, jit="auto", static=(), unroll=False, checkpoint=None):
+        if fun is None:
+            return lambda f: Transform(f, kind, wrt, jit, static, unroll, checkpoint)
+        return Transform(fun, kind, wrt, jit, static, unroll, checkpoint)
+    return make
+
+
+grad = _transform("grad")
+grad.__doc__ = """Gradient of a scalar-valued function with respect to `wrt`.
+
+    `wrt` is a parameter position or name, or a tuple of them (then a tuple of gradients
+    is returned). Usable as `@grad`, `@grad(wrt=...)` and `grad(f, wrt=...)`.
+
+    >>> def f(x, y):
+    ...     return x**2 + x*y + 3.0
+    >>> grad(f, wrt=("x", "y"))(5.0, 3.0)
+    (13.0, 5.0)
+    """
+value_and_grad = _transform("value_and_grad")
+value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradients)`."""
+vjp = _transform("vjp")
+vjp.__doc__ = """`vjp(f)(*args) -> (value, pullback)`; `pullback(cotangent) -> gradients`.
+
+    The pullback keeps what the backward pass needs (a persistent tape), so it may be
+    called many times, with any cotangent of the result's shape (the `grad_ys` seed of
+    `tf.gradients`).
+    """
+
+
+def source(fun, **options) -> str:
+    """The generated gradient source of `fun` (as `grad(fun, **options).source`)."""
+    return grad(fun, **options).source
+
+
+# ---- jit ----
+_JIT_CACHE: dict[str, dict[str, Any]] = {}
+_JIT_LOCK = threading.Lock()
+
+
+def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
+    """njit every generated function and every user function they call (cache=True)."""
+    import numba
+
+    from . import numba_ext  # noqa: F401  (registers overloads the generated code may need)
+
+    with _JIT_LOCK:
+        key = gen.source
+        if key in _JIT_CACHE:
+            return _JIT_CACHE[key]
+        ns = {name: (_njit(obj) if jit else obj)
+              for name, (obj, jit) in gen.namespace.entries.items()}
+        module = codegen.load(gen.source, ns, stem)
+        compiled = {}
+        for name in gen.functions:
+            compiled[name] = numba.njit(cache=True)(getattr(module, name))
+            setattr(module, name, compiled[name])
+        _JIT_CACHE[key] = compiled
+        return compiled
+
+
+_NJITTED: dict[Any, Any] = {}
+
+
+def _njit(fun):
+    import numba
+    from numba.core.registry import CPUDispatcher
+
+    if isinstance(fun, CPUDispatcher) or not isinstance(fun, types.FunctionType):
+        return fun
+    if fun not in _NJITTED:
+        _NJITTED[fun] = numba.njit(cache=True)(fun)
+    return _NJITTED[fun]
+
+
+# ---- argument handling ----
+def _signature(fun) -> inspect.Signature:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError) as exc:
+        raise SrcgradError(f"cannot differentiate {fun!r}: {exc}") from None
+
+
+def _param_name(w, params: list[str], fun) -> str:
+    if isinstance(w, bool) or not isinstance(w, (int, str)):
+        raise WrtError(f"wrt must be a parameter position or name, or a tuple of them; "
+                       f"got {w!r}")
+    if isinstance(w, int):
+        if not -len(params) <= w < len(params):
+            raise WrtError(f"wrt={w} but {fun.__qualname__} has {len(params)} parameter(s): "
+                           f"{', '.join(params)}")
+        return params[w]
+    if w not in params:
+        raise WrtError(f"wrt={w!r} names no parameter of {fun.__qualname__} "
+                       f"(parameters: {', '.join(params)})")
+    return w
+
+
+def _check_differentiable(name: str, value: Any, fun) -> None:
+    kind = np.asarray(value).dtype.kind if not isinstance(value, (list, tuple)) else "f"
+    if kind in "biu":
+        what = "a boolean" if kind == "b" else "an integer"
+        raise WrtError(f"cannot differentiate {fun.__qualname__} with respect to {name!r}: "
+                       f"it is {what} ({value!r}); pass a float (e.g. {name}=5.0)")
+
+
+def _stem(fun) -> str:
+    return getattr(fun, "__name__", "f").replace("<", "").replace(">", "")
+
+
+def _first_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " ".join(lines[:2])[:300] if lines else text

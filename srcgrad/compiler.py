@@ -1,0 +1,158 @@
+"""compiler: the pipeline, in order, from a user function to a generated module.
+
+    parse -> reject_unsupported -> normalize -> activity/reverse -> assemble -> codegen
+
+One generated module holds the requested entry points and the gradients of every user
+function they call (each differentiated on demand, for the argument positions that are
+active at the call). `SRCGRAD_DEBUG=1` prints the normalized function and the generated
+module to stderr as they are made.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from . import builder as b
+from .codegen import to_source
+from .errors import RecursiveFunction
+from .frontend.parse import Parsed, parse
+from .naming import Namer, names_in
+from .passes.normalize import normalize
+from .passes.reject import reject_unsupported
+from .passes.reverse import Namespace, Reversed, reverse
+from .runtime import seed
+
+
+@dataclass
+class Generated:
+    """A generated module: its source, globals, and entry-point names."""
+
+    source: str
+    namespace: Namespace
+    entries: dict[str, str]          # role ("grad", "forward", "backward") -> function name
+    result_line: tuple[str, int] = ("", 0)
+    functions: list[str] = field(default_factory=list)
+
+
+def _debug(stage: str, tree: gast.AST) -> None:
+    if os.environ.get("SRCGRAD_DEBUG"):
+        print(f"--- srcgrad: after {stage} ---\n{to_source(tree)}", file=sys.stderr)
+
+
+class _Module:
+    def __init__(self):
+        self.ns = Namespace()
+        self.functions: list[gast.FunctionDef] = []
+        self.callees: dict[tuple[Any, tuple[int, ...]], str] = {}
+        self.stack: list[Any] = []
+
+    def function_name(self, base: str) -> str:
+        return self.ns.bind(base, object())
+
+    def prepare(self, fun: Any, wrt: list[str] | list[int]) -> tuple[Parsed, Reversed, Namer]:
+        parsed = parse(fun)
+        tree = reject_unsupported(parsed.tree, parsed.filename)
+        params = [a.id for a in tree.args.args]
+        wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
+        namer = Namer(names_in(tree) | set(self.ns.entries))
+        tree = normalize(tree, parsed.env, namer, parsed.filename)
+        _debug("normalize", tree)
+        self.stack.append(parsed.fun)
+        try:
+            rev = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee)
+        finally:
+            self.stack.pop()
+        return parsed, rev, namer
+
+    def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
+        """Name of `fun_vjp(*args, dout) -> grads of args[positions]`, generated once."""
+        key = (fun, positions)
+        if key in self.callees:
+            return self.callees[key]
+        if fun in self.stack:
+            caller = self.stack[-1]
+            raise RecursiveFunction(
+                f"{fun.__name__} calls itself (directly or through other functions); "
+                f"recursion cannot be differentiated",
+                filename=caller.__code__.co_filename, lineno=getattr(at, "lineno", None))
+        parsed, rev, namer = self.prepare(fun, list(positions))
+        name = self.function_name(f"{parsed.tree.name}_vjp")
+        self.callees[key] = name
+        params = [a.id for a in parsed.tree.args.args]
+        dout = rev.seed or namer.fresh("dout")
+        doc = (f"Vector-Jacobian product of {parsed.tree.name} "
+               f"({_where(parsed)}) for {', '.join(params[i] for i in positions)}.")
+        body = rev.forward + rev.adjoint + [b.ret(_pack(rev.grads, many=len(positions) > 1))]
+        self.functions.append(b.function(name, params + [dout], body, doc))
+        return name
+
+
+def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",)) -> Generated:
+    """Generate the module for `fun` differentiated with respect to parameters `wrt`.
+
+    kinds: "grad" gives `f_grad(*params) -> (value, grads)`; "vjp" gives
+    `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
+    """
+    m = _Module()
+    parsed, rev, namer = m.prepare(fun, wrt)
+    fname = parsed.tree.name
+    params = [a.id for a in parsed.tree.args.args]
+    grads = _pack(rev.grads, many=len(wrt) != 1)
+    entries = {}
+    main: list[gast.FunctionDef] = []
+    where = _where(parsed)
+    of = ", ".join(wrt)
+    if "grad" in kinds:
+        name = entries["grad"] = m.function_name(f"{fname}_grad")
+        body = list(rev.forward)
+        if rev.seed:
+            body += [b.comment("adjoint"),
+                     b.assign(rev.seed, b.call(m.ns.bind("seed", seed, avoid=namer.taken), rev.result))]
+        body += rev.adjoint + [b.ret(b.tuple_([rev.result, grads]))]
+        main.append(b.function(name, params, body,
+                               f"Value and gradient of {fname} ({where}) with respect to {of}."))
+    if "vjp" in kinds:
+        local = set(params) | {s.targets[0].id for s in _assigns(rev.forward)}
+        read = [n for n in _ordered_loads(rev.adjoint) if n in local]
+        dout = rev.seed or namer.fresh("dout")
+        fwd = entries["forward"] = m.function_name(f"{fname}_forward")
+        bwd = entries["backward"] = m.function_name(f"{fname}_backward")
+        main.append(b.function(
+            fwd, params, rev.forward + [b.ret(b.tuple_([rev.result,
+                                                        b.tuple_([b.name(n) for n in read])]))],
+            f"Value of {fname} ({where}) and what its backward pass reads."))
+        main.append(b.function(
+            bwd, read + [dout], rev.adjoint + [b.ret(grads)],
+            f"Gradient of {fname} with respect to {of}, given the cotangent {dout}."))
+    module = b.make(gast.Module, body=main + m.functions)
+    source = to_source(module)
+    _debug("reverse", module)
+    last = parsed.tree.body[-1]
+    return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
+                     [f.name for f in main + m.functions])
+
+
+def _assigns(stmts) -> list[gast.Assign]:
+    return [s for s in stmts if isinstance(s, gast.Assign)]
+
+
+def _ordered_loads(stmts) -> list[str]:
+    seen: dict[str, None] = {}
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                seen.setdefault(n.id, None)
+    return list(seen)
+
+
+def _pack(names: list[str], many: bool) -> gast.AST:
+    return b.tuple_([b.name(n) for n in names]) if many else b.name(names[0])
+
+
+def _where(parsed: Parsed) -> str:
+    return f"{os.path.basename(parsed.filename)}:{parsed.tree.lineno}"

@@ -1,0 +1,134 @@
+"""parse: a Python function -> its gast syntax tree and the objects its names refer to.
+
+Requires a function defined in a file (or anywhere `inspect.getsource` can read it).
+Guarantees a `gast.FunctionDef` without decorators whose line numbers are the lines of
+the user's file, plus an `Env` that resolves every global, closure and builtin name
+(and dotted module attributes such as `np.linalg.norm`) to the Python object it denotes
+at transform time. Exists so that every later stage works on a tree, never on text.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import textwrap
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from ..errors import NoSourceError
+
+MISSING = object()
+
+
+@dataclass
+class Env:
+    """Name resolution for one function: closure cells, then module globals, then builtins."""
+
+    globals: dict[str, Any]
+    closure: dict[str, Any] = field(default_factory=dict)
+
+    def lookup(self, name: str) -> Any:
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        return getattr(builtins, name, MISSING)
+
+    def resolve(self, node: gast.AST, local_names: frozenset[str] = frozenset()) -> Any:
+        """The object a Name/Attribute chain denotes, or MISSING (locals resolve to MISSING)."""
+        if isinstance(node, gast.Name):
+            if node.id in local_names:
+                return MISSING
+            return self.lookup(node.id)
+        if isinstance(node, gast.Attribute):
+            base = self.resolve(node.value, local_names)
+            if base is MISSING or not isinstance(base, (types.ModuleType, type)) and \
+                    not hasattr(base, "__dict__"):
+                return MISSING
+            return getattr(base, node.attr, MISSING)
+        return MISSING
+
+
+@dataclass
+class Parsed:
+    """A function's tree, where it came from, and how its names resolve."""
+
+    fun: Any
+    tree: gast.FunctionDef
+    filename: str
+    lines: dict[int, str]
+    env: Env
+
+    def line(self, lineno: int | None) -> str:
+        return self.lines.get(lineno or -1, "").strip()
+
+
+def parse(fun: Any) -> Parsed:
+    """Parse `fun`'s source into a gast FunctionDef with file line numbers.
+
+    >>> parse(_demo).tree.name, parse(_demo).env.lookup("len") is len
+    ('_demo', True)
+    """
+    fun = inspect.unwrap(fun)
+    if not isinstance(fun, types.FunctionType):
+        raise NoSourceError(f"{fun!r} is not a Python function, so it has no source to transform")
+    try:
+        src_lines, first = inspect.getsourcelines(fun)
+        filename = inspect.getsourcefile(fun) or fun.__code__.co_filename
+    except (OSError, TypeError) as exc:
+        raise NoSourceError(
+            f"cannot read the source of {fun.__qualname__!r} (defined at the REPL or in "
+            f"generated code?): {exc}") from None
+    source = textwrap.dedent("".join(src_lines))
+    if fun.__name__ == "<lambda>":
+        tree = _lambda_tree(source, fun, filename, first)
+    else:
+        module = gast.parse(source)
+        tree = module.body[0]
+        if not isinstance(tree, gast.FunctionDef):
+            raise NoSourceError(f"source of {fun.__qualname__!r} is not a plain function "
+                                f"definition", filename=filename, lineno=first)
+    tree.decorator_list = []
+    _shift_lines(tree, first - 1)
+    lines = {first + i: text for i, text in enumerate(src_lines)}
+    closure = {}
+    if fun.__closure__:
+        for var, cell in zip(fun.__code__.co_freevars, fun.__closure__):
+            try:
+                closure[var] = cell.cell_contents
+            except ValueError:
+                continue
+    return Parsed(fun, tree, filename, lines, Env(fun.__globals__, closure))
+
+
+def _lambda_tree(source: str, fun: Any, filename: str, first: int) -> gast.FunctionDef:
+    from .. import builder
+
+    try:
+        module = gast.parse(source)
+    except SyntaxError:  # a lambda in the middle of a multi-line expression
+        module = gast.Module(body=[], type_ignores=[])
+    lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]
+    if len(lambdas) != 1:
+        raise NoSourceError("cannot tell which lambda on this line to differentiate; "
+                            "define it with `def`", filename=filename, lineno=first)
+    lam = lambdas[0]
+    fn = builder.function("lambda_", [], [builder.located(builder.ret(lam.body), lam)])
+    fn.args = lam.args
+    fn.lineno, fn.col_offset = lam.lineno, lam.col_offset
+    return fn
+
+
+def _shift_lines(tree: gast.AST, offset: int) -> None:
+    for node in gast.walk(tree):
+        if getattr(node, "lineno", None) is not None:
+            node.lineno += offset
+        if getattr(node, "end_lineno", None) is not None:
+            node.end_lineno += offset
+
+
+def _demo(x):
+    return x

@@ -1,0 +1,50 @@
+"""naming: the one namer of generated code.
+
+Generated names come from the user's: `dx` is the adjoint of `x`, `x_1` a second
+version of `x`, `_t1` a temporary; a numeric suffix appears only where a name is
+already taken (by the user's locals, the globals the code reads, or an earlier fresh
+name). One `Namer` serves one generated module, so names never clash across functions
+that share a namespace.
+"""
+
+from __future__ import annotations
+
+import gast
+
+
+class Namer:
+    """Hands out names that clash with nothing already taken."""
+
+    def __init__(self, taken: set[str] | frozenset[str] = frozenset()):
+        self.taken: set[str] = set(taken)
+        self._temps = 0
+
+    def take(self, names) -> None:
+        self.taken.update(names)
+
+    def fresh(self, base: str) -> str:
+        """`base` itself if free, else `base_1`, `base_2`, ... (`base` + digits for `_t`)."""
+        if base not in self.taken:
+            self.taken.add(base)
+            return base
+        k = 1
+        while f"{base}_{k}" in self.taken:
+            k += 1
+        self.taken.add(f"{base}_{k}")
+        return f"{base}_{k}"
+
+    def temp(self) -> str:
+        while True:
+            self._temps += 1
+            candidate = f"_t{self._temps}"
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+
+    def adjoint(self, var: str) -> str:
+        return self.fresh("d" + var)
+
+
+def names_in(tree: gast.AST) -> set[str]:
+    """Every identifier a tree binds or reads (parameters included)."""
+    return {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}

@@ -1,0 +1,61 @@
+"""reject: refuse, with the user's line, what srcgrad cannot differentiate.
+
+Requires a parsed function tree. Guarantees nothing is changed: it raises
+`UnsupportedSyntax` at the first construct outside the supported language and returns
+its input otherwise. Exists so that later passes can assume a known node set and a
+user sees `model.py:14: 'try' statements cannot be differentiated`, never a crash in a
+pass.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ..errors import UnsupportedSyntax
+
+_FORBIDDEN = {
+    gast.ClassDef: "class definitions",
+    gast.Try: "'try' statements",
+    gast.Global: "'global' statements",
+    gast.Nonlocal: "'nonlocal' statements",
+    gast.Yield: "'yield' (generators)",
+    gast.YieldFrom: "'yield from' (generators)",
+    gast.Await: "'await'",
+    gast.AsyncFunctionDef: "async functions",
+    gast.AsyncFor: "'async for'",
+    gast.AsyncWith: "'async with'",
+    gast.FunctionDef: "nested function definitions",
+    gast.Lambda: "lambdas inside a differentiated function",
+    gast.GeneratorExp: "generator expressions",
+    gast.ListComp: "list comprehensions",
+    gast.SetComp: "set comprehensions",
+    gast.DictComp: "dict comprehensions",
+    gast.Delete: "'del' statements",
+    gast.Raise: "'raise' statements",
+    gast.Import: "imports inside a differentiated function",
+    gast.ImportFrom: "imports inside a differentiated function",
+    gast.NamedExpr: "assignment expressions (:=)",
+    gast.Starred: "starred arguments (*args)",
+    gast.Match: "'match' statements",
+    gast.Assert: "'assert' statements",
+    gast.Dict: "dict literals",
+    gast.Set: "set literals",
+}
+for _extra in ("TryStar",):
+    if hasattr(gast, _extra):
+        _FORBIDDEN[getattr(gast, _extra)] = "'try' statements"
+
+
+def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
+    """Raise `UnsupportedSyntax` at the first construct srcgrad cannot differentiate."""
+    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.posonlyargs:
+        raise UnsupportedSyntax("*args, **kwargs and keyword-only parameters cannot be "
+                                "differentiated", filename=filename, lineno=fn.lineno)
+    for stmt in fn.body:
+        for node in gast.walk(stmt):
+            what = _FORBIDDEN.get(type(node))
+            if what:
+                raise UnsupportedSyntax(f"{what} cannot be differentiated",
+                                        filename=filename, lineno=getattr(node, "lineno", None),
+                                        col=getattr(node, "col_offset", None))
+    return fn

@@ -1,0 +1,247 @@
+"""rules: the table of gradient rules, and how a rule becomes generated code.
+
+A rule is a plain Python function with the public signature ``rule(dy, y, *args)``:
+`dy` is the cotangent of the result `y`, and it returns the gradient of the one
+argument, or a tuple with one entry per positional argument (`None` where there is no
+gradient). Keyword parameters with defaults receive the call's keyword arguments
+(``axis``, ``keepdims``). Rules are registered against the primal objects they serve
+(``@rule(np.sin, math.sin)``); `nondifferentiable(...)` marks zero-gradient functions
+and `constructor(...)` marks producers that may not receive a differentiated value.
+
+A rule whose body is a single ``return`` is inlined: its expression is copied into the
+generated adjoint with the parameters replaced by the call's operands, so the source
+reads like a hand-written gradient. A longer rule is called as a (numba-compiled) helper.
+The rule modules below are imported for their registrations.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from .. import builder as b
+from ..errors import RuleError
+
+MISSING_DEFAULT = inspect.Parameter.empty
+
+
+@dataclass
+class Rule:
+    """A gradient rule for one or more primal functions."""
+
+    fn: Callable | None
+    kind: str = "rule"          # "rule" | "nondifferentiable" | "constructor"
+    params: list[str] = field(default_factory=list)       # positional, after (dy, y)
+    defaults: dict[str, Any] = field(default_factory=dict)  # keyword parameters
+    template: list[gast.AST | None] | gast.AST | None = None  # inlinable return value
+
+    @property
+    def name(self) -> str:
+        return getattr(self.fn, "__name__", self.kind)
+
+    def globals_of(self) -> dict[str, Any]:
+        return self.fn.__globals__
+
+
+RULES: dict[Any, Rule] = {}
+
+
+def _key(primal: Any) -> Any:
+    # numpy ufuncs and builtins hash fine; functions wrapped by numpy's dispatch
+    # (np.sum is a _ArrayFunctionDispatcher) as well.
+    return primal
+
+
+def make_rule(fn: Callable, where: str = "") -> Rule:
+    """Check `fn`'s signature and prepare its template (raises RuleError if malformed)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise RuleError(f"gradient rule {fn!r} has no inspectable signature: {exc}") from None
+    ps = list(sig.parameters.values())
+    if len(ps) < 3 or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)
+                          for p in ps[:3]):
+        raise RuleError(f"gradient rule {fn.__qualname__}{sig} must take (dy, y, *args): "
+                        f"the cotangent, the result, then the primal's arguments{where}")
+    positional = [p.name for p in ps[2:] if p.default is MISSING_DEFAULT
+                  and p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)]
+    defaults = {p.name: p.default for p in ps[2:] if p.default is not MISSING_DEFAULT}
+    return Rule(fn, "rule", positional, defaults, _template(fn, len(positional)))
+
+
+def rule(*primals: Any) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the gradient rule of every primal given."""
+    def register(fn: Callable) -> Callable:
+        r = make_rule(fn)
+        for p in primals:
+            RULES[_key(p)] = r
+        return fn
+    return register
+
+
+def nondifferentiable(*primals: Any) -> None:
+    """Mark primals whose gradient is zero (as in JAX): floor, argmax, comparisons, len."""
+    for p in primals:
+        RULES[_key(p)] = Rule(None, "nondifferentiable")
+
+
+def constructor(*primals: Any) -> None:
+    """Mark array producers (np.zeros, np.array): no gradient may flow through them."""
+    for p in primals:
+        RULES[_key(p)] = Rule(None, "constructor")
+
+
+def lookup(primal: Any) -> Rule | None:
+    try:
+        return RULES.get(_key(primal))
+    except TypeError:  # unhashable object
+        return None
+
+
+def _template(fn: Callable, nargs: int) -> list[gast.AST | None] | gast.AST | None:
+    """The return expression(s) of a single-`return` rule, per argument; else None."""
+    try:
+        tree = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    body = [s for s in tree.body
+            if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
+        return None
+    value = body[0].value
+    if nargs == 1:
+        return [value]
+    if isinstance(value, gast.Tuple) and len(value.elts) == nargs:
+        return [None if isinstance(e, gast.Constant) and e.value is None else e
+                for e in value.elts]
+    return value  # one expression giving the tuple of gradients
+
+
+@dataclass
+class Instance:
+    """A rule applied at one call site: per-argument gradient expressions, or one call
+    returning the tuple of gradients, plus the global objects the expressions name."""
+
+    per_arg: list[gast.AST | None] | None
+    whole: gast.AST | None
+    needs: dict[str, tuple[Any, bool]]  # name -> (object, compile it with numba?)
+
+
+def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
+                kwargs: dict[str, gast.AST], rename: Callable[[str, Any], str]) -> Instance:
+    """Copy `r` into the call site: parameters become the call's operands.
+
+    `rename(name, obj)` returns the name under which the generated module binds `obj`
+    (the rule's own global name unless that clashes).
+    """
+    if len(args) > len(r.params) + len(r.defaults):
+        raise RuleError(f"gradient rule {r.name} takes {len(r.params)} argument(s), the "
+                        f"call passes {len(args)}")
+    subst: dict[str, gast.AST] = {"dy": dy, "y": y}
+    names = list(r.params) + list(r.defaults)
+    sig = inspect.signature(r.fn)
+    p_dy, p_y = list(sig.parameters)[:2]
+    subst = {p_dy: dy, p_y: y}
+    for pname, arg in zip(names, args):
+        subst[pname] = arg
+    for pname, default in r.defaults.items():
+        if pname not in subst:
+            subst[pname] = kwargs.get(pname, b.const(default))
+    for pname in kwargs:
+        if pname not in r.defaults:
+            raise RuleError(f"gradient rule {r.name} has no parameter {pname!r} for the "
+                            f"call's keyword argument")
+    missing = [p for p in r.params if p not in subst]
+    if missing:
+        raise RuleError(f"call passes no value for {', '.join(missing)} of rule {r.name}")
+    needs: dict[str, tuple[Any, bool]] = {}
+    if r.template is None:
+        fname = rename(r.fn.__name__, r.fn)
+        needs[fname] = (r.fn, True)
+        call = b.call(b.name(fname), *[subst[p] for p in [p_dy, p_y] + names])
+        return Instance(None, call, needs)
+    glob = r.globals_of()
+
+    def fill(expr: gast.AST | None, position: int | None) -> gast.AST | None:
+        if expr is None:
+            return None
+        expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
+        if position is not None:
+            others = [a for i, a in enumerate(args) if i != position]
+            expr = _drop_unbroadcast(expr, args[position], others)
+        return fold(expr)
+
+    if isinstance(r.template, list):
+        return Instance([fill(e, i) for i, e in enumerate(r.template)], None, needs)
+    return Instance(None, fill(r.template, None), needs)
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, subst, glob, rename, needs):
+        self.subst, self.glob, self.rename, self.needs = subst, glob, rename, needs
+
+    def visit_Name(self, node: gast.Name) -> gast.AST:
+        if node.id in self.subst:
+            return copy.deepcopy(self.subst[node.id])
+        obj = self.glob.get(node.id)
+        if obj is None:
+            import builtins
+            obj = getattr(builtins, node.id)
+        new = self.rename(node.id, obj)
+        self.needs[new] = (obj, False)
+        return b.name(new)
+
+
+def _drop_unbroadcast(expr: gast.AST, arg: gast.AST, others: list[gast.AST]) -> gast.AST:
+    """`unbroadcast(g, a)` is `g` when every other operand is a numeric constant, since
+    a scalar constant never broadcasts `a` to a larger shape."""
+    if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name)
+            and expr.func.id.startswith("unbroadcast") and len(expr.args) == 2
+            and all(isinstance(o, gast.Constant) for o in others)):
+        return expr.args[0]
+    return expr
+
+
+_FOLD = {gast.Add: lambda a, c: a + c, gast.Sub: lambda a, c: a - c,
+         gast.Mult: lambda a, c: a * c}
+
+
+def fold(expr: gast.AST) -> gast.AST:
+    """Fold constant arithmetic (`2 - 1`) and exact identities (`x ** 1`, `x * 1`)."""
+    for node in gast.walk(expr):
+        for fname, value in gast.iter_fields(node):
+            if isinstance(value, gast.BinOp):
+                setattr(node, fname, _fold_binop(value))
+            elif isinstance(value, list):
+                setattr(node, fname, [_fold_binop(v) if isinstance(v, gast.BinOp) else v
+                                      for v in value])
+    return _fold_binop(expr) if isinstance(expr, gast.BinOp) else expr
+
+
+def _is_int(node: gast.AST, value: int) -> bool:
+    return (isinstance(node, gast.Constant) and type(node.value) is int
+            and node.value == value)
+
+
+def _fold_binop(node: gast.BinOp) -> gast.AST:
+    node.left = _fold_binop(node.left) if isinstance(node.left, gast.BinOp) else node.left
+    node.right = _fold_binop(node.right) if isinstance(node.right, gast.BinOp) else node.right
+    left, right = node.left, node.right
+    if (type(node.op) in _FOLD and isinstance(left, gast.Constant)
+            and isinstance(right, gast.Constant)
+            and type(left.value) in (int, float) and type(right.value) in (int, float)):
+        return b.const(_FOLD[type(node.op)](left.value, right.value))
+    if isinstance(node.op, (gast.Pow, gast.Mult)) and _is_int(right, 1):
+        return left
+    if isinstance(node.op, gast.Mult) and _is_int(left, 1):
+        return right
+    return node
+
+
+from . import builtin_rules, numpy_rules, operator_rules  # noqa: E402,F401  (registrations)

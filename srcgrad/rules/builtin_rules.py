@@ -1,0 +1,38 @@
+"""Gradient rules of Python builtins and the `math` module (scalar code)."""
+
+import builtins
+import math
+
+import numpy as np
+
+from ..runtime import unbroadcast
+from . import nondifferentiable, rule
+
+
+@rule(builtins.abs, math.fabs, np.abs, np.absolute)
+def abs_(dy, y, x):
+    return dy * np.sign(x)
+
+
+@rule(builtins.float)
+def float_(dy, y, x):
+    return dy
+
+
+@rule(builtins.max, np.maximum, np.fmax)
+def maximum(dy, y, a, b):
+    # ties split the gradient evenly, as JAX does
+    return (unbroadcast(dy * ((a > b) + 0.5 * (a == b)), a),
+            unbroadcast(dy * ((b > a) + 0.5 * (a == b)), b))
+
+
+@rule(builtins.min, np.minimum, np.fmin)
+def minimum(dy, y, a, b):
+    return (unbroadcast(dy * ((a < b) + 0.5 * (a == b)), a),
+            unbroadcast(dy * ((b < a) + 0.5 * (a == b)), b))
+
+
+nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range,
+                  builtins.print, builtins.isinstance,
+                  math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
+                  math.copysign)

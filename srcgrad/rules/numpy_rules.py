@@ -1,0 +1,227 @@
+"""Gradient rules of NumPy functions (and their `math` twins for scalar code).
+
+One rule per function family, grouped by arity; identities from any calculus table
+(e.g. d tanh = 1 - tanh^2, d logaddexp(a, b)/da = exp(a - y)). Array methods
+(`x.sum(axis=0)`) resolve through `METHODS` to the function whose rule they share.
+"""
+
+import math
+
+import numpy as np
+
+from ..runtime import (
+    extremum_grad,
+    mean_grad,
+    reshape_as,
+    sum_grad,
+    unbroadcast,
+)
+from . import constructor, nondifferentiable, rule
+
+# ---- elementwise, one argument ----
+
+
+@rule(np.sin, math.sin)
+def sin(dy, y, x):
+    return dy * np.cos(x)
+
+
+@rule(np.cos, math.cos)
+def cos(dy, y, x):
+    return -dy * np.sin(x)
+
+
+@rule(np.tan, math.tan)
+def tan(dy, y, x):
+    return dy * (1.0 + y * y)
+
+
+@rule(np.arcsin, math.asin)
+def arcsin(dy, y, x):
+    return dy / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arccos, math.acos)
+def arccos(dy, y, x):
+    return -dy / np.sqrt(1.0 - x * x)
+
+
+@rule(np.arctan, math.atan)
+def arctan(dy, y, x):
+    return dy / (1.0 + x * x)
+
+
+@rule(np.sinh, math.sinh)
+def sinh(dy, y, x):
+    return dy * np.cosh(x)
+
+
+@rule(np.cosh, math.cosh)
+def cosh(dy, y, x):
+    return dy * np.sinh(x)
+
+
+@rule(np.tanh, math.tanh)
+def tanh(dy, y, x):
+    return dy * (1.0 - y * y)
+
+
+@rule(np.exp, math.exp)
+def exp(dy, y, x):
+    return dy * y
+
+
+@rule(np.exp2)
+def exp2(dy, y, x):
+    return dy * y * np.log(2.0)
+
+
+@rule(np.expm1, math.expm1)
+def expm1(dy, y, x):
+    return dy * (y + 1.0)
+
+
+@rule(np.log, math.log)
+def log(dy, y, x):
+    return dy / x
+
+
+@rule(np.log2, math.log2)
+def log2(dy, y, x):
+    return dy / (x * np.log(2.0))
+
+
+@rule(np.log10, math.log10)
+def log10(dy, y, x):
+    return dy / (x * np.log(10.0))
+
+
+@rule(np.log1p, math.log1p)
+def log1p(dy, y, x):
+    return dy / (1.0 + x)
+
+
+@rule(np.sqrt, math.sqrt)
+def sqrt(dy, y, x):
+    return dy * 0.5 / y
+
+
+@rule(np.cbrt)
+def cbrt(dy, y, x):
+    return dy / (3.0 * y * y)
+
+
+@rule(np.square)
+def square(dy, y, x):
+    return dy * 2.0 * x
+
+
+@rule(np.reciprocal)
+def reciprocal(dy, y, x):
+    return -dy * y * y
+
+
+# ---- elementwise, two or three arguments ----
+
+
+@rule(np.arctan2, math.atan2)
+def arctan2(dy, y, a, b):
+    return (unbroadcast(dy * b / (a * a + b * b), a),
+            unbroadcast(-dy * a / (a * a + b * b), b))
+
+
+@rule(np.hypot, math.hypot)
+def hypot(dy, y, a, b):
+    return unbroadcast(dy * a / y, a), unbroadcast(dy * b / y, b)
+
+
+@rule(np.logaddexp)
+def logaddexp(dy, y, a, b):
+    return unbroadcast(dy * np.exp(a - y), a), unbroadcast(dy * np.exp(b - y), b)
+
+
+@rule(np.where)
+def where(dy, y, cond, a, b):
+    return None, unbroadcast(np.where(cond, dy, 0.0), a), unbroadcast(np.where(cond, 0.0, dy), b)
+
+
+@rule(np.clip)
+def clip(dy, y, x, lo, hi):
+    return (unbroadcast(dy * ((x >= lo) & (x <= hi)), x),
+            unbroadcast(dy * (x < lo), lo), unbroadcast(dy * (x > hi), hi))
+
+
+# ---- reductions ----
+
+
+@rule(np.sum)
+def sum_(dy, y, x, axis=None, keepdims=False):
+    return sum_grad(dy, x, axis, keepdims)
+
+
+@rule(np.mean)
+def mean(dy, y, x, axis=None, keepdims=False):
+    return mean_grad(dy, x, axis, keepdims)
+
+
+@rule(np.max, np.amax, np.min, np.amin)
+def extremum(dy, y, x, axis=None, keepdims=False):
+    return extremum_grad(dy, y, x, axis, keepdims)
+
+
+@rule(np.prod)
+def prod(dy, y, x, axis=None, keepdims=False):
+    return sum_grad(dy * y, x, axis, keepdims) / x
+
+
+@rule(np.var)
+def var(dy, y, x, axis=None, keepdims=False, ddof=0):
+    n = np.size(x) / np.size(y)
+    centered = x - np.mean(x, axis=axis, keepdims=True)
+    return sum_grad(dy, x, axis, keepdims) * (2.0 / (n - ddof)) * centered
+
+
+@rule(np.std)
+def std(dy, y, x, axis=None, keepdims=False, ddof=0):
+    n = np.size(x) / np.size(y)
+    centered = x - np.mean(x, axis=axis, keepdims=True)
+    return sum_grad(dy / y, x, axis, keepdims) * (1.0 / (n - ddof)) * centered
+
+
+# ---- shapes and linear algebra ----
+
+
+@rule(np.transpose)
+def transpose(dy, y, x):
+    return np.transpose(dy)
+
+
+@rule(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.ascontiguousarray, np.copy)
+def reshape(dy, y, x, shape=None, axis=None):
+    return reshape_as(dy, x)
+
+
+@rule(np.outer)
+def outer(dy, y, a, b):
+    return dy @ np.ravel(b), np.ravel(a) @ dy
+
+
+# ---- no gradient, and producers ----
+
+nondifferentiable(
+    np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.sign,
+    np.argmax, np.argmin, np.argsort, np.isnan, np.isinf, np.isfinite, np.shape, np.ndim,
+    np.size, np.zeros_like, np.ones_like, np.empty_like, np.count_nonzero, np.any, np.all,
+)
+constructor(np.zeros, np.ones, np.empty, np.full, np.array, np.asarray, np.arange,
+            np.linspace, np.eye, np.identity, np.full_like)
+
+# `x.name(...)` on an array: the function whose rule applies, with `x` first.
+METHODS = {
+    "sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
+    "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape, "ravel": np.ravel,
+    "flatten": np.ravel, "squeeze": np.squeeze, "transpose": np.transpose, "copy": np.copy,
+    "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
+}
+# `x.name` on an array.
+ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size}
