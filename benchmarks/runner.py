@@ -1,0 +1,267 @@
+"""Run every contender of each workload, check its result, time it, print the tables.
+
+Each contender is checked against the reference of its kind before it is timed: a primal
+against the NumPy primal, a gradient against the hand-written numba adjoint
+(``np.allclose``, rtol 1e-6). A contender that fails gets its error in its row and the run
+goes on. Timings are medians of samples taken round-robin over the contenders, so that
+the noise of a shared machine hits them all alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import timeit
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba.core.errors import NumbaError
+
+from benchmarks import first_line, workloads
+
+RTOL = 1e-6
+BATCH_SECONDS = 0.02  # one timed sample: as many calls of a contender as fill this
+COLDSTART_TIMEOUT = 600
+ROOT = Path(__file__).resolve().parent.parent
+
+# DESIGN section 6: srcgrad <= 1.15x the hand numba adjoint, < JAX, <= 3x the faster
+# primal; first call no slower than numba compiling the primal; a second process well
+# under 0.5 s.
+MAX_VS_HAND, MAX_VS_JAX, MAX_VS_PRIMAL, MAX_VS_COMPILE, MAX_RELOAD = 1.15, 1.0, 3.0, 1.0, 0.5
+
+BASES = ("numba primal", "numpy primal", "hand numba adjoint")
+
+
+class NotInstalled(Exception):
+    pass
+
+
+@dataclass
+class Row:
+    name: str
+    call: Callable[[], object] | None = None  # one call on the workload's arguments
+    note: str = ""
+    ms: float | None = None
+
+
+def run(names: list[str], repeat: int) -> None:
+    print(_versions())
+    summary = []
+    for name in names:
+        w = workloads.load(name)
+        args = w.inputs(np.random.default_rng(workloads.SEED))
+        print(f"\n== {name}: {w.DESCRIPTION}")
+        rows = _check(name, _contenders(w), args)
+        _measure(rows, repeat)
+        _print_table(rows)
+        cold = _coldstarts(name)
+        _print_coldstarts(cold)
+        summary.append((name, {r.name: r for r in rows}, cold))
+    _print_summary(summary)
+
+
+# ---- contenders ----
+
+def _contenders(w) -> list[tuple[str, str, Callable[[tuple], Callable[[], object]]]]:
+    """(name, kind, build) per contender; build(args) returns the call to check and time.
+    The first contender of a kind that works is the reference for the others."""
+    return [
+        ("numpy primal", "primal", lambda args: partial(w.primal, *args)),
+        ("numba primal", "primal", lambda args: partial(numba.njit(w.primal), *args)),
+        ("hand numba adjoint", "grad", lambda args: partial(w.hand_numba, *args)),
+        ("hand numpy adjoint", "grad", lambda args: partial(w.hand_numpy, *args)),
+        ("srcgrad grad", "grad", lambda args: _srcgrad(w, args)),
+        ("jax.jit(jax.grad)", "grad", lambda args: _jax(w, args)),
+        ("autograd grad", "grad", lambda args: _autograd(w, args)),
+    ]
+
+
+def _srcgrad(w, args):
+    import srcgrad
+    return partial(srcgrad.grad(w.primal, wrt=w.WRT), *args)
+
+
+def _jax(w, args):
+    jax = _require("jax")
+    jax.config.update("jax_enable_x64", True)
+    g = jax.jit(jax.grad(_rebind(w.primal, jax.numpy), argnums=w.WRT))
+    jargs = [jax.numpy.asarray(a) for a in args]  # on the device once, as a JAX user would
+    return lambda: jax.block_until_ready(g(*jargs))
+
+
+def _autograd(w, args):
+    autograd = _require("autograd")
+    return partial(autograd.grad(_rebind(w.primal, _require("autograd.numpy")), w.WRT), *args)
+
+
+def _require(module: str) -> types.ModuleType:
+    if importlib.util.find_spec(module.partition(".")[0]) is None:
+        raise NotInstalled
+    return importlib.import_module(module)
+
+
+def _rebind(f: types.FunctionType, np_module: types.ModuleType) -> types.FunctionType:
+    """`f` with the global `np` it calls replaced by `np_module` (jax.numpy, autograd.numpy)."""
+    return types.FunctionType(f.__code__, {**f.__globals__, "np": np_module}, f.__name__,
+                              f.__defaults__, f.__closure__)
+
+
+# ---- checking and timing ----
+
+def _check(workload: str, contenders, args: tuple) -> list[Row]:
+    """A row per contender: its call if it ran, else the error; a mismatch is shouted. Each
+    contender gets its own copy of the arguments, so one that writes into them spoils no other."""
+    rows, refs = [], {}
+    for name, kind, build in contenders:
+        row = Row(name)
+        try:
+            call = build(tuple(np.copy(a) for a in args))
+            out = call()  # also the compile, for the jitted contenders
+            out = tuple(np.asarray(a) for a in (out if isinstance(out, (tuple, list)) else (out,)))
+            row.note = _mismatch(out, refs.setdefault(kind, out))
+        except NotInstalled:
+            row.note = "not installed"
+        except Exception as e:
+            row.note = ("does not compile: " if isinstance(e, NumbaError) else "") + first_line(e)
+        else:
+            row.call = call
+            if row.note:
+                print(f"!!! MISMATCH !!! {workload} / {name}: {row.note}")
+        rows.append(row)
+    return rows
+
+
+def _mismatch(out: tuple, ref: tuple) -> str:
+    if len(out) != len(ref):
+        return f"MISMATCH: {len(out)} results, expected {len(ref)}"
+    for i, (a, b) in enumerate(zip(out, ref, strict=True)):
+        if a.shape != b.shape:
+            return f"MISMATCH: result {i} has shape {a.shape}, expected {b.shape}"
+        if not np.allclose(a, b, rtol=RTOL):
+            return f"MISMATCH: result {i}, max abs error {np.max(np.abs(a - b)):.3g}"
+    return ""
+
+
+def _measure(rows: list[Row], repeat: int) -> None:
+    """Set each working row's median ms per call, sampling the rows round-robin."""
+    timed = [r for r in rows if r.call]
+    timers = [timeit.Timer(r.call) for r in timed]
+    numbers = []
+    for t in timers:
+        n, seconds = t.autorange()  # warm-up, and the time per call
+        numbers.append(max(1, round(BATCH_SECONDS * n / seconds)))
+    samples = [[] for _ in timed]
+    for _ in range(repeat):
+        for t, n, s in zip(timers, numbers, samples, strict=True):
+            s.append(t.timeit(n) / n)
+    for r, s in zip(timed, samples, strict=True):
+        r.ms = 1e3 * statistics.median(s)
+
+
+def _coldstarts(workload: str) -> dict[str, float | str]:
+    """Seconds of the first call, each in a fresh process: numba compiling the primal, and
+    srcgrad twice on one empty cache directory (cold, then reusing what the first wrote)."""
+    with tempfile.TemporaryDirectory(prefix="srcgrad-bench-") as cache:
+        env = {**os.environ, "SRCGRAD_CACHE_DIR": cache, "NUMBA_CACHE_DIR": cache,
+               "XDG_CACHE_HOME": cache}
+        return {key: _coldstart(workload, kind, env)
+                for key, kind in (("numba", "numba"), ("cold", "srcgrad"), ("warm", "srcgrad"))}
+
+
+def _coldstart(workload: str, kind: str, env: dict) -> float | str:
+    try:
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.coldstart", workload, kind],
+                              cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=COLDSTART_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"timed out after {COLDSTART_TIMEOUT} s"
+    last = (proc.stdout.strip() or proc.stderr.strip() or "no output").splitlines()[-1]
+    try:
+        return float(last)
+    except ValueError:
+        return last
+
+
+# ---- printing ----
+
+def _versions() -> str:
+    def version(dist):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    threads = os.environ.get("OMP_NUM_THREADS", "default")
+    cpu = platform.processor() or platform.machine()
+    return (f"python {platform.python_version()}, numpy {np.__version__}, "
+            f"numba {numba.__version__}, jax {version('jax')} (jaxlib {version('jaxlib')}, CPU), "
+            f"autograd {version('autograd')}, srcgrad {version('srcgrad')}; "
+            f"{threads} thread(s), {cpu}, {os.cpu_count()} CPUs\n"
+            f"times are medians of per-call means over round-robin samples of "
+            f"~{1e3 * BATCH_SECONDS:.0f} ms; ratios are this row's time / the column's")
+
+
+def _print_table(rows: list[Row]) -> None:
+    base = {r.name: r.ms for r in rows}
+    print(f"{'contender':<20} {'ms/call':>9} {'/numba primal':>14} {'/numpy primal':>14} "
+          f"{'/hand numba':>12}")
+    for r in rows:
+        if r.ms is None:
+            print(f"{r.name:<20} {'-':>9}   {r.note}")
+            continue
+        ratios = [f"{r.ms / base[b]:.2f}x" if base[b] else "-" for b in BASES]
+        print(f"{r.name:<20} {r.ms:>9.3f} {ratios[0]:>14} {ratios[1]:>14} {ratios[2]:>12}"
+              + (f"   {r.note}" if r.note else ""))
+
+
+def _seconds(value: float | str) -> str:
+    return f"{value:.2f} s" if isinstance(value, float) else value
+
+
+def _print_coldstarts(cold: dict) -> None:
+    print(f"first call, fresh process:  srcgrad transform + compile  {_seconds(cold['cold'])}\n"
+          f"                            numba compiling the primal   {_seconds(cold['numba'])}\n"
+          f"second fresh process:       srcgrad from its disk cache  {_seconds(cold['warm'])}")
+
+
+def _verdict(value: float | None, limit: float, strict: bool = False, unit: str = "x") -> str:
+    if value is None:
+        return "-"
+    met = value < limit if strict else value <= limit
+    return f"{value:.2f}{unit} {'ok' if met else 'MISSED'}"
+
+
+def _print_summary(summary) -> None:
+    print(f"\n== summary (DESIGN section 6 targets: srcgrad <= {MAX_VS_HAND}x hand numba adjoint, "
+          f"< JAX, <= {MAX_VS_PRIMAL:.0f}x faster primal, first call <= numba compile, "
+          f"second process < {MAX_RELOAD} s)")
+    print(f"{'workload':<16} {'srcgrad/hand':>14} {'srcgrad/JAX':>14} {'srcgrad/primal':>15} "
+          f"{'1st call/compile':>17} {'2nd process':>14}")
+    for name, rows, cold in summary:
+        sg = rows["srcgrad grad"]
+        if sg.ms is None or sg.note:
+            print(f"{name:<16} srcgrad: {sg.note}")
+            continue
+        primals = [rows[p].ms for p in ("numba primal", "numpy primal") if rows[p].ms]
+        ratio = {k: sg.ms / rows[k].ms if rows[k].ms else None
+                 for k in ("hand numba adjoint", "jax.jit(jax.grad)")}
+        compile_ratio = (cold["cold"] / cold["numba"]
+                         if all(isinstance(cold[k], float) for k in ("cold", "numba")) else None)
+        reload = cold["warm"] if isinstance(cold["warm"], float) else None
+        print(f"{name:<16} {_verdict(ratio['hand numba adjoint'], MAX_VS_HAND):>14} "
+              f"{_verdict(ratio['jax.jit(jax.grad)'], MAX_VS_JAX, strict=True):>14} "
+              f"{_verdict(sg.ms / min(primals) if primals else None, MAX_VS_PRIMAL):>15} "
+              f"{_verdict(compile_ratio, MAX_VS_COMPILE):>17} "
+              f"{_verdict(reload, MAX_RELOAD, strict=True, unit=' s'):>14}")
