@@ -63,7 +63,7 @@ class Transform:
         with self._lock:
             if self._generated is None:
                 kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
-                self._generated = generate(self.fun, self.wrt, kinds)
+                self._generated = generate(self.fun, self.wrt, kinds, self._many)
         return self._generated
 
     @property
@@ -202,11 +202,11 @@ def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
     from . import numba_ext  # noqa: F401  (registers overloads the generated code may need)
 
     with _JIT_LOCK:
-        key = gen.source
-        if key in _JIT_CACHE:
-            return _JIT_CACHE[key]
         ns = {name: (_njit(obj) if jit else obj)
               for name, (obj, jit) in gen.namespace.entries.items()}
+        key = codegen.fingerprint(gen.source, ns)
+        if key in _JIT_CACHE:
+            return _JIT_CACHE[key]
         module = codegen.load(gen.source, ns, stem)
         compiled = {}
         for name in gen.functions:

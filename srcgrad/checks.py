@@ -18,22 +18,21 @@ class GradientMismatch(SrcgradError, AssertionError):
     """`check_grad` found srcgrad's gradient and finite differences disagree."""
 
 
-def numerical_grad(fun, args: tuple, position: int, h: float | None = None) -> Any:
+def numerical_grad(fun, args: tuple, position: int, h: float = 1e-6) -> Any:
     """Central-difference gradient of scalar `fun(*args)` with respect to `args[position]`."""
-    x = np.asarray(args[position], dtype=float)
-    grad = np.zeros_like(x)
-    flat = grad.reshape(-1)
-    for k in range(x.size):
-        step = h or 1e-5 * max(1.0, abs(float(x.reshape(-1)[k])))
+    x = np.array(args[position], dtype=float)
+    out = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        step = h * max(1.0, abs(x[idx]))
         values = []
         for sign in (1.0, -1.0):
-            xk = x.copy()
-            xk.reshape(-1)[k] += sign * step
-            shifted = list(args)
-            shifted[position] = xk if np.ndim(args[position]) else float(xk)
-            values.append(float(fun(*shifted)))
-        flat[k] = (values[0] - values[1]) / (2 * step)
-    return grad if np.ndim(args[position]) else float(grad)
+            shifted = x.copy()
+            shifted[idx] += sign * step
+            moved = list(args)
+            moved[position] = shifted if x.ndim else float(shifted)
+            values.append(float(fun(*moved)))
+        out[idx] = (values[0] - values[1]) / (2 * step)
+    return out if x.ndim else float(out)
 
 
 def check_grad(fun, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-7, **options) -> None:

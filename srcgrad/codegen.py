@@ -20,6 +20,7 @@ from typing import Any
 
 import astor
 import gast
+import numpy as np
 
 from .builder import COMMENT_MARK
 
@@ -45,9 +46,48 @@ def cache_dir() -> Path:
     return Path(root)
 
 
+def fingerprint(source: str, namespace: dict[str, Any]) -> str:
+    """A digest of the source and of what its globals denote.
+
+    Two functions with the same source but different globals (a closure over `np.sin` and
+    one over `np.cos`) must not share compiled code, in this process or from numba's disk
+    cache, and an edited helper function must not be served stale: so each global is
+    described by value (numbers, arrays by content, functions by their code).
+    """
+    parts = [source, _versions()]
+    parts += [f"{name}={_describe(obj)}" for name, obj in sorted(namespace.items())]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _versions() -> str:
+    import numba
+    import numpy
+
+    from . import __version__
+    return f"srcgrad {__version__} numba {numba.__version__} numpy {numpy.__version__}"
+
+
+def _describe(obj: Any) -> str:
+    obj = getattr(obj, "py_func", obj)  # a numba dispatcher: describe its Python function
+    if isinstance(obj, types.ModuleType):
+        return f"module {obj.__name__}"
+    code = getattr(obj, "__code__", None)
+    if code is not None:
+        body = hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()[:12]
+        return f"{obj.__module__}.{obj.__qualname__}#{body}"
+    if isinstance(obj, (int, float, complex, str, bool, type(None))):
+        return repr(obj)
+    if isinstance(obj, np.ndarray):
+        return f"array{obj.shape}{obj.dtype}#{hashlib.sha256(obj.tobytes()).hexdigest()[:12]}"
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if name is not None:
+        return f"{getattr(obj, '__module__', '')}.{name}"
+    return f"{type(obj).__qualname__}@{id(obj)}"  # unknown: never shared across processes
+
+
 def load(source: str, namespace: dict[str, Any], stem: str) -> types.ModuleType:
     """Execute `source` from its cache file with `namespace` as its globals."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    digest = fingerprint(source, namespace)
     path = cache_dir() / f"{stem}_{digest}.py"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)

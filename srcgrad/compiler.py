@@ -92,17 +92,19 @@ class _Module:
         return name
 
 
-def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",)) -> Generated:
+def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
+             many: bool = False) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
     kinds: "grad" gives `f_grad(*params) -> (value, grads)`; "vjp" gives
     `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
+    Gradients come as a tuple if `many`, else as the one gradient.
     """
     m = _Module()
     parsed, rev, namer = m.prepare(fun, wrt)
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
-    grads = _pack(rev.grads, many=len(wrt) != 1)
+    grads = _pack(rev.grads, many=many)
     entries = {}
     main: list[gast.FunctionDef] = []
     where = _where(parsed)

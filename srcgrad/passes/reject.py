@@ -54,8 +54,10 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     for stmt in fn.body:
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
+            if isinstance(node, gast.keyword) and node.arg is None:
+                what = "'**' arguments in calls"
             if what:
                 raise UnsupportedSyntax(f"{what} cannot be differentiated",
-                                        filename=filename, lineno=getattr(node, "lineno", None),
+                                        filename=filename, lineno=getattr(node, "lineno", stmt.lineno),
                                         col=getattr(node, "col_offset", None))
     return fn

@@ -17,6 +17,7 @@ Exists because this is the algorithm: everything else prepares or packages its o
 from __future__ import annotations
 
 import copy
+import inspect
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -165,7 +166,8 @@ class _Reverse:
                                  what=f"{what!r}: a call to a local value")
             r = lookup(obj)
             if r is not None:
-                return Operation("rule", value.args, kwargs, r, what=what)
+                args, kwargs = _by_position(obj, r, value.args, kwargs)
+                return Operation("rule", args, kwargs, r, what=what)
             if isinstance(obj, types.FunctionType) and not _is_library(obj):
                 return Operation("call", value.args, kwargs, fun=obj, what=what)
             return Operation("missing", value.args, kwargs,
@@ -341,6 +343,23 @@ class _Reverse:
             self.owned.add(var)
         self.emit(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index, store=True),
                          op=gast.Add(), value=dy))
+
+
+def _by_position(fun, r: Rule, args: list, kwargs: dict) -> tuple[list, dict]:
+    """Keyword arguments that name a positional parameter of the rule (`np.clip(x,
+    a_min=...)`) passed by position, using the primal's own signature."""
+    if r.kind != "rule" or not kwargs or len(args) >= len(r.params):
+        return args, kwargs
+    try:
+        names = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return args, kwargs
+    args, kwargs = list(args), dict(kwargs)
+    for name in names[len(args):len(r.params)]:
+        if name not in kwargs:
+            break
+        args.append(kwargs.pop(name))
+    return args, kwargs
 
 
 def _by_line(body: list[gast.stmt]):

@@ -1,0 +1,253 @@
+"""Every registered gradient rule against central finite differences.
+
+The sweep is driven by the rule table itself: `test_every_rule_has_a_case` fails the
+moment a rule is registered without a case here, so no rule goes untested. Each case
+runs at several shapes (scalars, vectors, matrices, broadcasting pairs) under numba and
+as Python.
+"""
+
+import builtins
+import math
+import operator
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+from srcgrad.rules import RULES
+
+R = np.random.default_rng(1)
+
+
+def any_(*shape):
+    return R.uniform(-2.0, 2.0, shape) if shape else float(R.uniform(-2.0, 2.0))
+
+
+def pos(*shape):
+    return R.uniform(0.5, 2.0, shape) if shape else float(R.uniform(0.5, 2.0))
+
+
+def unit(*shape):
+    return R.uniform(-0.8, 0.8, shape) if shape else float(R.uniform(-0.8, 0.8))
+
+
+def distinct(*shape):
+    """Values with no ties (max/min/maximum/clip are not differentiable at ties)."""
+    n = int(np.prod(shape)) if shape else 1
+    v = R.permutation(n) * 0.37 - 0.3 * n + R.uniform(0, 0.1)
+    return v.reshape(shape) if shape else float(v[0])
+
+
+# ---- function templates: one source each, the operation comes from the closure ----
+def unary(op):
+    def f(x):
+        return np.sum(op(x) * 1.3)
+    return f
+
+
+def binary(op):
+    def f(a, b):
+        return np.sum(op(a, b) * 1.3)
+    return f
+
+
+def reduce_(op, axis=None, keepdims=False):
+    if keepdims:
+        def f(x):
+            return np.sum(op(x, axis=axis, keepdims=True) ** 2)
+    elif axis is not None:
+        def f(x):
+            return np.sum(op(x, axis=axis) ** 2)
+    else:
+        def f(x):
+            return np.sum(op(x) ** 2)
+    return f
+
+
+def scalar_unary(op):
+    def f(x):
+        return op(x) * 1.3
+    return f
+
+
+def scalar_binary(op):
+    def f(a, b):
+        return op(a, b) * 1.3
+    return f
+
+
+def add_op(a, b):
+    return a + b
+
+
+def sub_op(a, b):
+    return a - b
+
+
+def mul_op(a, b):
+    return a * b
+
+
+def div_op(a, b):
+    return a / b
+
+
+def pow_op(a, b):
+    return a ** b
+
+
+def mod_op(a, b):
+    return a % b
+
+
+def neg_op(x):
+    return -x
+
+
+def matmul_op(a, b):
+    return a @ b
+
+
+def transpose_attr(x):
+    return np.sum(x.T * np.arange(6.0).reshape(3, 2))
+
+
+def where_op(c, a, b):
+    return np.sum(np.where(c, a, b) * 1.3)
+
+
+def clip_op(x, lo, hi):
+    return np.sum(np.clip(x, lo, hi) * 1.3)
+
+
+def reshape_op(x):
+    return np.sum(np.reshape(x, (3, 2)) * np.arange(6.0).reshape(3, 2))
+
+
+def ravel_op(x):
+    return np.sum(np.ravel(x) * np.arange(6.0))
+
+
+def squeeze_op(x):
+    return np.sum(np.squeeze(x) * np.arange(3.0))
+
+
+def expand_op(x):
+    return np.sum(np.expand_dims(x, 0) * np.arange(3.0))
+
+
+def copy_op(x):
+    return np.sum(np.copy(x) * np.ascontiguousarray(x))
+
+
+def outer_op(a, b):
+    return np.sum(np.outer(a, b) * np.arange(12.0).reshape(3, 4))
+
+
+def float_op(x):
+    return float(x) * 2.0
+
+
+def pos_op(x):
+    return +x * np.positive(x)
+
+
+ELEMENTWISE = [
+    ((np.sin,), any_), ((np.cos,), any_), ((np.tan,), unit), ((np.arcsin,), unit),
+    ((np.arccos,), unit), ((np.arctan,), any_), ((np.sinh,), any_), ((np.cosh,), any_),
+    ((np.tanh,), any_), ((np.exp,), any_), ((np.exp2,), any_), ((np.expm1,), any_),
+    ((np.log,), pos), ((np.log2,), pos), ((np.log10,), pos), ((np.log1p,), pos),
+    ((np.sqrt,), pos), ((np.cbrt,), pos), ((np.square,), any_), ((np.reciprocal,), pos),
+    ((np.negative,), any_), ((np.abs, np.absolute), distinct),
+]
+MATH = [math.sin, math.cos, math.tan, math.asin, math.acos, math.atan, math.sinh,
+        math.cosh, math.tanh, math.exp, math.expm1, math.log, math.log2, math.log10,
+        math.log1p, math.sqrt, math.fabs]
+MATH_DOMAIN = {math.asin: unit, math.acos: unit, math.tan: unit, math.log: pos,
+               math.log2: pos, math.log10: pos, math.log1p: pos, math.sqrt: pos,
+               math.fabs: distinct}
+BINARY = [
+    ((operator.add, np.add), add_op, any_, any_),
+    ((operator.sub, np.subtract), sub_op, any_, any_),
+    ((operator.mul, np.multiply), mul_op, any_, any_),
+    ((operator.truediv, np.divide, np.true_divide), div_op, any_, pos),
+    ((operator.pow, np.power, np.float_power, builtins.pow), pow_op, pos, any_),
+    ((operator.mod, np.mod, np.remainder), mod_op, pos, pos),
+    ((np.arctan2,), np.arctan2, any_, any_),
+    ((np.hypot,), np.hypot, any_, any_),
+    ((np.logaddexp,), np.logaddexp, any_, any_),
+    ((np.maximum, np.fmax), np.maximum, distinct, distinct),
+    ((np.minimum, np.fmin), np.minimum, distinct, distinct),
+]
+SHAPES_1 = [(), (5,), (3, 4)]
+SHAPES_2 = [((), ()), ((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)),
+            ((2, 3), ())]
+
+
+def cases():
+    """(id, primals covered, function, argument tuple, positions to differentiate)."""
+    for primals, dom in ELEMENTWISE:
+        for shape in SHAPES_1:
+            yield primals[0].__name__, primals, unary(primals[0]), (dom(*shape),), [0]
+    for op in MATH:
+        yield f"math.{op.__name__}", (op,), scalar_unary(op), (MATH_DOMAIN.get(op, any_)(),), [0]
+    for primals, op, da, db in BINARY:
+        name = getattr(primals[0], "__name__", str(primals[0]))
+        for sa, sb in SHAPES_2:
+            yield name, primals, binary(op), (da(*sa), db(*sb)), [0, 1]
+        if primals[0] in (np.maximum, np.minimum):  # Python's max/min share the rule
+            builtin = builtins.max if primals[0] is np.maximum else builtins.min
+            yield builtin.__name__, (builtin,), scalar_binary(builtin), (1.3, -0.4), [0, 1]
+    for fun in (math.atan2, math.hypot):
+        yield f"math.{fun.__name__}", (fun,), scalar_binary(fun), (0.7, -1.2), [0, 1]
+    yield "neg", (operator.neg,), unary(neg_op), (any_(3, 2),), [0]
+    yield "pos", (operator.pos, np.positive), pos_op, (any_(),), [0]
+    yield "abs", (builtins.abs,), scalar_unary(builtins.abs), (-1.5,), [0]
+    yield "float", (builtins.float,), float_op, (1.7,), [0]
+    for sa, sb in [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,))]:
+        yield "matmul", (operator.matmul, np.matmul), binary(matmul_op), (any_(*sa), any_(*sb)), [0, 1]
+        yield "dot", (np.dot,), binary(np.dot), (any_(*sa), any_(*sb)), [0, 1]
+    for kw in [{}, {"axis": 0}, {"axis": -1}, {"axis": 1, "keepdims": True}]:
+        for ops, dom in [((np.sum,), any_), ((np.mean,), any_), ((np.prod,), pos),
+                         ((np.max, np.amax), distinct), ((np.min, np.amin), distinct),
+                         ((np.var,), any_), ((np.std,), any_)]:
+            yield f"{ops[0].__name__}-{kw}", ops, reduce_(ops[0], **kw), (dom(3, 4),), [0]
+    yield "sum-1d", (np.sum,), reduce_(np.sum), (any_(5),), [0]
+    yield "max-1d", (np.max,), reduce_(np.max, axis=0), (distinct(5),), [0]
+    yield "transpose", (np.transpose,), unary(np.transpose), (any_(3, 4),), [0]
+    yield "T", (np.transpose,), transpose_attr, (any_(2, 3),), [0]
+    yield "where", (np.where,), where_op, (R.uniform(size=(3, 4)) > 0.5, any_(3, 4), any_(4)), [1, 2]
+    yield "clip", (np.clip,), clip_op, (distinct(3, 4), -0.5, 0.55), [0, 1, 2]
+    yield "reshape", (np.reshape,), reshape_op, (any_(2, 3),), [0]
+    yield "ravel", (np.ravel,), ravel_op, (any_(2, 3),), [0]
+    yield "squeeze", (np.squeeze,), squeeze_op, (any_(1, 3),), [0]
+    yield "expand_dims", (np.expand_dims,), expand_op, (any_(3),), [0]
+    yield "copy", (np.copy, np.ascontiguousarray), copy_op, (any_(3, 2),), [0]
+    yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1]
+
+
+CASES = list(cases())
+
+
+def test_every_rule_has_a_case():
+    covered = {id(p) for _, primals, *_ in CASES for p in primals}
+    missing = [p for p, r in RULES.items() if r.kind == "rule" and id(p) not in covered]
+    assert not missing, f"rules without a test case: {missing}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_rule(case, jit):
+    _, _, fun, args, positions = case
+    g = srcgrad.grad(fun, wrt=tuple(positions), jit=jit)
+    assert_grad(fun, g(*args), args, positions)
+
+
+def test_rules_are_plain_functions():
+    """A rule is callable directly with the public signature rule(dy, y, *args)."""
+    from srcgrad.rules.numpy_rules import sin, tanh
+    from srcgrad.rules.operator_rules import mul
+    assert sin(2.0, np.sin(0.3), 0.3) == pytest.approx(2.0 * np.cos(0.3))
+    assert tanh(1.0, np.tanh(0.5), 0.5) == pytest.approx(1 - np.tanh(0.5) ** 2)
+    da, db = mul(1.0, 6.0, 2.0, 3.0)
+    assert (da, db) == (3.0, 2.0)
