@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import re
 import threading
 import types
 import warnings
@@ -25,9 +26,14 @@ import numpy as np
 
 from . import codegen
 from .compiler import Generated, generate
-from .errors import JitFallbackWarning, NonScalarOutput, SrcgradError, WrtError
+from .errors import (
+    NONSCALAR_MARKER,
+    JitFallbackWarning,
+    NonScalarOutput,
+    SrcgradError,
+    WrtError,
+)
 
-NONSCALAR_MARKER = "srcgrad:nonscalar-output"
 
 
 def _jit_disabled() -> bool:
@@ -107,7 +113,10 @@ class Transform:
                 warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
                               f"Python; numba cannot compile it: {self._fallback}",
                               JitFallbackWarning, stacklevel=3)
-        return self._functions(jit=False)[name](*args)
+        try:
+            return self._functions(jit=False)[name](*args)
+        except NonScalarOutput:  # raised by `seed`, which cannot know the user's line
+            raise self._nonscalar() from None
 
     def _nonscalar(self) -> NonScalarOutput:
         filename, lineno = self.generated.result_line
@@ -266,5 +275,6 @@ def _stem(fun) -> str:
 
 
 def _first_line(text: str) -> str:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba colours its messages
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return " ".join(lines[:2])[:300] if lines else text

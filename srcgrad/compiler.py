@@ -19,7 +19,7 @@ import gast
 
 from . import builder as b
 from .codegen import to_source
-from .errors import RecursiveFunction
+from .errors import RecursiveFunction, SrcgradError
 from .frontend.parse import Parsed, parse
 from .naming import Namer, names_in
 from .passes.normalize import normalize
@@ -64,10 +64,31 @@ class _Module:
         _debug("normalize", tree)
         self.stack.append(parsed.fun)
         try:
-            rev = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee)
+            rev = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee, self.primal)
         finally:
             self.stack.pop()
         return parsed, rev, namer
+
+    def primal(self, fun: Any) -> str:
+        """Name of a generated copy of user function `fun` (its forward code, no adjoint).
+
+        A function srcgrad cannot parse is called as it is (compiled with numba if
+        possible), which is fine as long as no derivative flows through it."""
+        key = (fun, None)
+        if key in self.callees:
+            return self.callees[key]
+        if fun in self.stack:
+            return self.ns.bind(fun.__name__, fun, jit=True)  # reported by `callee` if active
+        try:
+            parsed, rev, _ = self.prepare(fun, [])
+        except SrcgradError:
+            self.callees[key] = self.ns.bind(fun.__name__, fun, jit=True)
+            return self.callees[key]
+        name = self.callees[key] = self.function_name(parsed.tree.name)
+        params = [a.id for a in parsed.tree.args.args]
+        doc = f"{parsed.tree.name} ({_where(parsed)}), as the generated code calls it."
+        self.functions.append(b.function(name, params, rev.forward + [b.ret(rev.result)], doc))
+        return name
 
     def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
         """Name of `fun_vjp(*args, dout) -> grads of args[positions]`, generated once."""

@@ -15,6 +15,11 @@ import linecache
 import os
 
 
+# Under numba, `runtime.seed` of an array fails at typing time with this text, which the
+# api turns into NonScalarOutput (numba cannot raise our exception with a location).
+NONSCALAR_MARKER = "srcgrad:nonscalar-output"
+
+
 class SrcgradError(Exception):
     """Base class of every error srcgrad raises on user input."""
 

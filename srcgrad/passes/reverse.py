@@ -88,8 +88,11 @@ Callee = Callable[[Any, tuple[int, ...], gast.AST], str]
 
 
 def reverse(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
-            ns: Namespace, callee: Callee) -> Reversed:
+            ns: Namespace, callee: Callee, primal: Callable[[Any], str]) -> Reversed:
     """Forward and adjoint statements of normalized `fn` with respect to `wrt`.
+
+    `callee(fun, positions, node)` and `primal(fun)` name the generated vector-Jacobian
+    product and primal copy of a user function the code calls.
 
     >>> import gast, astor
     >>> from srcgrad.frontend.parse import parse
@@ -99,23 +102,24 @@ def reverse(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
     >>> p = parse(f)
     >>> namer = Namer({"x", "y"})
     >>> r = reverse(p, normalize(p.tree, p.env, namer, p.filename), ["x"], namer,
-    ...             Namespace(), None)
+    ...             Namespace(), callee=None, primal=None)
     >>> print("\\n".join(astor.to_source(gast.gast_to_ast(s)).strip() for s in r.adjoint
     ...                  if not isinstance(s, gast.Expr)))
     d_t1 = d_t2
     dx = unbroadcast(d_t1 * y, x)
     """
-    return _Reverse(parsed, fn, wrt, namer, ns, callee).run()
+    return _Reverse(parsed, fn, wrt, namer, ns, callee, primal).run()
 
 
 class _Reverse:
-    def __init__(self, parsed, fn, wrt, namer, ns, callee):
+    def __init__(self, parsed, fn, wrt, namer, ns, callee, primal):
         self.p = parsed
         self.fn = fn
         self.wrt = wrt
         self.namer = namer
         self.ns = ns
         self.callee = callee
+        self.primal = primal
         self.locals = frozenset(a.id for a in fn.args.args) | frozenset(
             s.targets[0].id for s in fn.body if isinstance(s, gast.Assign))
         self.adj: dict[str, str] = {}
@@ -225,10 +229,20 @@ class _Reverse:
         return out
 
     def bind_globals(self, stmt: gast.stmt) -> gast.stmt:
-        """Bind every global a forward statement names; rename it on a clash."""
+        """Bind every global a forward statement names; rename it on a clash.
+
+        A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
+        generated module, so numba compiles every function the code reaches without
+        srcgrad writing into the user's modules."""
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
+                obj = self.p.env.resolve(node.func, self.locals)
+                if _is_user_function(obj):
+                    node.func = b.name(self.primal(obj))
+                    node.func.bound = True
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                    and node.id not in self.locals:
+                    and node.id not in self.locals and not getattr(node, "bound", False):
                 obj = self.p.env.lookup(node.id)
                 if obj is MISSING:
                     raise self.error(SrcgradError, stmt, f"name {node.id!r} is not defined")

@@ -1,0 +1,137 @@
+"""The public API: decorator forms, wrt forms, vjp, .source/.py_func/.fun, jit modes, CLI."""
+
+import inspect
+import subprocess
+import sys
+import warnings
+
+import functions as F
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+
+
+def test_decorator_forms(jit):
+    @srcgrad.grad
+    def a(x):
+        return x * x
+
+    @srcgrad.grad(wrt="x", jit=jit)
+    def b(x):
+        return x * x
+
+    c = srcgrad.grad(F.poly, wrt=1, jit=jit)
+    assert a(3.0) == 6.0 and b(3.0) == 6.0 and c(5.0, 3.0) == 5.0
+
+
+def test_wrt_forms(jit):
+    assert srcgrad.grad(F.poly, wrt=0, jit=jit)(5.0, 3.0) == 13.0
+    assert srcgrad.grad(F.poly, wrt="y", jit=jit)(5.0, 3.0) == 5.0
+    assert srcgrad.grad(F.poly, wrt=("y",), jit=jit)(5.0, 3.0) == (5.0,)
+    assert srcgrad.grad(F.poly, wrt=("y", 0), jit=jit)(5.0, 3.0) == (5.0, 13.0)
+    assert srcgrad.grad(F.poly, wrt=-1, jit=jit)(5.0, 3.0) == 5.0
+
+
+def test_keyword_call(jit):
+    g = srcgrad.grad(F.poly, wrt=(0, 1), jit=jit)
+    assert g(y=3.0, x=5.0) == (13.0, 5.0)
+
+
+def test_wrapper_metadata():
+    g = srcgrad.grad(F.poly)
+    assert g.__name__ == "poly" and g.__doc__ == F.poly.__doc__ and g.fun is F.poly
+    assert g.__wrapped__ is F.poly
+
+
+def test_source_reads_like_a_hand_written_adjoint():
+    src = srcgrad.grad(F.reassign, wrt=("x", "y")).source
+    line = inspect.getsourcelines(F.reassign)[1] + 1
+    assert "def reassign_grad(x, y):" in src
+    assert f"# line {line}: x = x * y" in src and f"# grad of line {line}: x = x * y" in src
+    assert "dx" in src and "dy" in src and "x_1" in src
+    assert "d_t" not in src.split("# adjoint")[0]  # no adjoint before the backward pass
+    assert srcgrad.source(F.reassign, wrt=("x", "y")) == src
+    compile(src, "<generated>", "exec")
+
+
+def test_py_func_is_plain_python():
+    g = srcgrad.grad(F.poly, wrt=(0, 1))
+    value, grads = g.py_func(5.0, 3.0)
+    assert value == 43.0 and grads == (13.0, 5.0)
+    assert not hasattr(g.py_func, "signatures")
+
+
+def test_vjp_pullback_many_times_with_seeds(jit):
+    def f(x, W):
+        return np.tanh(x @ W)
+    x, W = np.arange(3.0) / 3, np.ones((3, 2)) * 0.3
+    value, pullback = srcgrad.vjp(f, wrt=(0, 1), jit=jit)(x, W)
+    np.testing.assert_allclose(value, np.tanh(x @ W))
+    for seed in (np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([2.0, -3.0])):
+        dx, dW = pullback(seed)
+
+        def scalarised(x, W, seed=seed):
+            return np.sum(f(x, W) * seed)
+        assert_grad(scalarised, (dx, dW), (x, W), [0, 1])
+
+
+def test_check_grad():
+    args = [np.full(s, 0.1) for s in [(2, 3), 3, (3, 2), 2, (4, 2), (4, 2)]]
+    srcgrad.check_grad(F.mlp_loss, *args, wrt=(0, 1, 2, 3))
+
+    def staircase(x):  # zero gradient by rule; finite differences see the steps
+        return np.round(x * 1e7)
+    with pytest.raises(srcgrad.checks.GradientMismatch, match="central differences"):
+        srcgrad.check_grad(staircase, 0.3)
+
+
+CONFIG = {"scale": 2.0}  # numba cannot type a global dict; Python can
+
+
+def configured(x):
+    return x * CONFIG["scale"]
+
+
+def _numba_on():
+    import os
+    return os.environ.get("SRCGRAD_DISABLE_JIT", "") in ("", "0")
+
+
+@pytest.mark.skipif(not _numba_on(), reason="SRCGRAD_DISABLE_JIT is set")
+def test_jit_true_raises_where_numba_cannot_compile():
+    with pytest.raises(srcgrad.SrcgradError, match="numba cannot compile"):
+        srcgrad.grad(configured, jit=True)(1.0)
+
+
+@pytest.mark.skipif(not _numba_on(), reason="SRCGRAD_DISABLE_JIT is set")
+def test_auto_falls_back_with_one_warning():
+    g = srcgrad.grad(configured)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert g(1.0) == 2.0 and g(3.0) == 2.0
+    fallbacks = [w for w in caught if issubclass(w.category, srcgrad.JitFallbackWarning)]
+    assert len(fallbacks) == 1 and "numba cannot compile" in str(fallbacks[0].message)
+
+
+def test_disable_jit_env(monkeypatch):
+    monkeypatch.setenv("SRCGRAD_DISABLE_JIT", "1")
+    g = srcgrad.grad(F.poly, jit=True)
+    assert g.jit is False and g(5.0, 3.0) == 13.0
+
+
+def test_cli_show(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text("import numpy as np\n\ndef loss(w, x):\n    return np.sum(np.tanh(w * x))\n")
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:loss", "--wrt",
+                          "w,x"], capture_output=True, text=True, check=True).stdout
+    assert "def loss_grad(w, x):" in out and "# grad of line 4:" in out
+    bad = tmp_path / "bad.py"
+    bad.write_text("def f(x):\n    try:\n        return x\n    except Exception:\n"
+                   "        return x\n")
+    run = subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{bad}:f"],
+                         capture_output=True, text=True)
+    assert run.returncode == 1
+    assert "bad.py:2: 'try' statements cannot be differentiated" in run.stderr
+

@@ -1,0 +1,180 @@
+"""Bad input gets a clear SrcgradError naming file:line, the construct and the line."""
+
+import os
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad import (
+    MissingRule,
+    NonScalarOutput,
+    NoSourceError,
+    RecursiveFunction,
+    SrcgradError,
+    UnsupportedSyntax,
+    WrtError,
+)
+
+HERE = os.path.basename(__file__)
+
+
+def with_try(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return y
+
+
+def with_class(x):
+    class A:
+        pass
+    return x
+
+
+def with_global(x):
+    global G
+    G = x
+    return x
+
+
+def with_generator(x):
+    return sum(v for v in (x, x))
+
+
+def with_comprehension(x):
+    return np.sum(np.array([x * i for i in range(3)]))
+
+
+def with_star(x):
+    args = (x,)
+    return np.sum(*args)
+
+
+def with_double_star(x):
+    kw = dict(axis=0)
+    return np.sum(x, **kw)
+
+
+def with_nested_def(x):
+    def inner(v):
+        return v
+    return inner(x)
+
+
+@pytest.mark.parametrize("fun,construct,line", [
+    (with_try, "'try' statements", "try:"),
+    (with_class, "class definitions", "class A:"),
+    (with_global, "'global' statements", "global G"),
+    (with_generator, "generator expressions", "return sum(v for v in (x, x))"),
+    (with_comprehension, "list comprehensions", "return np.sum(np.array([x * i for i"),
+    (with_star, "starred arguments", "return np.sum(*args)"),
+    (with_double_star, "'**' arguments in calls", "return np.sum(x, **kw)"),
+    (with_nested_def, "nested function definitions", "def inner(v):"),
+])
+def test_unsupported_syntax(fun, construct, line):
+    with pytest.raises(UnsupportedSyntax) as info:
+        srcgrad.grad(fun, jit=False)(1.0)
+    message = str(info.value)
+    assert f"{HERE}:" in message and construct in message and line in message
+    assert info.value.lineno and info.value.lineno > fun.__code__.co_firstlineno
+
+
+def test_no_source_for_builtins_and_repl_lambdas():
+    with pytest.raises(NoSourceError, match="not a Python function"):
+        srcgrad.grad(np.sin)(1.0)
+    repl = eval("lambda x: x * 2.0")  # like a lambda typed at the REPL: no file
+    with pytest.raises(NoSourceError, match="cannot read the source"):
+        srcgrad.grad(repl)(1.0)
+
+
+def test_lambda_in_a_file_is_differentiated():
+    square = lambda x: x * x  # noqa: E731
+    assert srcgrad.grad(square, jit=False)(3.0) == 6.0
+
+
+def unknown_call(x):
+    return np.sum(np.sort(x))
+
+
+def local_callable(x, f):
+    return f(x)
+
+
+def test_call_without_rule_or_source():
+    with pytest.raises(MissingRule) as info:
+        srcgrad.grad(unknown_call, jit=False)(np.ones(3))
+    assert "np.sort" in str(info.value) and "no gradient rule" in str(info.value)
+    assert f"{HERE}:" in str(info.value) and "return np.sum(np.sort(x))" in str(info.value)
+    with pytest.raises(MissingRule, match="a call to a local value"):
+        srcgrad.grad(local_callable, jit=False)(1.0, np.sin)
+
+
+def constructor_of_active(x):
+    v = np.array([x, 2.0 * x])
+    return np.sum(v)
+
+
+def test_constructor_of_a_differentiated_value():
+    with pytest.raises(MissingRule, match="no gradient flows through it"):
+        srcgrad.grad(constructor_of_active, jit=False)(1.0)
+
+
+def f2(x, y):
+    return x * y
+
+
+def test_wrt_errors():
+    with pytest.raises(WrtError, match="names no parameter"):
+        srcgrad.grad(f2, wrt="z")
+    with pytest.raises(WrtError, match="has 2 parameter"):
+        srcgrad.grad(f2, wrt=2)
+    with pytest.raises(WrtError, match="an integer"):
+        srcgrad.grad(f2, jit=False)(5, 3.0)
+    with pytest.raises(WrtError, match="a boolean"):
+        srcgrad.grad(f2, jit=False)(np.array([True]), 3.0)
+
+
+def vector_result(x):
+    return x * 2.0
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_non_scalar_result(jit):
+    with pytest.raises(NonScalarOutput) as info:
+        srcgrad.grad(vector_result, jit=jit)(np.ones(3))
+    assert "use vjp" in str(info.value) and "return x * 2.0" in str(info.value)
+
+
+def recursive(x, n):
+    return recursive(x, n) * x
+
+
+def test_recursion():
+    with pytest.raises(RecursiveFunction, match="calls itself"):
+        srcgrad.grad(recursive, jit=False)(1.0, 3)
+
+
+def test_every_error_is_a_srcgrad_error():
+    for cls in (UnsupportedSyntax, NoSourceError, MissingRule, WrtError, NonScalarOutput,
+                RecursiveFunction):
+        assert issubclass(cls, SrcgradError)
+
+
+def undefined_name(x):
+    return x * not_defined_anywhere  # noqa: F821
+
+
+def test_undefined_global():
+    with pytest.raises(SrcgradError, match="'not_defined_anywhere' is not defined"):
+        srcgrad.grad(undefined_name, jit=False)(1.0)
+
+
+def test_loops_are_refused_clearly_until_supported():
+    def loop(x):
+        for _ in range(3):
+            x = x * 2.0
+        return x
+    with pytest.raises(UnsupportedSyntax, match="'for' loops are not supported yet"):
+        srcgrad.grad(loop, jit=False)(1.0)
