@@ -7,8 +7,10 @@ entry point as plain Python) and `.fun` (the original). Code is generated on fir
 
 Execution: `jit=True` compiles the generated code with numba (`cache=True`, so a second
 process loads machine code from disk); `jit=False` runs it as Python; `jit="auto"`
-compiles and, where numba cannot type the code, runs the Python version after one
-`JitFallbackWarning` naming the reason. `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
+runs straight-line code as Python on its first call, then compiles it and keeps whichever
+form is faster for the argument types (see `_race`); code with loops is compiled at once.
+Where numba cannot type the code, it runs as Python after one `JitFallbackWarning` naming
+the reason. `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import inspect
 import os
 import re
 import threading
+import time
 import types
 import warnings
 from typing import Any
@@ -33,7 +36,6 @@ from .errors import (
     SrcgradError,
     WrtError,
 )
-
 
 
 def _jit_disabled() -> bool:
@@ -61,6 +63,7 @@ class Transform:
         self._py: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
         self._fallback: str | None = None
+        self._choice: dict[tuple, str] = {}
         self._lock = threading.Lock()
 
     # ---- generated code ----
@@ -88,8 +91,8 @@ class Transform:
         with self._lock:
             if not jit:
                 if self._py is None:
-                    ns = {name: obj for name, (obj, _) in gen.namespace.entries.items()}
-                    module = codegen.load(gen.source, ns, _stem(self.fun))
+                    module = codegen.load(gen.source, gen.namespace.globals(),
+                                          _stem(self.fun), "py")
                     self._py = {n: getattr(module, n) for n in gen.functions}
                 return self._py
             if self._compiled is None:
@@ -98,25 +101,68 @@ class Transform:
 
     def _call(self, role: str, args: tuple) -> Any:
         name = self.generated.entries[role]
-        if self.jit is not False and self._fallback is None:
-            from numba.core.errors import NumbaError
-            try:
-                return self._functions(jit=True)[name](*args)
-            except NumbaError as exc:
-                reason = str(exc)
-                if NONSCALAR_MARKER in reason:
-                    raise self._nonscalar() from None
-                if self.jit is True:
-                    raise SrcgradError(f"numba cannot compile the gradient of "
-                                       f"{self.fun.__qualname__}: {_first_line(reason)}") from None
-                self._fallback = _first_line(reason)
-                warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
-                              f"Python; numba cannot compile it: {self._fallback}",
-                              JitFallbackWarning, stacklevel=3)
+        if self.jit is False or self._fallback is not None:
+            return self._run_python(name, args)
+        if self.jit is True:
+            return self._run_compiled(name, args)
+        key = (role, _type_key(args))
+        choice = self._choice.get(key)
+        if choice is None and not self.generated.has_loops:
+            # tiered: straight-line code runs as Python on its first call (no compile
+            # wait), and is compiled and raced against Python on its second
+            self._choice[key] = choice = "first"
+            return self._run_python(name, args)
+        if choice == "python":
+            return self._run_python(name, args)
+        result = self._run_compiled(name, args)
+        if choice in (None, "first") and self._fallback is None:
+            self._choice[key] = self._race(name, args)
+        return result
+
+    def _run_compiled(self, name: str, args: tuple) -> Any:
+        from numba.core.errors import NumbaError
+        try:
+            return self._functions(jit=True)[name](*args)
+        except NumbaError as exc:
+            reason = str(exc)
+            if NONSCALAR_MARKER in reason:
+                raise self._nonscalar() from None
+            if self.jit is True:
+                raise SrcgradError(f"numba cannot compile the gradient of "
+                                   f"{self.fun.__qualname__}: {_first_line(reason)}") from None
+            self._fallback = _first_line(reason)
+            warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
+                          f"Python; numba cannot compile it: {self._fallback}",
+                          JitFallbackWarning, stacklevel=4)
+            return self._run_python(name, args)
+
+    def _run_python(self, name: str, args: tuple) -> Any:
         try:
             return self._functions(jit=False)[name](*args)
         except NonScalarOutput:  # raised by `seed`, which cannot know the user's line
             raise self._nonscalar() from None
+
+    def _race(self, name: str, args: tuple) -> str:
+        """`jit="auto"`: which form runs this code faster for these argument types.
+
+        On vectorised NumPy code numba is often slower than NumPy itself (its
+        transcendental functions are scalar loops, NumPy's use SIMD), so straight-line
+        code times both once per argument types, where a try is cheap. Code with loops is
+        where Python loses by orders of magnitude, so it is never tried.
+        """
+        if self.generated.has_loops:
+            return "compiled"
+        compiled = self._functions(jit=True)[name]
+        python = self._functions(jit=False)[name]
+        best = {}
+        for label, fn in (("compiled", compiled), ("python", python)):
+            times = []
+            for _ in range(3):
+                start = time.perf_counter()
+                fn(*args)
+                times.append(time.perf_counter() - start)
+            best[label] = min(times)
+        return min(best, key=best.get)
 
     def _nonscalar(self) -> NonScalarOutput:
         filename, lineno = self.generated.result_line
@@ -211,12 +257,11 @@ def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
     from . import numba_ext  # noqa: F401  (registers overloads the generated code may need)
 
     with _JIT_LOCK:
-        ns = {name: (_njit(obj) if jit else obj)
-              for name, (obj, jit) in gen.namespace.entries.items()}
+        ns = gen.namespace.globals(lambda obj, jit: _njit(obj) if jit else obj)
         key = codegen.fingerprint(gen.source, ns)
         if key in _JIT_CACHE:
             return _JIT_CACHE[key]
-        module = codegen.load(gen.source, ns, stem)
+        module = codegen.load(gen.source, ns, stem, "jit")
         compiled = {}
         for name in gen.functions:
             compiled[name] = numba.njit(cache=True)(getattr(module, name))
@@ -268,6 +313,10 @@ def _check_differentiable(name: str, value: Any, fun) -> None:
         what = "a boolean" if kind == "b" else "an integer"
         raise WrtError(f"cannot differentiate {fun.__qualname__} with respect to {name!r}: "
                        f"it is {what} ({value!r}); pass a float (e.g. {name}=5.0)")
+
+
+def _type_key(args: tuple) -> tuple:
+    return tuple((type(a), getattr(a, "dtype", None), np.ndim(a)) for a in args)
 
 
 def _stem(fun) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,7 @@ def _describe(obj: Any) -> str:
         return f"module {obj.__name__}"
     code = getattr(obj, "__code__", None)
     if code is not None:
-        body = hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()[:12]
-        return f"{obj.__module__}.{obj.__qualname__}#{body}"
+        return f"{obj.__module__}.{obj.__qualname__}#{_code_digest(code)[:12]}"
     if isinstance(obj, (int, float, complex, str, bool, type(None))):
         return repr(obj)
     if isinstance(obj, np.ndarray):
@@ -85,8 +85,28 @@ def _describe(obj: Any) -> str:
     return f"{type(obj).__qualname__}@{id(obj)}"  # unknown: never shared across processes
 
 
-def load(source: str, namespace: dict[str, Any], stem: str) -> types.ModuleType:
-    """Execute `source` from its cache file with `namespace` as its globals."""
+def _code_digest(code: types.CodeType) -> str:
+    """A digest of a code object that is the same in every process (no addresses, and
+    frozensets, whose order follows string hashing, sorted)."""
+    def const(c: Any) -> str:
+        if isinstance(c, types.CodeType):
+            return _code_digest(c)
+        if isinstance(c, frozenset):
+            return "frozenset(" + ",".join(sorted(map(const, c))) + ")"
+        if isinstance(c, tuple):
+            return "(" + ",".join(map(const, c)) + ")"
+        return repr(c)
+    text = code.co_code.hex() + "|" + ",".join(map(const, code.co_consts)) + "|" + \
+        ",".join(code.co_names)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(source: str, namespace: dict[str, Any], stem: str, role: str) -> types.ModuleType:
+    """Execute `source` from its cache file with `namespace` as its globals.
+
+    The module is registered in `sys.modules` (as `srcgrad_generated.<file>_<role>`):
+    numba's disk cache finds a compiled function's globals by importing its module.
+    """
     digest = fingerprint(source, namespace)
     path = cache_dir() / f"{stem}_{digest}.py"
     if not path.exists():
@@ -94,8 +114,9 @@ def load(source: str, namespace: dict[str, Any], stem: str) -> types.ModuleType:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(source)
         os.replace(tmp, path)  # atomic: parallel processes never see half a file
-    module = types.ModuleType(f"srcgrad_generated.{path.stem}")
+    module = types.ModuleType(f"srcgrad_generated.{path.stem}_{role}")
     module.__file__ = str(path)
     module.__dict__.update(namespace)
     exec(compile(source, str(path), "exec"), module.__dict__)
+    sys.modules[module.__name__] = module
     return module

@@ -24,7 +24,7 @@ from .frontend.parse import Parsed, parse
 from .naming import Namer, names_in
 from .passes.normalize import normalize
 from .passes.reject import reject_unsupported
-from .passes.reverse import Namespace, Reversed, reverse
+from .passes.reverse import GeneratedFunction, Namespace, Reversed, reverse
 from .runtime import seed
 
 
@@ -37,6 +37,7 @@ class Generated:
     entries: dict[str, str]          # role ("grad", "forward", "backward") -> function name
     result_line: tuple[str, int] = ("", 0)
     functions: list[str] = field(default_factory=list)
+    has_loops: bool = False
 
 
 def _debug(stage: str, tree: gast.AST) -> None:
@@ -52,7 +53,7 @@ class _Module:
         self.stack: list[Any] = []
 
     def function_name(self, base: str) -> str:
-        return self.ns.bind(base, object())
+        return self.ns.bind(base, GeneratedFunction())
 
     def prepare(self, fun: Any, wrt: list[str] | list[int]) -> tuple[Parsed, Reversed, Namer]:
         parsed = parse(fun)
@@ -135,7 +136,8 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         body = list(rev.forward)
         if rev.seed:
             body += [b.comment("adjoint"),
-                     b.assign(rev.seed, b.call(m.ns.bind("seed", seed, avoid=namer.taken), rev.result))]
+                     b.assign(rev.seed, b.call(m.ns.bind("seed", seed, avoid=namer.taken),
+                                               rev.result))]
         body += rev.adjoint + [b.ret(b.tuple_([rev.result, grads]))]
         main.append(b.function(name, params, body,
                                f"Value and gradient of {fname} ({where}) with respect to {of}."))
@@ -156,8 +158,9 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     source = to_source(module)
     _debug("reverse", module)
     last = parsed.tree.body[-1]
+    has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
-                     [f.name for f in main + m.functions])
+                     [f.name for f in main + m.functions], has_loops)
 
 
 def _assigns(stmts) -> list[gast.Assign]:

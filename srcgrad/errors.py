@@ -14,7 +14,6 @@ from __future__ import annotations
 import linecache
 import os
 
-
 # Under numba, `runtime.seed` of an array fails at typing time with this text, which the
 # api turns into NonScalarOutput (numba cannot raise our exception with a location).
 NONSCALAR_MARKER = "srcgrad:nonscalar-output"

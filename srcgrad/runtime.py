@@ -50,15 +50,16 @@ def unbroadcast(g, like):
         return np.sum(g) if isinstance(g, np.ndarray) else g
     if np.ndim(g) == 0:
         return np.full(shape, g, _float_dtype(np.result_type(g)))
+    dtype = _float_dtype(g.dtype)
     if g.shape == shape:
-        return g
+        return g if g.dtype == dtype else g.astype(dtype)
     lead = g.ndim - len(shape)
-    tail = g.shape[max(lead, 0):]
-    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, tail)):
+    tail = g.shape[lead:]
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, tail, strict=True)):
         raise ValueError(f"cannot unbroadcast a gradient of shape {g.shape} to {shape}")
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and tail[i] != 1)
-    return np.sum(g, axis=axes).reshape(shape)
+    return np.sum(g, axis=axes, dtype=dtype).reshape(shape)
 
 
 def zeros_like(x):
@@ -89,7 +90,8 @@ def mean_grad(dy, x, axis=None, keepdims=False):
     """Adjoint of ``y = np.mean(x, axis, keepdims=keepdims)``."""
     if np.ndim(x) == 0:
         return dy
-    return _mean_grad(dy, x, axis, keepdims)
+    # A zero count only occurs with an empty x, whose gradient is empty anyway.
+    return sum_grad(dy / max(_count(x, axis), 1), x, axis, keepdims)
 
 
 def extremum_grad(dy, y, x, axis=None, keepdims=False):
@@ -101,7 +103,9 @@ def extremum_grad(dy, y, x, axis=None, keepdims=False):
     """
     if np.ndim(x) == 0:
         return dy
-    return _extremum_grad(dy, y, x, axis)
+    mask = x == _expand(y, x, axis)
+    with np.errstate(invalid="ignore"):  # a NaN extremum matches nothing: 0 / 0
+        return _expand(dy, x, axis) * mask / np.sum(mask, axis=axis, keepdims=True)
 
 
 def seed(y):
@@ -152,21 +156,6 @@ def _count(x, axis):
     return math.prod(x.shape[a] for a in axes)
 
 
-# Bodies shared by both modes: plain NumPy that numba compiles through the overloads.
-
-@register_jitable
-def _mean_grad(dy, x, axis, keepdims):
-    # A zero count only occurs with an empty x, whose gradient is empty anyway.
-    return sum_grad(dy / max(_count(x, axis), 1), x, axis, keepdims)
-
-
-@register_jitable
-def _extremum_grad(dy, y, x, axis):
-    ye = _expand(y, x, axis)
-    mask = x == ye
-    return _expand(dy, x, axis) * mask / unbroadcast(mask, ye)
-
-
 # ---- numba versions ----
 
 def _is_scalar(t) -> bool:
@@ -185,6 +174,20 @@ def _item(t):
         return register_jitable(lambda v: v[()])
     return register_jitable(lambda v: v)
 
+
+@register_jitable
+def _broadcast_index(idx, shape, lead):
+    """The flat C-order index into an array of `shape` that index `idx` (with `lead`
+    extra leading entries) reads under broadcasting: size-1 axes contribute 0."""
+    k = 0
+    for i in range(len(shape)):
+        if shape[i] != 1:
+            k = k * shape[i] + idx[lead + i]
+    return k
+
+
+# Explicit loops rather than broadcasting ufuncs: numba takes seconds to compile each
+# broadcasting ufunc call, and the loops run as fast.
 
 @overload(unbroadcast)
 def _unbroadcast_typer(g, like):
@@ -205,26 +208,21 @@ def _unbroadcast_typer(g, like):
         raise TypingError(f"srcgrad: cannot unbroadcast a gradient of rank {g.ndim} "
                           f"to rank {like.ndim}")
     lead = g.ndim - like.ndim
-    nd = like.ndim
 
     @register_jitable
     def reduce(g, like):
-        for i in range(nd):
+        for i in range(like.ndim):
             if like.shape[i] != 1 and like.shape[i] != g.shape[lead + i]:
                 raise ValueError("cannot unbroadcast the gradient to the shape of like")
         out = np.zeros(like.shape, cast)
         flat = out.reshape(out.size)
         for idx in np.ndindex(g.shape):
-            k = 0
-            for i in range(nd):
-                if like.shape[i] != 1:
-                    k = k * like.shape[i] + idx[lead + i]
-            flat[k] += g[idx]
+            flat[_broadcast_index(idx, like.shape, lead)] += g[idx]
         return out
 
     if lead > 0:
         return reduce
-    same = g.dtype == as_dtype(cast)
+    same = as_dtype(g.dtype) == np.dtype(cast)
 
     def same_rank(g, like):
         if g.shape == like.shape:
@@ -242,35 +240,75 @@ def _zeros_like_typer(x):
         return lambda x: np.zeros(x.shape, cast)
 
 
+def _spread(dy, x, axis):
+    """A jitable ``(dy, x, axis, n) -> dy / n`` broadcast to x's shape, or None."""
+    if not isinstance(x, types.Array):
+        return None
+    cast = _float_scalar(dy)
+    if _is_scalar(dy):
+        item = _item(dy)
+        return register_jitable(lambda dy, x, axis, n: np.full(x.shape, cast(item(dy) / n)))
+    kept = _kept(dy, x, axis)
+
+    @register_jitable
+    def spread(dy, x, axis, n):
+        e = kept(dy, x, axis)
+        flat = e.reshape(e.size)
+        out = np.empty(x.shape, cast)
+        for idx in np.ndindex(x.shape):
+            out[idx] = flat[_broadcast_index(idx, e.shape, 0)] / n
+        return out
+    return spread
+
+
 @overload(sum_grad)
 def _sum_grad_typer(dy, x, axis=None, keepdims=False):
     if _is_scalar(x):
         return lambda dy, x, axis=None, keepdims=False: dy
-    if not isinstance(x, types.Array):
-        return None
-    cast = _float_scalar(dy)
-
-    def impl(dy, x, axis=None, keepdims=False):
-        out = np.empty(x.shape, cast)
-        out[...] = _expand(dy, x, axis)
-        return out
-    return impl
+    spread = _spread(dy, x, axis)
+    if spread is not None:
+        return lambda dy, x, axis=None, keepdims=False: spread(dy, x, axis, 1)
 
 
 @overload(mean_grad)
 def _mean_grad_typer(dy, x, axis=None, keepdims=False):
     if _is_scalar(x):
         return lambda dy, x, axis=None, keepdims=False: dy
-    if isinstance(x, types.Array):
-        return lambda dy, x, axis=None, keepdims=False: _mean_grad(dy, x, axis, keepdims)
+    spread = _spread(dy, x, axis)
+    count = _counter(axis)
+    if spread is not None:
+        return (lambda dy, x, axis=None, keepdims=False:
+                spread(dy, x, axis, max(count(x, axis), 1)))
 
 
 @overload(extremum_grad)
 def _extremum_grad_typer(dy, y, x, axis=None, keepdims=False):
     if _is_scalar(x):
         return lambda dy, y, x, axis=None, keepdims=False: dy
-    if isinstance(x, types.Array):
-        return lambda dy, y, x, axis=None, keepdims=False: _extremum_grad(dy, y, x, axis)
+    if not isinstance(x, types.Array):
+        return None
+    cast = _float_scalar(dy)
+    kept_y, kept_dy = _kept(y, x, axis), _kept(dy, x, axis)
+
+    def impl(dy, y, x, axis=None, keepdims=False):
+        e = kept_y(y, x, axis)
+        ye = e.reshape(e.size)
+        d = kept_dy(dy, x, axis)
+        dye = d.reshape(d.size)
+        count = np.zeros(ye.size, np.intp)
+        for idx in np.ndindex(x.shape):
+            k = _broadcast_index(idx, e.shape, 0)
+            if x[idx] == ye[k]:
+                count[k] += 1
+        out = np.zeros(x.shape, cast)
+        for idx in np.ndindex(x.shape):
+            k = _broadcast_index(idx, e.shape, 0)
+            if count[k] == 0:
+                out[idx] = np.nan  # a NaN extremum: dy * 0 / 0, as in NumPy and JAX
+            elif x[idx] == ye[k]:
+                out[idx] = dye[_broadcast_index(idx, d.shape, 0)] / count[k]
+        return out
+    return impl
 
 
 @overload(seed)
@@ -317,22 +355,26 @@ def _reshape_as_typer(dy, x):
     return lambda dy, x: np.ascontiguousarray(dy).reshape(x.shape)
 
 
-@overload(_expand)
-def _expand_typer(v, x, axis):
-    if _is_scalar(v):
-        item = _item(v)
-        return lambda v, x, axis: item(v)
-    if not isinstance(v, types.Array) or not isinstance(x, types.Array):
-        return None
-    if v.ndim == x.ndim:
-        return lambda v, x, axis: v
+# ---- reductions seen from the reduced side ----
+
+def _kept(v, x, axis):
+    """A jitable ``(v, x, axis) ->`` v, a reduction of x over axis, as a C-contiguous
+    array of x's rank with size 1 on the reduced axes (keepdims form)."""
     nd = x.ndim
+    if _is_scalar(v):
+        item, ones = _item(v), (1,) * nd
+        return register_jitable(lambda v, x, axis: np.full(ones, item(v)))
+    if not isinstance(v, types.Array):
+        raise TypingError(f"srcgrad: a reduction result must be an array or scalar, not {v}")
+    if v.ndim == nd:
+        return register_jitable(lambda v, x, axis: np.ascontiguousarray(v))
     if isinstance(axis, types.Integer) and v.ndim == nd - 1:
-        return lambda v, x, axis: np.expand_dims(v, normalize_axis(axis, nd))
+        return register_jitable(lambda v, x, axis: np.ascontiguousarray(v).reshape(
+            to_fixed_tuple(_kept_shape(x.shape, (axis,)), nd)))
     if (isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer)
             and v.ndim == nd - axis.count):
-        return lambda v, x, axis: np.ascontiguousarray(v).reshape(
-            to_fixed_tuple(_kept_shape(x.shape, axis), nd))
+        return register_jitable(lambda v, x, axis: np.ascontiguousarray(v).reshape(
+            to_fixed_tuple(_kept_shape(x.shape, axis), nd)))
     raise TypingError(f"srcgrad: a reduction of rank {v.ndim} over axis {axis} does not "
                       f"come from an array of rank {nd}")
 
@@ -347,16 +389,17 @@ def _kept_shape(shape, axes):
     return out
 
 
-@overload(_count)
-def _count_typer(x, axis):
-    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
-        return lambda x, axis: x.size
+def _counter(axis):
+    """A jitable ``(x, axis) -> _count(x, axis)`` for the numba type of `axis`."""
     if isinstance(axis, types.Integer):
-        return lambda x, axis: x.shape[normalize_axis(axis, x.ndim)]
-    if isinstance(axis, types.UniTuple):
-        def impl(x, axis):
-            n = 1
-            for ax in axis:
-                n *= x.shape[normalize_axis(ax, x.ndim)]
-            return n
-        return impl
+        return register_jitable(lambda x, axis: x.shape[normalize_axis(axis, x.ndim)])
+
+    @register_jitable
+    def count(x, axis):
+        if axis is None:
+            return x.size
+        n = 1
+        for ax in axis:
+            n *= x.shape[normalize_axis(ax, x.ndim)]
+        return n
+    return count

@@ -7,9 +7,8 @@ finite-difference checks differentiate.
 import math
 from math import sin
 
-import numpy as np
-
 import helpers  # another module: calls into it are differentiated too
+import numpy as np
 
 SCALE = 0.5
 

@@ -206,8 +206,9 @@ def cases():
     yield "abs", (builtins.abs,), scalar_unary(builtins.abs), (-1.5,), [0]
     yield "float", (builtins.float,), float_op, (1.7,), [0]
     for sa, sb in [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,))]:
-        yield "matmul", (operator.matmul, np.matmul), binary(matmul_op), (any_(*sa), any_(*sb)), [0, 1]
-        yield "dot", (np.dot,), binary(np.dot), (any_(*sa), any_(*sb)), [0, 1]
+        args = (any_(*sa), any_(*sb))
+        yield "matmul", (operator.matmul, np.matmul), binary(matmul_op), args, [0, 1]
+        yield "dot", (np.dot,), binary(np.dot), args, [0, 1]
     for kw in [{}, {"axis": 0}, {"axis": -1}, {"axis": 1, "keepdims": True}]:
         for ops, dom in [((np.sum,), any_), ((np.mean,), any_), ((np.prod,), pos),
                          ((np.max, np.amax), distinct), ((np.min, np.amin), distinct),
@@ -217,7 +218,8 @@ def cases():
     yield "max-1d", (np.max,), reduce_(np.max, axis=0), (distinct(5),), [0]
     yield "transpose", (np.transpose,), unary(np.transpose), (any_(3, 4),), [0]
     yield "T", (np.transpose,), transpose_attr, (any_(2, 3),), [0]
-    yield "where", (np.where,), where_op, (R.uniform(size=(3, 4)) > 0.5, any_(3, 4), any_(4)), [1, 2]
+    cond = R.uniform(size=(3, 4)) > 0.5
+    yield "where", (np.where,), where_op, (cond, any_(3, 4), any_(4)), [1, 2]
     yield "clip", (np.clip,), clip_op, (distinct(3, 4), -0.5, 0.55), [0, 1, 2]
     yield "reshape", (np.reshape,), reshape_op, (any_(2, 3),), [0]
     yield "ravel", (np.ravel,), ravel_op, (any_(2, 3),), [0]

@@ -96,7 +96,7 @@ def parse(fun: Any) -> Parsed:
     lines = {first + i: text for i, text in enumerate(src_lines)}
     closure = {}
     if fun.__closure__:
-        for var, cell in zip(fun.__code__.co_freevars, fun.__closure__):
+        for var, cell in zip(fun.__code__.co_freevars, fun.__closure__, strict=True):
             try:
                 closure[var] = cell.cell_contents
             except ValueError:

@@ -138,7 +138,7 @@ class _Normalizer:
                 whole = self.atom(value)
                 parts = [b.subscript(copy.deepcopy(whole), b.const(i))
                          for i in range(len(target.elts))]
-            for sub, part in zip(target.elts, parts):
+            for sub, part in zip(target.elts, parts, strict=True):
                 self.bind(sub, part)
         else:
             raise self.error(target, f"assignment to a {type(target).__name__.lower()} is "

@@ -58,6 +58,7 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
                 what = "'**' arguments in calls"
             if what:
                 raise UnsupportedSyntax(f"{what} cannot be differentiated",
-                                        filename=filename, lineno=getattr(node, "lineno", stmt.lineno),
+                                        filename=filename,
+                                        lineno=getattr(node, "lineno", stmt.lineno),
                                         col=getattr(node, "col_offset", None))
     return fn

@@ -66,6 +66,10 @@ class Reversed:
     activity: Activity
 
 
+class GeneratedFunction:
+    """Placeholder under which a generated function's name is reserved in a Namespace."""
+
+
 class Namespace:
     """The globals of one generated module: name -> (object, compile with numba?)."""
 
@@ -82,6 +86,11 @@ class Namespace:
                 return candidate
             k += 1
             candidate = f"{name}_{k}"
+
+    def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:
+        """The objects to put in the module, without the generated functions' names."""
+        return {name: transform(obj, jit) for name, (obj, jit) in self.entries.items()
+                if not isinstance(obj, GeneratedFunction)}
 
 
 Callee = Callable[[Any, tuple[int, ...], gast.AST], str]

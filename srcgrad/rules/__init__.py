@@ -143,12 +143,11 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
     if len(args) > len(r.params) + len(r.defaults):
         raise RuleError(f"gradient rule {r.name} takes {len(r.params)} argument(s), the "
                         f"call passes {len(args)}")
-    subst: dict[str, gast.AST] = {"dy": dy, "y": y}
     names = list(r.params) + list(r.defaults)
     sig = inspect.signature(r.fn)
     p_dy, p_y = list(sig.parameters)[:2]
-    subst = {p_dy: dy, p_y: y}
-    for pname, arg in zip(names, args):
+    subst: dict[str, gast.AST] = {p_dy: dy, p_y: y}
+    for pname, arg in zip(names, args, strict=False):  # the rest take their defaults
         subst[pname] = arg
     for pname, default in r.defaults.items():
         if pname not in subst:
