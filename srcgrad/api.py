@@ -33,6 +33,7 @@ from .errors import (
     NONSCALAR_MARKER,
     JitFallbackWarning,
     NonScalarOutput,
+    NoSourceError,
     SrcgradError,
     WrtError,
 )
@@ -190,7 +191,8 @@ class Transform:
         value, grads = self._call("grad", values)
         if np.ndim(value) != 0:
             raise self._nonscalar()
-        return (value, grads) if self.kind == "value_and_grad" else grads
+        grads = tuple(map(_plain, grads)) if self._many else _plain(grads)
+        return (_plain(value), grads) if self.kind == "value_and_grad" else grads
 
     def __repr__(self) -> str:
         return f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}>"
@@ -286,6 +288,9 @@ def _njit(fun):
 
 # ---- argument handling ----
 def _signature(fun) -> inspect.Signature:
+    if not isinstance(inspect.unwrap(fun), types.FunctionType):
+        raise NoSourceError(f"{fun!r} is not a Python function, so it has no source to "
+                            f"transform")
     try:
         return inspect.signature(fun)
     except (TypeError, ValueError) as exc:
@@ -313,6 +318,14 @@ def _check_differentiable(name: str, value: Any, fun) -> None:
         what = "a boolean" if kind == "b" else "an integer"
         raise WrtError(f"cannot differentiate {fun.__qualname__} with respect to {name!r}: "
                        f"it is {what} ({value!r}); pass a float (e.g. {name}=5.0)")
+
+
+def _plain(value: Any) -> Any:
+    """A float64 scalar as a Python float (as autograd returns for a float input)."""
+    if isinstance(value, (np.floating, np.ndarray)) and np.ndim(value) == 0 \
+            and value.dtype == np.float64:
+        return float(value)
+    return value
 
 
 def _type_key(args: tuple) -> tuple:

@@ -171,6 +171,7 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
         if expr is None:
             return None
         expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
+        expr = _drop_defaults(expr, needs)
         if position is not None:
             others = [a for i, a in enumerate(args) if i != position]
             expr = _drop_unbroadcast(expr, args[position], others)
@@ -195,6 +196,27 @@ class _Substitute(gast.NodeTransformer):
         new = self.rename(node.id, obj)
         self.needs[new] = (obj, False)
         return b.name(new)
+
+
+def _drop_defaults(expr: gast.AST, needs: dict[str, tuple[Any, bool]]) -> gast.AST:
+    """`sum_grad(dy, x, None, False)` is `sum_grad(dy, x)`: trailing arguments equal to the
+    helper's own defaults say nothing to a reader."""
+    for node in gast.walk(expr):
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and node.func.id in needs):
+            continue
+        try:
+            params = list(inspect.signature(needs[node.func.id][0]).parameters.values())
+        except (TypeError, ValueError):
+            continue
+        while node.args and len(node.args) <= len(params):
+            last, param = node.args[-1], params[len(node.args) - 1]
+            if not (isinstance(last, gast.Constant) and param.default is not MISSING_DEFAULT
+                    and type(last.value) is type(param.default)
+                    and last.value == param.default):
+                break
+            node.args.pop()
+    return expr
 
 
 def _drop_unbroadcast(expr: gast.AST, arg: gast.AST, others: list[gast.AST]) -> gast.AST:
