@@ -186,47 +186,54 @@ SHAPES_2 = [((), ()), ((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3
 
 
 def cases():
-    """(id, primals covered, function, argument tuple, positions to differentiate)."""
+    """(id, primals covered, function, arguments, positions to differentiate, and whether
+    to run it compiled too). Every case runs as Python; compiled, each rule runs at the
+    shapes that take distinct paths through numba (scalar, array, one broadcast), since
+    each case costs a numba compile of seconds."""
     for primals, dom in ELEMENTWISE:
         for shape in SHAPES_1:
-            yield primals[0].__name__, primals, unary(primals[0]), (dom(*shape),), [0]
+            yield (primals[0].__name__, primals, unary(primals[0]), (dom(*shape),), [0],
+                   shape != (5,))
     for op in MATH:
-        yield f"math.{op.__name__}", (op,), scalar_unary(op), (MATH_DOMAIN.get(op, any_)(),), [0]
+        x = MATH_DOMAIN.get(op, any_)()
+        yield f"math.{op.__name__}", (op,), scalar_unary(op), (x,), [0], True
     for primals, op, da, db in BINARY:
         name = getattr(primals[0], "__name__", str(primals[0]))
         for sa, sb in SHAPES_2:
-            yield name, primals, binary(op), (da(*sa), db(*sb)), [0, 1]
+            compiled = (sa, sb) in (((), ()), ((3, 4), (4,))) or primals[0] is operator.mul
+            yield name, primals, binary(op), (da(*sa), db(*sb)), [0, 1], compiled
         if primals[0] in (np.maximum, np.minimum):  # Python's max/min share the rule
             builtin = builtins.max if primals[0] is np.maximum else builtins.min
-            yield builtin.__name__, (builtin,), scalar_binary(builtin), (1.3, -0.4), [0, 1]
+            yield builtin.__name__, (builtin,), scalar_binary(builtin), (1.3, -0.4), [0, 1], True
     for fun in (math.atan2, math.hypot):
-        yield f"math.{fun.__name__}", (fun,), scalar_binary(fun), (0.7, -1.2), [0, 1]
-    yield "neg", (operator.neg,), unary(neg_op), (any_(3, 2),), [0]
-    yield "pos", (operator.pos, np.positive), pos_op, (any_(),), [0]
-    yield "abs", (builtins.abs,), scalar_unary(builtins.abs), (-1.5,), [0]
-    yield "float", (builtins.float,), float_op, (1.7,), [0]
+        yield f"math.{fun.__name__}", (fun,), scalar_binary(fun), (0.7, -1.2), [0, 1], True
+    yield "neg", (operator.neg,), unary(neg_op), (any_(3, 2),), [0], True
+    yield "pos", (operator.pos, np.positive), pos_op, (any_(),), [0], True
+    yield "abs", (builtins.abs,), scalar_unary(builtins.abs), (-1.5,), [0], True
+    yield "float", (builtins.float,), float_op, (1.7,), [0], True
     for sa, sb in [((3, 4), (4, 2)), ((3, 4), (4,)), ((4,), (4, 2)), ((4,), (4,))]:
         args = (any_(*sa), any_(*sb))
-        yield "matmul", (operator.matmul, np.matmul), binary(matmul_op), args, [0, 1]
-        yield "dot", (np.dot,), binary(np.dot), args, [0, 1]
+        yield "matmul", (operator.matmul, np.matmul), binary(matmul_op), args, [0, 1], True
+        yield "dot", (np.dot,), binary(np.dot), args, [0, 1], True
     for kw in [{}, {"axis": 0}, {"axis": -1}, {"axis": 1, "keepdims": True}]:
         for ops, dom in [((np.sum,), any_), ((np.mean,), any_), ((np.prod,), pos),
                          ((np.max, np.amax), distinct), ((np.min, np.amin), distinct),
                          ((np.var,), any_), ((np.std,), any_)]:
-            yield f"{ops[0].__name__}-{kw}", ops, reduce_(ops[0], **kw), (dom(3, 4),), [0]
-    yield "sum-1d", (np.sum,), reduce_(np.sum), (any_(5),), [0]
-    yield "max-1d", (np.max,), reduce_(np.max, axis=0), (distinct(5),), [0]
-    yield "transpose", (np.transpose,), unary(np.transpose), (any_(3, 4),), [0]
-    yield "T", (np.transpose,), transpose_attr, (any_(2, 3),), [0]
+            compiled = ops[0] in (np.sum, np.max) or kw in ({}, {"axis": 1, "keepdims": True})
+            yield f"{ops[0].__name__}-{kw}", ops, reduce_(ops[0], **kw), (dom(3, 4),), [0], compiled
+    yield "sum-1d", (np.sum,), reduce_(np.sum), (any_(5),), [0], True
+    yield "max-1d", (np.max,), reduce_(np.max, axis=0), (distinct(5),), [0], True
+    yield "transpose", (np.transpose,), unary(np.transpose), (any_(3, 4),), [0], True
+    yield "T", (np.transpose,), transpose_attr, (any_(2, 3),), [0], True
     cond = R.uniform(size=(3, 4)) > 0.5
-    yield "where", (np.where,), where_op, (cond, any_(3, 4), any_(4)), [1, 2]
-    yield "clip", (np.clip,), clip_op, (distinct(3, 4), -0.5, 0.55), [0, 1, 2]
-    yield "reshape", (np.reshape,), reshape_op, (any_(2, 3),), [0]
-    yield "ravel", (np.ravel,), ravel_op, (any_(2, 3),), [0]
-    yield "squeeze", (np.squeeze,), squeeze_op, (any_(1, 3),), [0]
-    yield "expand_dims", (np.expand_dims,), expand_op, (any_(3),), [0]
-    yield "copy", (np.copy, np.ascontiguousarray), copy_op, (any_(3, 2),), [0]
-    yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1]
+    yield "where", (np.where,), where_op, (cond, any_(3, 4), any_(4)), [1, 2], True
+    yield "clip", (np.clip,), clip_op, (distinct(3, 4), -0.5, 0.55), [0, 1, 2], True
+    yield "reshape", (np.reshape,), reshape_op, (any_(2, 3),), [0], True
+    yield "ravel", (np.ravel,), ravel_op, (any_(2, 3),), [0], True
+    yield "squeeze", (np.squeeze,), squeeze_op, (any_(1, 3),), [0], True
+    yield "expand_dims", (np.expand_dims,), expand_op, (any_(3),), [0], True
+    yield "copy", (np.copy, np.ascontiguousarray), copy_op, (any_(3, 2),), [0], True
+    yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1], True
 
 
 CASES = list(cases())
@@ -234,13 +241,19 @@ CASES = list(cases())
 
 def test_every_rule_has_a_case():
     covered = {id(p) for _, primals, *_ in CASES for p in primals}
+    compiled = {id(p) for _, primals, *_, jit in CASES if jit for p in primals}
+    assert covered == compiled, "every rule runs compiled at least once"
     missing = [p for p, r in RULES.items() if r.kind == "rule" and id(p) not in covered]
     assert not missing, f"rules without a test case: {missing}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+RUNS = [(case, jit) for case in CASES for jit in (True, False) if case[5] or not jit]
+
+
+@pytest.mark.parametrize("case,jit", RUNS, ids=[f"{c[0]}-{'numba' if j else 'python'}-{i}"
+                                               for i, (c, j) in enumerate(RUNS)])
 def test_rule(case, jit):
-    _, _, fun, args, positions = case
+    _, _, fun, args, positions, _ = case
     g = srcgrad.grad(fun, wrt=tuple(positions), jit=jit)
     assert_grad(fun, g(*args), args, positions)
 

@@ -75,6 +75,10 @@ def parse(fun: Any) -> Parsed:
     fun = inspect.unwrap(fun)
     if not isinstance(fun, types.FunctionType):
         raise NoSourceError(f"{fun!r} is not a Python function, so it has no source to transform")
+    if fun.__code__.co_filename in ("<string>", "<stdin>"):
+        # exec/eval'd code: linecache may hold some other text under this name
+        raise NoSourceError(f"cannot read the source of {fun.__qualname__!r}: it was made by "
+                            f"exec or eval, or typed at the REPL")
     try:
         src_lines, first = inspect.getsourcelines(fun)
         filename = inspect.getsourcefile(fun) or fun.__code__.co_filename
