@@ -1,30 +1,39 @@
 """NumPy forms that numba's nopython mode rejects, made to compile with NumPy's results.
 
 Generated gradient code is plain NumPy, and so is the user code srcgrad compiles next to
-it, but numba (0.59-0.68) types only part of NumPy's reduction API. Importing this
-module registers numba overloads for:
+it, but numba (checked on 0.68) types only part of NumPy's reduction API. Importing
+this module registers numba overloads for:
 
 * ``np.sum(a, axis, keepdims=...)`` and ``a.sum(...)``: numba has no ``keepdims``;
 * ``np.mean``, ``np.max``/``np.amax``, ``np.min``/``np.amin``, ``np.prod``, ``np.var``,
   ``np.std`` and the array methods of the same names, with ``axis`` (an integer, negative
   allowed), ``keepdims`` and, for ``var``/``std``, ``ddof``: numba takes the array alone;
-* ``np.squeeze(a, axis)`` and ``a.squeeze(axis)`` with an integer axis;
+* ``np.squeeze(a, axis)`` and ``a.squeeze(axis)`` with an integer axis, and without an
+  axis for the shapes whose result rank is known from the input rank (see below);
 * ``np.clip(scalar, lo, hi)``: numba's ``np.clip`` needs an array first argument.
 
 Every overload returns ``None`` for the argument types numba implements itself, so a
 call never has two candidate implementations and numba's own code keeps serving the
 plain forms. ``keepdims`` must be a compile-time constant (a literal or omitted) since
-it fixes the rank of the result; ``axis`` may be a runtime integer. Not covered:
-tuple axes (except ``np.sum``'s own), ``dtype=``/``out=`` arguments, complex
-``var``/``std`` along an axis, and ``np.squeeze(a)`` without an axis on arrays of rank
-1 or more, whose result rank depends on the runtime shape and so cannot be typed.
+it fixes the rank of the result; ``axis`` may be a runtime integer. Results have
+NumPy's shapes and dtypes; an axis reduction returns a new C-contiguous array.
+
+``np.squeeze(a)`` without an axis has a result rank that depends on the runtime shape,
+which numba cannot type; it compiles with rank ``a.ndim - 1`` (exactly one axis of
+length 1) or, for a 1-D ``a``, rank 1 (nothing to squeeze), and raises ValueError when
+the shape at run time is another one. Not covered: tuple axes (beyond numba's own
+``np.sum``), ``dtype=``/``out=`` arguments, and complex ``max``/``min``/``var``/``std``
+in the added forms.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
+from numba.core.typing import npydecl
 from numba.core.typing.templates import builtin_registry
 from numba.extending import overload, overload_method, register_jitable
 from numba.np import arraymath  # noqa: F401  (registers the method templates widened here)
@@ -54,11 +63,15 @@ def _static_bool(t, what: str) -> bool:
     raise TypingError(f"srcgrad: {what} must be a compile-time constant, got {t}")
 
 
+# NumPy >= 1.25 moved AxisError (a ValueError and IndexError) to np.exceptions.
+_AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError
+
+
 @register_jitable
 def normalize_axis(axis, ndim):
     """`axis` counted from the front, checked against `ndim` as NumPy does."""
     if axis < -ndim or axis >= ndim:
-        raise np.exceptions.AxisError("axis is out of bounds for array")
+        raise _AxisError("axis is out of bounds for array")
     return axis + ndim if axis < 0 else axis
 
 
@@ -164,8 +177,12 @@ _KERNELS = {"sum": _sum, "mean": _mean, "prod": _prod, "max": _max, "min": _min,
 _NATIVE = {"sum": {"axis", "dtype"}}
 
 
+@functools.cache
 def _reduction(name, a, axis, keepdims):
-    """A jitable ``(a, axis, ddof) -> np.<name>(a, axis, keepdims=..., ddof=ddof)``, or None."""
+    """A jitable ``(a, axis, ddof) -> np.<name>(a, axis, keepdims=..., ddof=ddof)``, or None.
+
+    Cached so that aliases (np.max, np.amax, a.max) share one compiled implementation.
+    """
     if not isinstance(a, types.Array) or a.ndim == 0:
         return None
     if not (_is_none(axis) or isinstance(axis, types.Integer)):
@@ -291,6 +308,25 @@ def _widen_method(name, method):
             template._overload_func = staticmethod(method)
 
 
+def _unshadow_old_sum():
+    """Make numba < 0.60's typing of ``np.sum`` decline ``keepdims``.
+
+    Those versions type ``np.sum`` by redirecting to ``ndarray.sum``, which ignores
+    ``keepdims`` and then fails to lower the call; declining lets the overload here
+    take it. (Their ``a.sum(keepdims=...)`` method form stays unsupported.)
+    """
+    for value, typ in npydecl.registry.globals:
+        if value is np.sum and isinstance(typ, types.Function):
+            for template in typ.templates:
+                if getattr(template, "method_name", None) == "sum":
+                    generic = template.generic
+
+                    def generic_without_keepdims(self, args, kws, generic=generic):
+                        return None if "keepdims" in kws else generic(self, args, kws)
+                    template.generic = generic_without_keepdims
+
+
+_unshadow_old_sum()
 for _name, _family, _functions in (
         ("sum", _family_dtype, (np.sum,)),
         ("mean", _family_dtype, (np.mean,)),
@@ -306,31 +342,62 @@ for _name, _family, _functions in (
 
 
 # ---- np.squeeze ----
+# Without an axis, NumPy's result rank depends on the runtime shape, which numba cannot
+# type. We fix it at compile time to the common case -- exactly one axis of length 1
+# for rank >= 2, nothing to squeeze for rank 1 -- and raise when the shape disagrees.
+
+_SQUEEZE_RANK = ("numba fixes the rank of np.squeeze(a) at compile time: a.ndim - 1 "
+                 "(exactly one axis of length 1), or 1 for a 1-D a of length other than "
+                 "1; pass axis= for other shapes")
+
+
+def _squeeze_axis(a, axis):
+    """``np.squeeze(a, axis)`` for an integer axis (numba only)."""
+
+
+@overload(_squeeze_axis)
+def _squeeze_axis_typer(a, axis):
+    nd_out = a.ndim - 1
+
+    def impl(a, axis):
+        ax = normalize_axis(axis, a.ndim)
+        if a.shape[ax] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size not "
+                             "equal to one")
+        # numba reshapes only C-contiguous arrays: a view of those, a copy of others.
+        return np.ascontiguousarray(a).reshape(
+            to_fixed_tuple(reduced_shape(a.shape, ax, False), nd_out))
+    return impl
+
 
 @overload(np.squeeze)
 @overload_method(types.Array, "squeeze")
 def _np_squeeze(a, axis=None):
     if not isinstance(a, types.Array):
         return None
-    if _is_none(axis):
-        if a.ndim == 0:
-            return lambda a, axis=None: a
-        raise TypingError("srcgrad: np.squeeze(a) without axis has a rank that depends on "
-                          "a's runtime shape, which numba cannot type; pass axis=")
-    if not isinstance(axis, types.Integer):
+    if isinstance(axis, types.Integer):
+        return lambda a, axis=None: _squeeze_axis(a, axis)
+    if not _is_none(axis):
         return None
+    if a.ndim == 0:
+        return lambda a, axis=None: a
 
-    nd_out = a.ndim - 1
+    def squeeze_1d(a, axis=None):
+        if a.shape[0] == 1:
+            raise ValueError(_SQUEEZE_RANK)
+        return a
 
-    def impl(a, axis=None):
-        ax = normalize_axis(axis, a.ndim)
-        if a.shape[ax] != 1:
-            raise ValueError("cannot select an axis to squeeze out which has size "
-                             "not equal to one")
-        # numba reshapes only C-contiguous arrays: a view of those, a copy of others.
-        return np.ascontiguousarray(a).reshape(
-            to_fixed_tuple(reduced_shape(a.shape, ax, False), nd_out))
-    return impl
+    def squeeze_one(a, axis=None):
+        unit = -1
+        for i in range(a.ndim):
+            if a.shape[i] == 1:
+                if unit >= 0:
+                    raise ValueError(_SQUEEZE_RANK)
+                unit = i
+        if unit < 0:
+            raise ValueError(_SQUEEZE_RANK)
+        return _squeeze_axis(a, unit)
+    return squeeze_1d if a.ndim == 1 else squeeze_one
 
 
 # ---- np.clip of a scalar ----

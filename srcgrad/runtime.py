@@ -15,14 +15,11 @@ cotangent with or without kept dimensions (numba tells them apart by rank, so
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
-from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from . import numba_ext  # noqa: F401  (registers the NumPy forms generated code uses)
 from .errors import NONSCALAR_MARKER, NonScalarOutput
@@ -83,15 +80,14 @@ def sum_grad(dy, x, axis=None, keepdims=False):
     """
     if np.ndim(x) == 0:
         return dy
-    return np.broadcast_to(_expand(dy, x, axis), np.shape(x))
+    return _spread(dy, x, axis, 1)
 
 
 def mean_grad(dy, x, axis=None, keepdims=False):
     """Adjoint of ``y = np.mean(x, axis, keepdims=keepdims)``."""
     if np.ndim(x) == 0:
         return dy
-    # A zero count only occurs with an empty x, whose gradient is empty anyway.
-    return sum_grad(dy / max(_count(x, axis), 1), x, axis, keepdims)
+    return _spread(dy, x, axis, _count(x, axis))
 
 
 def extremum_grad(dy, y, x, axis=None, keepdims=False):
@@ -137,6 +133,18 @@ def reshape_as(dy, x):
     return np.reshape(dy, np.shape(x))
 
 
+# ---- private helpers; all but `_expand` have a numba overload below ----
+
+def _item(v):
+    """The value of a scalar, a 0-d array unwrapped."""
+    return v[()] if isinstance(v, np.ndarray) else v
+
+
+def _ravel(v):
+    """`v` as a 1-D array; a scalar as one element."""
+    return np.ravel(v)
+
+
 def _expand(v, x, axis):
     """`v`, a reduction of `x` over `axis`, at x's rank (size 1 on the reduced axes).
 
@@ -148,15 +156,30 @@ def _expand(v, x, axis):
     return np.expand_dims(v, axis)
 
 
+def _reduced_axes(ndim, axis):
+    """A mask of the axes of an `ndim`-array that a reduction over `axis` removes."""
+    mask = np.zeros(ndim, np.bool_)
+    mask[slice(None) if axis is None else np.asarray(axis)] = True
+    return mask
+
+
 def _count(x, axis):
-    """How many elements of `x` a reduction over `axis` combines into one."""
-    if axis is None:
-        return x.size
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    return math.prod(x.shape[a] for a in axes)
+    """How many elements of `x` a reduction over `axis` combines, at least 1.
+
+    Zero only occurs for an empty x, whose gradient is empty whatever it is divided by.
+    """
+    shape = np.asarray(np.shape(x), np.intp)
+    return max(int(np.prod(shape[_reduced_axes(len(shape), axis)])), 1)
+
+
+def _spread(dy, x, axis, n):
+    """``dy / n`` broadcast back to x's shape, for a reduction of x over `axis`."""
+    return np.broadcast_to(_expand(dy, x, axis) / n, np.shape(x))
 
 
 # ---- numba versions ----
+# Helpers are module-level functions with overloads, not closures made per call, so
+# numba compiles each once per signature and every caller shares it.
 
 def _is_scalar(t) -> bool:
     return isinstance(t, (types.Number, types.Boolean)) or (
@@ -168,11 +191,23 @@ def _float_scalar(t):
     return _float_dtype(as_dtype(t.dtype if isinstance(t, types.Array) else t)).type
 
 
-def _item(t):
-    """A jitable giving the value of a scalar of numba type `t` (0-d arrays unwrapped)."""
-    if isinstance(t, types.Array):
-        return register_jitable(lambda v: v[()])
-    return register_jitable(lambda v: v)
+def _is_none(t) -> bool:
+    return t is None or isinstance(t, types.NoneType) or (
+        isinstance(t, types.Omitted) and t.value is None)
+
+
+@overload(_item)
+def _item_typer(v):
+    if isinstance(v, types.Array):
+        return lambda v: v[()]
+    return lambda v: v
+
+
+@overload(_ravel)
+def _ravel_typer(v):
+    if isinstance(v, types.Array):
+        return lambda v: np.ravel(v)
+    return lambda v: np.full(1, v)
 
 
 @register_jitable
@@ -189,45 +224,43 @@ def _broadcast_index(idx, shape, lead):
 # Explicit loops rather than broadcasting ufuncs: numba takes seconds to compile each
 # broadcasting ufunc call, and the loops run as fast.
 
+@register_jitable
+def _unbroadcast_sum(g, like, cast):
+    lead = g.ndim - like.ndim
+    for i in range(like.ndim):
+        if like.shape[i] != 1 and like.shape[i] != g.shape[lead + i]:
+            raise ValueError("cannot unbroadcast the gradient to the shape of like")
+    out = np.zeros(like.shape, cast)
+    flat = out.reshape(out.size)
+    for idx in np.ndindex(g.shape):
+        flat[_broadcast_index(idx, like.shape, lead)] += g[idx]
+    return out
+
+
 @overload(unbroadcast)
 def _unbroadcast_typer(g, like):
     if _is_scalar(like):
         if isinstance(g, types.Array) and g.ndim > 0:
             return lambda g, like: np.sum(g)
-        item = _item(g)
-        return lambda g, like: item(g)
+        return lambda g, like: _item(g)
     if not isinstance(like, types.Array):
         return None
     cast = _float_scalar(g)
     if _is_scalar(g):
-        item = _item(g)
-        return lambda g, like: np.full(like.shape, cast(item(g)))
+        return lambda g, like: np.full(like.shape, cast(_item(g)))
     if not isinstance(g, types.Array):
         return None
     if g.ndim < like.ndim:
         raise TypingError(f"srcgrad: cannot unbroadcast a gradient of rank {g.ndim} "
                           f"to rank {like.ndim}")
-    lead = g.ndim - like.ndim
-
-    @register_jitable
-    def reduce(g, like):
-        for i in range(like.ndim):
-            if like.shape[i] != 1 and like.shape[i] != g.shape[lead + i]:
-                raise ValueError("cannot unbroadcast the gradient to the shape of like")
-        out = np.zeros(like.shape, cast)
-        flat = out.reshape(out.size)
-        for idx in np.ndindex(g.shape):
-            flat[_broadcast_index(idx, like.shape, lead)] += g[idx]
-        return out
-
-    if lead > 0:
-        return reduce
+    if g.ndim > like.ndim:
+        return lambda g, like: _unbroadcast_sum(g, like, cast)
     same = as_dtype(g.dtype) == np.dtype(cast)
 
     def same_rank(g, like):
         if g.shape == like.shape:
             return g if same else g.astype(cast)
-        return reduce(g, like)
+        return _unbroadcast_sum(g, like, cast)
     return same_rank
 
 
@@ -240,45 +273,94 @@ def _zeros_like_typer(x):
         return lambda x: np.zeros(x.shape, cast)
 
 
-def _spread(dy, x, axis):
-    """A jitable ``(dy, x, axis, n) -> dy / n`` broadcast to x's shape, or None."""
-    if not isinstance(x, types.Array):
-        return None
-    cast = _float_scalar(dy)
-    if _is_scalar(dy):
-        item = _item(dy)
-        return register_jitable(lambda dy, x, axis, n: np.full(x.shape, cast(item(dy) / n)))
-    kept = _kept(dy, x, axis)
+# Reductions, seen from the reduced side: entry k of the flattened y (or dy) belongs to
+# every index of x whose coordinates off the reduced axes, read in C order, give k;
+# so no keepdims-shaped copy of y is ever built.
 
-    @register_jitable
-    def spread(dy, x, axis, n):
-        e = kept(dy, x, axis)
-        flat = e.reshape(e.size)
+@overload(_reduced_axes)
+def _reduced_axes_typer(ndim, axis):
+    if _is_none(axis):
+        return lambda ndim, axis: np.ones(ndim, np.bool_)
+    if isinstance(axis, types.Integer):
+        def one(ndim, axis):
+            mask = np.zeros(ndim, np.bool_)
+            mask[normalize_axis(axis, ndim)] = True
+            return mask
+        return one
+    if isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer):
+        def several(ndim, axis):
+            mask = np.zeros(ndim, np.bool_)
+            for ax in axis:
+                mask[normalize_axis(ax, ndim)] = True
+            return mask
+        return several
+
+
+@register_jitable
+def _reduced_index(idx, shape, reduced):
+    """The flat index into the reduction over `reduced` that x's index `idx` feeds."""
+    k = 0
+    for i in range(len(shape)):
+        if not reduced[i]:
+            k = k * shape[i] + idx[i]
+    return k
+
+
+@register_jitable
+def _check_reduced_size(size, shape, reduced):
+    n = 1
+    for i in range(len(shape)):
+        if not reduced[i]:
+            n *= shape[i]
+    if size != n:
+        raise ValueError("the cotangent does not match the shape of the reduction")
+
+
+@overload(_spread)
+def _spread_typer(dy, x, axis, n):
+    cast = _float_scalar(dy)
+
+    def impl(dy, x, axis, n):
+        reduced = _reduced_axes(x.ndim, axis)
+        d = _ravel(dy)
+        _check_reduced_size(d.size, x.shape, reduced)
         out = np.empty(x.shape, cast)
         for idx in np.ndindex(x.shape):
-            out[idx] = flat[_broadcast_index(idx, e.shape, 0)] / n
+            out[idx] = d[_reduced_index(idx, x.shape, reduced)] / n
         return out
-    return spread
+    return impl
 
 
 @overload(sum_grad)
 def _sum_grad_typer(dy, x, axis=None, keepdims=False):
     if _is_scalar(x):
         return lambda dy, x, axis=None, keepdims=False: dy
-    spread = _spread(dy, x, axis)
-    if spread is not None:
-        return lambda dy, x, axis=None, keepdims=False: spread(dy, x, axis, 1)
+    if not isinstance(x, types.Array):
+        return None
+    if _is_scalar(dy) and _is_none(axis):
+        cast = _float_scalar(dy)
+        return lambda dy, x, axis=None, keepdims=False: np.full(x.shape, cast(_item(dy)))
+    return lambda dy, x, axis=None, keepdims=False: _spread(dy, x, axis, 1)
 
 
 @overload(mean_grad)
 def _mean_grad_typer(dy, x, axis=None, keepdims=False):
     if _is_scalar(x):
         return lambda dy, x, axis=None, keepdims=False: dy
-    spread = _spread(dy, x, axis)
-    count = _counter(axis)
-    if spread is not None:
-        return (lambda dy, x, axis=None, keepdims=False:
-                spread(dy, x, axis, max(count(x, axis), 1)))
+    if isinstance(x, types.Array):
+        return lambda dy, x, axis=None, keepdims=False: _spread(dy, x, axis, _count(x, axis))
+
+
+@overload(_count)
+def _count_typer(x, axis):
+    def impl(x, axis):
+        reduced = _reduced_axes(x.ndim, axis)
+        n = 1
+        for i in range(x.ndim):
+            if reduced[i]:
+                n *= x.shape[i]
+        return max(n, 1)
+    return impl
 
 
 @overload(extremum_grad)
@@ -288,25 +370,24 @@ def _extremum_grad_typer(dy, y, x, axis=None, keepdims=False):
     if not isinstance(x, types.Array):
         return None
     cast = _float_scalar(dy)
-    kept_y, kept_dy = _kept(y, x, axis), _kept(dy, x, axis)
 
     def impl(dy, y, x, axis=None, keepdims=False):
-        e = kept_y(y, x, axis)
-        ye = e.reshape(e.size)
-        d = kept_dy(dy, x, axis)
-        dye = d.reshape(d.size)
-        count = np.zeros(ye.size, np.intp)
+        reduced = _reduced_axes(x.ndim, axis)
+        ys, ds = _ravel(y), _ravel(dy)
+        _check_reduced_size(ys.size, x.shape, reduced)
+        _check_reduced_size(ds.size, x.shape, reduced)
+        count = np.zeros(ys.size, np.intp)
         for idx in np.ndindex(x.shape):
-            k = _broadcast_index(idx, e.shape, 0)
-            if x[idx] == ye[k]:
+            k = _reduced_index(idx, x.shape, reduced)
+            if x[idx] == ys[k]:
                 count[k] += 1
         out = np.zeros(x.shape, cast)
         for idx in np.ndindex(x.shape):
-            k = _broadcast_index(idx, e.shape, 0)
+            k = _reduced_index(idx, x.shape, reduced)
             if count[k] == 0:
                 out[idx] = np.nan  # a NaN extremum: dy * 0 / 0, as in NumPy and JAX
-            elif x[idx] == ye[k]:
-                out[idx] = dye[_broadcast_index(idx, d.shape, 0)] / count[k]
+            elif x[idx] == ys[k]:
+                out[idx] = ds[k] / count[k]
         return out
     return impl
 
@@ -344,62 +425,83 @@ def _matmul_rhs_grad_typer(dy, a, b):
 def _reshape_as_typer(dy, x):
     if _is_scalar(x):
         if isinstance(dy, types.Array) and dy.ndim > 0:
-            return lambda dy, x: np.ascontiguousarray(dy).reshape(dy.size)[0]
-        item = _item(dy)
-        return lambda dy, x: item(dy)
+            return lambda dy, x: np.ravel(dy)[0]
+        return lambda dy, x: _item(dy)
     if not isinstance(x, types.Array):
         return None
     if _is_scalar(dy):
-        item = _item(dy)
-        return lambda dy, x: np.full(x.shape, item(dy))
+        return lambda dy, x: np.full(x.shape, _item(dy))
     return lambda dy, x: np.ascontiguousarray(dy).reshape(x.shape)
 
 
-# ---- reductions seen from the reduced side ----
+# ---- sequences: adjoints of np.concatenate and np.stack, one gradient per array ----
 
-def _kept(v, x, axis):
-    """A jitable ``(v, x, axis) ->`` v, a reduction of x over axis, as a C-contiguous
-    array of x's rank with size 1 on the reduced axes (keepdims form)."""
-    nd = x.ndim
-    if _is_scalar(v):
-        item, ones = _item(v), (1,) * nd
-        return register_jitable(lambda v, x, axis: np.full(ones, item(v)))
-    if not isinstance(v, types.Array):
-        raise TypingError(f"srcgrad: a reduction result must be an array or scalar, not {v}")
-    if v.ndim == nd:
-        return register_jitable(lambda v, x, axis: np.ascontiguousarray(v))
-    if isinstance(axis, types.Integer) and v.ndim == nd - 1:
-        return register_jitable(lambda v, x, axis: np.ascontiguousarray(v).reshape(
-            to_fixed_tuple(_kept_shape(x.shape, (axis,)), nd)))
-    if (isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer)
-            and v.ndim == nd - axis.count):
-        return register_jitable(lambda v, x, axis: np.ascontiguousarray(v).reshape(
-            to_fixed_tuple(_kept_shape(x.shape, axis), nd)))
-    raise TypingError(f"srcgrad: a reduction of rank {v.ndim} over axis {axis} does not "
-                      f"come from an array of rank {nd}")
+def split_like(dy, arrays, axis=0):
+    """Adjoint of `np.concatenate(arrays, axis)`: dy cut into pieces shaped like arrays."""
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return tuple(np.split(dy, np.cumsum(sizes)[:-1], axis=axis))
 
 
-@register_jitable
-def _kept_shape(shape, axes):
-    out = np.empty(len(shape), np.intp)
-    for i in range(len(shape)):
-        out[i] = shape[i]
-    for ax in axes:
-        out[normalize_axis(ax, len(shape))] = 1
-    return out
+def unstack_like(dy, arrays, axis=0):
+    """Adjoint of `np.stack(arrays, axis)`: the slices of dy along axis."""
+    return tuple(np.take(dy, k, axis=axis) for k in range(len(arrays)))
 
 
-def _counter(axis):
-    """A jitable ``(x, axis) -> _count(x, axis)`` for the numba type of `axis`."""
-    if isinstance(axis, types.Integer):
-        return register_jitable(lambda x, axis: x.shape[normalize_axis(axis, x.ndim)])
+def _axis_code(ndim: int, index: str) -> str:
+    """Source of `dy` indexed by `index` along a runtime axis `ax` (one branch per axis)."""
+    lines = []
+    for d in range(ndim):
+        parts = [":"] * ndim
+        parts[d] = index
+        lines.append(f"    {'if' if d == 0 else 'elif'} ax == {d}:\n"
+                     f"        return np.ascontiguousarray(dy[{', '.join(parts)}])")
+    return "\n".join(lines) + "\n    raise ValueError('axis out of range')\n"
 
-    @register_jitable
-    def count(x, axis):
-        if axis is None:
-            return x.size
-        n = 1
-        for ax in axis:
-            n *= x.shape[normalize_axis(ax, x.ndim)]
-        return n
-    return count
+
+def _jit_source(name: str, source: str):
+    namespace = {"np": np}
+    exec(source, namespace)
+    return register_jitable(namespace[name])
+
+
+_PIECES: dict[tuple, object] = {}
+
+
+def _piece(ndim: int, kind: str):
+    """A jitable `(dy, ax, start, stop)` slicing (or `(dy, ax, k)` indexing) along `ax`."""
+    key = (ndim, kind)
+    if key not in _PIECES:
+        head = ("def piece(dy, ax, start, stop):\n" if kind == "slice"
+                else "def piece(dy, ax, k):\n")
+        _PIECES[key] = _jit_source("piece", head + _axis_code(
+            ndim, "start:stop" if kind == "slice" else "k"))
+    return _PIECES[key]
+
+
+@overload(split_like)
+def _split_like_typer(dy, arrays, axis=0):
+    if not isinstance(dy, types.Array) or not isinstance(arrays, types.BaseTuple):
+        return None
+    n, ndim, piece = len(arrays), dy.ndim, _piece(dy.ndim, "slice")
+    body = ["def split(dy, arrays, axis=0):",
+            f"    ax = axis + {ndim} if axis < 0 else axis",
+            "    o0 = 0"]
+    body += [f"    o{i + 1} = o{i} + arrays[{i}].shape[ax]" for i in range(n)]
+    pieces = "".join(f"piece(dy, ax, o{i}, o{i + 1}), " for i in range(n))
+    body.append(f"    return ({pieces})")
+    namespace = {"piece": piece}
+    exec("\n".join(body), namespace)
+    return namespace["split"]
+
+
+@overload(unstack_like)
+def _unstack_like_typer(dy, arrays, axis=0):
+    if not isinstance(dy, types.Array) or not isinstance(arrays, types.BaseTuple):
+        return None
+    n, ndim, piece = len(arrays), dy.ndim, _piece(dy.ndim, "index")
+    body = ["def unstack(dy, arrays, axis=0):",
+            f"    ax = axis + {ndim} if axis < 0 else axis",
+            "    return (" + "".join(f"piece(dy, ax, {k}), " for k in range(n)) + ")"]
+    namespace = {"piece": piece}
+    exec("\n".join(body), namespace)
+    return namespace["unstack"]

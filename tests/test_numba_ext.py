@@ -6,6 +6,7 @@ type, because numba's compile time, not the checks, is what costs here. NumPy's
 answer is the wrapper's own Python function (``.py_func``).
 """
 
+import numba
 import numpy as np
 import pytest
 from numba import njit
@@ -13,8 +14,12 @@ from numba.core.errors import TypingError
 
 import srcgrad.numba_ext  # noqa: F401  (registers the overloads under test)
 
-CASES = [((3,), 0), ((3,), -1), ((2, 3), 0), ((2, 3), -1), ((2, 3), 1),
-         ((2, 1, 4), 0), ((2, 1, 4), -1), ((2, 1, 4), 1)]
+# NumPy's own warnings for var(ddof=1) over length-1 axes, where both give NaN.
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+# A rank-1 and a rank-3 array: the two code paths (whole array, rows along an axis);
+# rank 2 is exercised by the method, dtype and NaN tests.
+CASES = [((3,), 0), ((3,), -1), ((2, 1, 4), 0), ((2, 1, 4), -1), ((2, 1, 4), 1)]
 
 
 def data(shape, seed=0):
@@ -38,10 +43,8 @@ def along(a, axis):
 
 @njit
 def along_kept(a, axis):
-    return (np.sum(a, axis, keepdims=True), np.mean(a, axis, keepdims=True),
-            np.prod(a, axis, keepdims=True), np.amax(a, axis, keepdims=True),
-            np.amin(a, axis=axis, keepdims=True), np.var(a, axis, ddof=1, keepdims=True),
-            np.std(a, axis=axis, keepdims=True))
+    return (np.sum(a, axis, keepdims=True), np.amax(a, axis, keepdims=True),
+            np.var(a, axis=axis, ddof=1, keepdims=True))
 
 
 @njit
@@ -53,54 +56,62 @@ def whole_kept(a):
 
 @njit
 def methods(a, axis):
-    return (a.sum(axis=axis, keepdims=True), a.mean(axis=axis), a.prod(axis),
-            a.max(axis=axis), a.min(axis=axis, keepdims=True), a.var(axis=axis, ddof=1),
-            a.std(axis=axis), a.squeeze(axis=0),
-            a.sum(), a.sum(axis), a.mean(), a.max(), a.min(), a.prod(), a.var(), a.std())
+    return (a.mean(axis), a.max(axis=axis, keepdims=True), a.std(axis=axis, ddof=1),
+            a.squeeze(axis=0), a.sum(), a.mean())
 
 
 @njit
 def native(a):
-    return (np.mean(a), np.sum(a, axis=0), np.sum(a, 1), np.sum(a, axis=(0, 1)), np.max(a),
-            np.amin(a), np.prod(a), np.var(a), np.std(a), np.clip(a, -0.5, 0.5),
-            np.mean(a, axis=1), np.max(a, axis=-1, keepdims=True))
+    return np.mean(a), np.sum(a, axis=0), np.max(a), np.clip(a, -0.5, 0.5), a.sum(axis=1)
 
 
 @pytest.mark.parametrize(("shape", "axis"), CASES)
-@pytest.mark.parametrize("fun", [along, along_kept], ids=["keepdims=False", "keepdims=True"])
-def test_reduction_along_axis(fun, shape, axis):
+def test_reduction_along_axis(shape, axis):
     x = data(shape)
-    assert_same(fun(x, axis), fun.py_func(x, axis))
+    assert_same(along(x, axis), along.py_func(x, axis))
 
 
-@pytest.mark.parametrize("shape", [(3,), (2, 1, 4)])
-def test_reduction_over_all_axes(shape):
+@pytest.mark.parametrize(("shape", "axis"), [((3,), -1), ((2, 1, 4), 0), ((2, 1, 4), -1),
+                                             ((2, 1, 4), 1)])
+def test_reduction_along_axis_keepdims(shape, axis):
     x = data(shape)
+    assert_same(along_kept(x, axis), along_kept.py_func(x, axis))
+
+
+def test_reduction_over_all_axes():
+    x = data((2, 1, 4))
     assert_same(whole_kept(x), whole_kept.py_func(x))
 
 
 def test_reduction_dtypes_follow_numpy():
     x = np.arange(12, dtype=np.int32).reshape(3, 4) - 5
-    assert_same(along(x, 1), along.py_func(x, 1))
+    assert_same(along_kept(x, 1), along_kept.py_func(x, 1))
 
 
 def test_reduction_propagates_nan():
-    x = data((2, 3))
-    x[1, 1] = np.nan
-    assert_same(along(x, 1), along.py_func(x, 1))
+    x = data((2, 1, 4))
+    x[1, 0, 1] = np.nan
+    assert_same(along(x, 2), along.py_func(x, 2))
     assert_same(along(x, 0), along.py_func(x, 0))
 
 
 def test_reduction_axis_out_of_bounds():
-    with pytest.raises(np.exceptions.AxisError):
-        along_kept(data((2, 3)), 2)
+    with pytest.raises(ValueError, match="out of bounds"):  # NumPy's AxisError
+        along_kept(data((2, 1, 4)), 3)
 
 
-@pytest.mark.parametrize("shape", [(1, 3), (1, 1, 4)])
 @pytest.mark.parametrize("axis", [0, 1, -1])
-def test_array_methods(shape, axis):
-    x = data(shape)
+def test_array_methods(axis):
+    x = data((1, 3))
     assert_same(methods(x, axis), methods.py_func(x, axis))
+
+
+@pytest.mark.skipif(numba.version_info[:2] < (0, 60),
+                    reason="numba < 0.60 types ndarray.sum itself, ignoring keepdims")
+def test_sum_method_keepdims():
+    x = data((2, 3))
+    fun = njit(lambda a, axis: (a.sum(axis=axis, keepdims=True), a.sum(axis)))
+    assert_same(fun(x, 1), fun.py_func(x, 1))
 
 
 def test_forms_numba_has_still_compile():
@@ -121,7 +132,7 @@ def squeeze(a, axis):
 
 
 @pytest.mark.parametrize(("x", "axis"), [
-    (data((2, 1, 4)), 1), (data((2, 1, 4)), -2), (data((1, 3)), 0), (data((3, 1)), -1),
+    (data((2, 1, 4)), 1), (data((2, 1, 4)), -2), (data((1, 1, 4)), 0),
     (data((1,)), 0), (data((2, 1, 4))[:, :, ::2], 1)])
 def test_squeeze_axis(x, axis):
     assert_same(squeeze(x, axis), squeeze.py_func(x, axis))
@@ -132,11 +143,22 @@ def test_squeeze_rejects_an_axis_longer_than_one():
         squeeze(data((2, 3)), 1)
 
 
-def test_squeeze_without_axis():
-    x = np.array(2.0)
-    assert njit(lambda a: np.squeeze(a))(x) == 2.0
-    with pytest.raises(TypingError, match="pass axis="):
-        njit(lambda a: np.squeeze(a))(data((1, 3)))
+@njit
+def squeeze_any(a):
+    return np.squeeze(a), a.squeeze()
+
+
+@pytest.mark.parametrize("x", [np.array(2.0), data(3), data((1, 3)), data((3, 1)),
+                               data((2, 1, 4))], ids=lambda x: str(np.shape(x)))
+def test_squeeze_without_axis(x):
+    assert_same(squeeze_any(x), squeeze_any.py_func(x))
+
+
+@pytest.mark.parametrize("x", [data(1), data((2, 3)), data((1, 1, 4))],
+                         ids=lambda x: str(np.shape(x)))
+def test_squeeze_without_axis_needs_a_rank_known_at_compile_time(x):
+    with pytest.raises(ValueError, match="pass axis="):
+        squeeze_any(x)
 
 
 # ---- np.clip of a scalar ----

@@ -145,6 +145,14 @@ def outer_op(a, b):
     return np.sum(np.outer(a, b) * np.arange(12.0).reshape(3, 4))
 
 
+def concatenate_op(a, b):
+    return np.sum(np.concatenate((a, b * 2.0), axis=1) ** 2) + np.sum(np.concatenate((a, b)))
+
+
+def stack_op(a, b):
+    return np.sum(np.stack((a, b), axis=-1) * np.arange(2.0)) + np.sum(np.stack((a, a)) ** 2)
+
+
 def float_op(x):
     return float(x) * 2.0
 
@@ -234,6 +242,8 @@ def cases():
     yield "expand_dims", (np.expand_dims,), expand_op, (any_(3),), [0], True
     yield "copy", (np.copy, np.ascontiguousarray), copy_op, (any_(3, 2),), [0], True
     yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1], True
+    yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
+    yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
 
 
 CASES = list(cases())

@@ -13,8 +13,10 @@ from ..runtime import (
     extremum_grad,
     mean_grad,
     reshape_as,
+    split_like,
     sum_grad,
     unbroadcast,
+    unstack_like,
 )
 from . import constructor, nondifferentiable, rule
 
@@ -199,6 +201,16 @@ def transpose(dy, y, x):
 @rule(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.ascontiguousarray, np.copy)
 def reshape(dy, y, x, shape=None, axis=None):
     return reshape_as(dy, x)
+
+
+@rule(np.concatenate)
+def concatenate(dy, y, arrays, axis=0):
+    return split_like(dy, arrays, axis)
+
+
+@rule(np.stack)
+def stack(dy, y, arrays, axis=0):
+    return unstack_like(dy, arrays, axis)
 
 
 @rule(np.outer)

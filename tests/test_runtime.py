@@ -1,0 +1,209 @@
+"""runtime: each helper, compiled by numba and as plain Python, against NumPy.
+
+Adjoints are checked by the dot-product test <VJP(v), u> = <v, J u> with random u, v,
+where J is the NumPy primal (broadcast, sum, mean, matmul); the max/min adjoint by
+central differences away from ties and by hand on ties. Compiled wrappers are made once
+at import and specialise per argument type, so cases that share types share a compile.
+"""
+
+import numpy as np
+import pytest
+from numba import njit
+from numba.core.errors import TypingError
+
+from srcgrad.errors import NONSCALAR_MARKER, NonScalarOutput
+from srcgrad.runtime import (
+    extremum_grad,
+    matmul_lhs_grad,
+    matmul_rhs_grad,
+    mean_grad,
+    reshape_as,
+    seed,
+    sum_grad,
+    unbroadcast,
+    zeros_like,
+)
+
+# (shape of x, axis) for every axis valid for the shape.
+REDUCTIONS = [((), None), ((3,), None), ((3,), 0), ((3,), -1),
+              ((2, 3), None), ((2, 3), 0), ((2, 3), -1), ((2, 3), 1),
+              ((2, 1, 4), None), ((2, 1, 4), 0), ((2, 1, 4), -1), ((2, 1, 4), 1)]
+
+
+def data(shape, seed=0):
+    x = np.random.default_rng(seed).standard_normal(shape)
+    return float(x) if shape == () else x
+
+
+def run(jit, fun, *args):
+    """`fun(*args)` compiled by numba (`fun` was made by njit) or as plain Python."""
+    return fun(*args) if jit else fun.py_func(*args)
+
+
+def dot(a, b):
+    return float(np.sum(np.asarray(a) * np.asarray(b)))
+
+
+# ---- unbroadcast ----
+
+unbroadcast_nb = njit(lambda g, like: unbroadcast(g, like))
+
+UNBROADCAST = [((2, 3), ()), ((), ()), ((3,), (3,)), ((2, 3), (3,)),
+               ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((2, 3), (2, 3)), ((2, 3, 4), (2, 1, 4)),
+               ((5, 2, 3, 4), (2, 1, 4)), ((2, 3, 4), (3, 1))]
+
+
+@pytest.mark.parametrize(("g_shape", "like_shape"), UNBROADCAST)
+def test_unbroadcast_is_the_adjoint_of_broadcasting(jit, g_shape, like_shape):
+    g, like, u = data(g_shape, 1), data(like_shape, 2), data(like_shape, 3)
+    got = run(jit, unbroadcast_nb, g, like)
+    assert np.shape(got) == like_shape
+    assert np.asarray(got).dtype == np.float64
+    np.testing.assert_allclose(dot(got, u), dot(g, np.broadcast_to(u, np.shape(g))))
+
+
+def test_unbroadcast_of_a_scalar_fills_the_shape(jit):
+    got = run(jit, unbroadcast_nb, 2.5, data((2, 3)))
+    np.testing.assert_array_equal(got, np.full((2, 3), 2.5))
+
+
+def test_unbroadcast_returns_a_matching_gradient_itself(jit):
+    g = data((2, 3))
+    assert np.shares_memory(run(jit, unbroadcast_nb, g, data((2, 3))), g)
+
+
+def test_unbroadcast_keeps_float32(jit):
+    got = run(jit, unbroadcast_nb, data((2, 3)).astype(np.float32), data((1, 3)))
+    assert got.dtype == np.float32
+
+
+def test_unbroadcast_rejects_incompatible_shapes(jit):
+    with pytest.raises(ValueError, match="unbroadcast"):
+        run(jit, unbroadcast_nb, data((2, 3)), data((2, 4)))
+
+
+# ---- zeros_like ----
+
+zeros_like_nb = njit(lambda x: zeros_like(x))
+
+
+@pytest.mark.parametrize("x", [2.0, 3, np.array(2.0), np.arange(3), data((2, 3)),
+                               data((2, 1, 4)).astype(np.float32)],
+                         ids=["float", "int", "0-d", "int array", "(2,3)", "float32 (2,1,4)"])
+def test_zeros_like(jit, x):
+    got = run(jit, zeros_like_nb, x)
+    if np.ndim(x) == 0:
+        assert got == 0.0 and isinstance(got, float)
+    else:
+        want_dtype = x.dtype if x.dtype.kind == "f" else np.float64
+        assert got.shape == x.shape and got.dtype == want_dtype and not got.any()
+
+
+# ---- reductions: sum_grad, mean_grad, extremum_grad ----
+
+def reduction_grads(dy, y, x, axis, keepdims):
+    return (sum_grad(dy, x, axis, keepdims), mean_grad(dy, x, axis, keepdims),
+            extremum_grad(dy, y, x, axis, keepdims))
+
+
+reduction_grads_nb = njit(reduction_grads)
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize(("shape", "axis"), REDUCTIONS)
+def test_reduction_adjoints(jit, shape, axis, keepdims):
+    x, u = data(shape, 1), data(shape, 2)
+    y = np.max(x, axis=axis, keepdims=keepdims)
+    dy = data(np.shape(y), 3)
+    d_sum, d_mean, d_max = run(jit, reduction_grads_nb, dy, y, x, axis, keepdims)
+    for got in (d_sum, d_mean, d_max):
+        assert np.shape(got) == shape
+    np.testing.assert_allclose(dot(d_sum, u), dot(dy, np.sum(u, axis, keepdims=keepdims)))
+    np.testing.assert_allclose(dot(d_mean, u), dot(dy, np.mean(u, axis, keepdims=keepdims)))
+    # x is random, so max is unique in every slice and differentiable: central differences.
+    f = lambda x: dot(dy, np.max(x, axis=axis, keepdims=keepdims))  # noqa: E731
+    h, e = 1e-6, np.zeros(shape)
+    numeric = np.zeros(shape)
+    for i in np.ndindex(shape):
+        e[i] = h
+        numeric[i] = (f(x + e) - f(x - e)) / (2 * h)
+        e[i] = 0.0
+    np.testing.assert_allclose(d_max, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_extremum_grad_splits_ties(jit):
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    _, _, got = run(jit, reduction_grads_nb, np.array([1.0, 4.0]), np.max(x, axis=1), x,
+                    1, False)
+    np.testing.assert_allclose(got, [[0.0, 0.5, 0.5], [4 / 3, 4 / 3, 4 / 3]])
+    _, _, got = run(jit, reduction_grads_nb, np.array([1.0, 4.0, 2.0]), np.min(x, axis=0), x,
+                    0, False)
+    np.testing.assert_allclose(got, [[1.0, 0.0, 0.0], [0.0, 4.0, 2.0]])
+    _, _, got = run(jit, reduction_grads_nb, 1.0, 3.0, x, None, False)
+    np.testing.assert_allclose(got, [[0.0, 0.5, 0.5], [0.0, 0.0, 0.0]])
+
+
+def test_extremum_grad_of_a_nan_slice_is_nan(jit):
+    x = np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 3.0]])
+    dy = np.array([1.0, 1.0])
+    _, _, got = run(jit, reduction_grads_nb, dy, np.max(x, axis=1), x, 1, False)
+    np.testing.assert_array_equal(got, [[np.nan] * 3, [0.0, 0.0, 1.0]])
+
+
+def test_sum_grad_over_a_tuple_of_axes(jit):
+    sum_grad_nb = njit(lambda dy, x: sum_grad(dy, x, (0, -1)))
+    x, u, dy = data((2, 3, 4), 1), data((2, 3, 4), 2), data(3, 3)
+    got = run(jit, sum_grad_nb, dy, x)
+    np.testing.assert_allclose(dot(got, u), dot(dy, np.sum(u, axis=(0, -1))))
+
+
+# ---- seed ----
+
+seed_nb = njit(lambda y: seed(y))
+
+
+@pytest.mark.parametrize("y", [2.5, np.float64(2.5), np.array(2.5)])
+def test_seed_of_a_scalar_is_one(jit, y):
+    assert run(jit, seed_nb, y) == 1.0
+
+
+def test_seed_keeps_a_float32_scalar():
+    assert seed(np.float32(2.5)).dtype == np.float32
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (2, 3)])
+def test_seed_of_an_array_fails(shape):
+    with pytest.raises(NonScalarOutput) as info:
+        seed(np.ones(shape))
+    assert str(info.value) == "grad needs a scalar result; this function returns an array (use vjp)"
+    with pytest.raises(TypingError, match=NONSCALAR_MARKER):
+        seed_nb(np.ones(shape))
+
+
+# ---- matmul and reshape adjoints ----
+
+def matmul_grads(dy, a, b):
+    return matmul_lhs_grad(dy, a, b), matmul_rhs_grad(dy, a, b)
+
+
+matmul_grads_nb = njit(matmul_grads)
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((2, 3), (3, 4)), ((3,), (3, 4)),
+                                                  ((2, 3), (3,)), ((3,), (3,))])
+def test_matmul_adjoints(jit, a_shape, b_shape):
+    a, b, ua, ub = data(a_shape, 1), data(b_shape, 2), data(a_shape, 3), data(b_shape, 4)
+    dy = data(np.shape(a @ b), 5)
+    da, db = run(jit, matmul_grads_nb, dy, a, b)
+    np.testing.assert_allclose(dot(da, ua), dot(dy, ua @ b))
+    np.testing.assert_allclose(dot(db, ub), dot(dy, a @ ub))
+
+
+reshape_as_nb = njit(lambda dy, x: reshape_as(dy, x))
+
+
+@pytest.mark.parametrize(("dy", "x"), [(data(6), data((2, 3))), (data((1, 1)), 2.0)])
+def test_reshape_as(jit, dy, x):
+    got = run(jit, reshape_as_nb, dy, x)
+    assert np.shape(got) == np.shape(x)
+    np.testing.assert_array_equal(np.ravel(got), np.ravel(dy))
