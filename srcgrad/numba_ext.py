@@ -10,7 +10,8 @@ this module registers numba overloads for:
   allowed), ``keepdims`` and, for ``var``/``std``, ``ddof``: numba takes the array alone;
 * ``np.squeeze(a, axis)`` and ``a.squeeze(axis)`` with an integer axis, and without an
   axis for the shapes whose result rank is known from the input rank (see below);
-* ``np.clip(scalar, lo, hi)``: numba's ``np.clip`` needs an array first argument.
+* ``np.clip(scalar, lo, hi)`` with scalar (or None) bounds: numba's ``np.clip`` needs an
+  array first argument.
 
 Every overload returns ``None`` for the argument types numba implements itself, so a
 call never has two candidate implementations and numba's own code keeps serving the
@@ -178,23 +179,20 @@ _NATIVE = {"sum": {"axis", "dtype"}}
 
 
 @functools.cache
-def _reduction(name, a, axis, keepdims):
-    """A jitable ``(a, axis, ddof) -> np.<name>(a, axis, keepdims=..., ddof=ddof)``, or None.
+def _reduction(name, a, over_all, keep):
+    """A jitable ``(a, axis, ddof) -> np.<name>(a, axis, keepdims=keep, ddof=ddof)``
+    reducing over all axes if `over_all`, or None if the dtype is not supported.
 
-    Cached so that aliases (np.max, np.amax, a.max) share one compiled implementation.
+    Cached on these compile-time facts alone, so that aliases and forwarded calls
+    (np.max, np.amax, a.max) share one compiled implementation.
     """
-    if not isinstance(a, types.Array) or a.ndim == 0:
-        return None
-    if not (_is_none(axis) or isinstance(axis, types.Integer)):
-        return None
     if name in ("max", "min", "var", "std") and isinstance(a.dtype, types.Complex):
         return None
-    keep = _static_bool(keepdims, "keepdims")
     nd = a.ndim
     kernel = _KERNELS[name]
     cast = getattr(np, name)(np.ones(1, as_dtype(a.dtype))).dtype.type
 
-    if _is_none(axis) or nd == 1:
+    if over_all or nd == 1:
         ones = (1,) * nd
 
         def whole(a, axis, ddof):
@@ -227,7 +225,11 @@ def _implementation(name, a, axis, dtype, out, keepdims, ddof=0):
         return None
     if not (_omitted(ddof) or isinstance(ddof, (types.Integer, types.Float))):
         return None
-    return _reduction(name, a, axis, keepdims)
+    if not isinstance(a, types.Array) or a.ndim == 0:
+        return None
+    if not (_is_none(axis) or isinstance(axis, types.Integer)):
+        return None
+    return _reduction(name, a, _is_none(axis), _static_bool(keepdims, "keepdims"))
 
 
 def _forwards_natively(name, axis, dtype, out, keepdims, ddof=0) -> bool:
@@ -402,9 +404,14 @@ def _np_squeeze(a, axis=None):
 
 # ---- np.clip of a scalar ----
 
+def _is_scalar_or_none(t) -> bool:
+    return isinstance(t, (types.Number, types.Boolean)) or _is_none(t)
+
+
 @overload(np.clip)
 def _np_clip(a, a_min, a_max, out=None):
-    if not isinstance(a, (types.Number, types.Boolean)) or not _is_none(out):
+    if not (isinstance(a, (types.Number, types.Boolean)) and _is_scalar_or_none(a_min)
+            and _is_scalar_or_none(a_max) and _is_none(out)):
         return None
     lo, hi = not _is_none(a_min), not _is_none(a_max)
     if lo and hi:

@@ -115,14 +115,14 @@ def seed(y):
 def matmul_lhs_grad(dy, a, b):
     """Adjoint of ``y = a @ b`` with respect to `a`, for 1-D and 2-D operands."""
     if np.ndim(b) == 1:
-        return np.outer(dy, b) if np.ndim(a) == 2 else dy * b
+        return _outer(dy, b) if np.ndim(a) == 2 else dy * b
     return dy @ b.T if np.ndim(a) == 2 else b @ dy
 
 
 def matmul_rhs_grad(dy, a, b):
     """Adjoint of ``y = a @ b`` with respect to `b`, for 1-D and 2-D operands."""
     if np.ndim(a) == 1:
-        return np.outer(a, dy) if np.ndim(b) == 2 else dy * a
+        return _outer(a, dy) if np.ndim(b) == 2 else dy * a
     return a.T @ dy
 
 
@@ -154,6 +154,11 @@ def _expand(v, x, axis):
     if np.ndim(v) == 0 or np.ndim(v) == np.ndim(x):
         return v
     return np.expand_dims(v, axis)
+
+
+def _outer(u, v):
+    """The outer product of vectors `u` and `v`."""
+    return np.outer(u, v)
 
 
 def _reduced_axes(ndim, axis):
@@ -205,8 +210,8 @@ def _item_typer(v):
 
 @overload(_ravel)
 def _ravel_typer(v):
-    if isinstance(v, types.Array):
-        return lambda v: np.ravel(v)
+    if isinstance(v, types.Array):  # a view of a C-contiguous v; compiles faster than ravel
+        return lambda v: np.ascontiguousarray(v).reshape(v.size)
     return lambda v: np.full(1, v)
 
 
@@ -401,11 +406,25 @@ def _seed_typer(y):
     return lambda y: one
 
 
+@overload(_outer)
+def _outer_typer(u, v):
+    # numba's own np.outer takes seconds to compile; these loops take a fraction.
+    dtype = np.result_type(as_dtype(u.dtype), as_dtype(v.dtype))
+
+    def impl(u, v):
+        out = np.empty((u.size, v.size), dtype)
+        for i in range(u.size):
+            for j in range(v.size):
+                out[i, j] = u[i] * v[j]
+        return out
+    return impl
+
+
 @overload(matmul_lhs_grad)
 def _matmul_lhs_grad_typer(dy, a, b):
     if getattr(b, "ndim", 0) == 1:
         if getattr(a, "ndim", 0) == 2:
-            return lambda dy, a, b: np.outer(dy, b)
+            return lambda dy, a, b: _outer(dy, b)
         return lambda dy, a, b: dy * b
     if getattr(a, "ndim", 0) == 2:
         return lambda dy, a, b: dy @ b.T
@@ -416,7 +435,7 @@ def _matmul_lhs_grad_typer(dy, a, b):
 def _matmul_rhs_grad_typer(dy, a, b):
     if getattr(a, "ndim", 0) == 1:
         if getattr(b, "ndim", 0) == 2:
-            return lambda dy, a, b: np.outer(a, dy)
+            return lambda dy, a, b: _outer(a, dy)
         return lambda dy, a, b: dy * a
     return lambda dy, a, b: a.T @ dy
 

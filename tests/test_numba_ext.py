@@ -17,11 +17,6 @@ import srcgrad.numba_ext  # noqa: F401  (registers the overloads under test)
 # NumPy's own warnings for var(ddof=1) over length-1 axes, where both give NaN.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-# A rank-1 and a rank-3 array: the two code paths (whole array, rows along an axis);
-# rank 2 is exercised by the method, dtype and NaN tests.
-CASES = [((3,), 0), ((3,), -1), ((2, 1, 4), 0), ((2, 1, 4), -1), ((2, 1, 4), 1)]
-
-
 def data(shape, seed=0):
     return np.random.default_rng(seed).standard_normal(shape)
 
@@ -42,16 +37,17 @@ def along(a, axis):
 
 
 @njit
-def along_kept(a, axis):
+def kept(a, axis):
     return (np.sum(a, axis, keepdims=True), np.amax(a, axis, keepdims=True),
-            np.var(a, axis=axis, ddof=1, keepdims=True))
+            np.var(a, axis=axis, ddof=1, keepdims=True), np.mean(a, keepdims=True),
+            np.std(a, ddof=1))
 
 
 @njit
-def whole_kept(a):
-    return (np.sum(a, keepdims=True), np.mean(a, axis=None, keepdims=True),
-            np.max(a, keepdims=True), np.min(a, keepdims=False), np.var(a, ddof=1),
-            np.std(a, ddof=0, keepdims=True))
+def vector(a, axis):
+    """The rank-1 path: a reduction along the only axis is one over all of them."""
+    return (np.mean(a, axis), np.max(a, axis=axis, keepdims=True), np.var(a, axis, ddof=1),
+            np.sum(a, keepdims=True))
 
 
 @njit
@@ -62,30 +58,33 @@ def methods(a, axis):
 
 @njit
 def native(a):
-    return np.mean(a), np.sum(a, axis=0), np.max(a), np.clip(a, -0.5, 0.5), a.sum(axis=1)
+    return np.mean(a), np.sum(a, axis=0), np.max(a), np.clip(a, -0.5, 0.5)
 
 
-@pytest.mark.parametrize(("shape", "axis"), CASES)
-def test_reduction_along_axis(shape, axis):
-    x = data(shape)
-    assert_same(along(x, axis), along.py_func(x, axis))
+# Arrays of one type (float64, rank 3, C order) wherever the form allows, so that most
+# cases reuse one compiled specialisation.
 
-
-@pytest.mark.parametrize(("shape", "axis"), [((3,), -1), ((2, 1, 4), 0), ((2, 1, 4), -1),
-                                             ((2, 1, 4), 1)])
-def test_reduction_along_axis_keepdims(shape, axis):
-    x = data(shape)
-    assert_same(along_kept(x, axis), along_kept.py_func(x, axis))
-
-
-def test_reduction_over_all_axes():
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("fun", [along, kept], ids=["keepdims=False", "keepdims=True"])
+def test_reduction_along_axis(fun, axis):
     x = data((2, 1, 4))
-    assert_same(whole_kept(x), whole_kept.py_func(x))
+    assert_same(fun(x, axis), fun.py_func(x, axis))
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_reduction_of_a_vector(axis):
+    x = data(3)
+    assert_same(vector(x, axis), vector.py_func(x, axis))
+
+
+@njit
+def dtypes(a, axis):
+    return np.sum(a, axis, keepdims=True), np.max(a, axis), np.mean(a, axis), np.var(a)
 
 
 def test_reduction_dtypes_follow_numpy():
     x = np.arange(12, dtype=np.int32).reshape(3, 4) - 5
-    assert_same(along_kept(x, 1), along_kept.py_func(x, 1))
+    assert_same(dtypes(x, 1), dtypes.py_func(x, 1))
 
 
 def test_reduction_propagates_nan():
@@ -97,21 +96,21 @@ def test_reduction_propagates_nan():
 
 def test_reduction_axis_out_of_bounds():
     with pytest.raises(ValueError, match="out of bounds"):  # NumPy's AxisError
-        along_kept(data((2, 1, 4)), 3)
+        kept(data((2, 1, 4)), 3)
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_array_methods(axis):
-    x = data((1, 3))
+    x = data((1, 3, 2))
     assert_same(methods(x, axis), methods.py_func(x, axis))
 
 
 @pytest.mark.skipif(numba.version_info[:2] < (0, 60),
                     reason="numba < 0.60 types ndarray.sum itself, ignoring keepdims")
 def test_sum_method_keepdims():
-    x = data((2, 3))
-    fun = njit(lambda a, axis: (a.sum(axis=axis, keepdims=True), a.sum(axis)))
-    assert_same(fun(x, 1), fun.py_func(x, 1))
+    x = data((2, 1, 4))
+    fun = njit(lambda a, axis: a.sum(axis=axis, keepdims=True))
+    assert_same([fun(x, 1)], [fun.py_func(x, 1)])
 
 
 def test_forms_numba_has_still_compile():
@@ -173,8 +172,5 @@ def test_clip_scalar(v):
     assert_same(clip(v), clip.py_func(v))
 
 
-def test_clip_scalar_int_and_array_bounds():
+def test_clip_scalar_int():
     assert njit(lambda v: np.clip(v, 0, 1))(3) == 1
-    lo = np.array([0.0, 0.5, 1.0])
-    clip_arr = njit(lambda v, lo: np.clip(v, lo, 0.75))
-    assert_same([clip_arr(0.6, lo)], [np.clip(0.6, lo, 0.75)])
