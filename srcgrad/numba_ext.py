@@ -30,6 +30,7 @@ in the added forms.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 from numba import types
@@ -420,4 +421,34 @@ def _np_clip(a, a_min, a_max, out=None):
         return lambda a, a_min, a_max, out=None: np.maximum(a, a_min)
     if hi:
         return lambda a, a_min, a_max, out=None: np.minimum(a, a_max)
+    return None
+
+
+# ---- reductions of a scalar, np.size, math.log2 (numba 0.59 has none of them) ----
+
+def _reduce_scalar(fun, impl):
+    @overload(fun)
+    def _scalar(a):
+        if isinstance(a, (types.Number, types.Boolean)):
+            return impl
+        return None
+
+
+for _fun in (np.sum, np.max, np.amax, np.min, np.amin, np.prod):
+    _reduce_scalar(_fun, lambda a: a)
+_reduce_scalar(np.mean, lambda a: a * 1.0)
+_reduce_scalar(np.size, lambda a: 1)
+
+
+@overload(np.size)
+def _np_size(a):
+    if isinstance(a, types.Array):
+        return lambda a: a.size
+    return None
+
+
+@overload(math.log2)
+def _math_log2(x):
+    if isinstance(x, (types.Number, types.Boolean)):
+        return lambda x: np.log2(x)
     return None
