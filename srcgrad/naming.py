@@ -19,9 +19,6 @@ class Namer:
         self.taken: set[str] = set(taken)
         self._temps = 0
 
-    def take(self, names) -> None:
-        self.taken.update(names)
-
     def fresh(self, base: str) -> str:
         """`base` itself if free, else `base_1`, `base_2`, ... (`base` + digits for `_t`)."""
         if base not in self.taken:

@@ -63,7 +63,6 @@ class Reversed:
     result: gast.AST
     seed: str | None             # name of the result's adjoint, None if the result is inactive
     grads: list[str]             # adjoint names of the wrt parameters, in order
-    activity: Activity
 
 
 class GeneratedFunction:
@@ -226,7 +225,7 @@ class _Reverse:
                 self.out.append(b.assign(self.adjoint_name(param),
                                          b.call(b.name(zname), b.name(param))))
             grads.append(self.adjoint_name(param))
-        return Reversed(forward, self.out, result, seed, grads, act)
+        return Reversed(forward, self.out, result, seed, grads)
 
     def forward(self, body: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []

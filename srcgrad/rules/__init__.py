@@ -58,7 +58,7 @@ def _key(primal: Any) -> Any:
     return primal
 
 
-def make_rule(fn: Callable, where: str = "") -> Rule:
+def make_rule(fn: Callable) -> Rule:
     """Check `fn`'s signature and prepare its template (raises RuleError if malformed)."""
     try:
         sig = inspect.signature(fn)
@@ -68,7 +68,7 @@ def make_rule(fn: Callable, where: str = "") -> Rule:
     if len(ps) < 3 or any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)
                           for p in ps[:3]):
         raise RuleError(f"gradient rule {fn.__qualname__}{sig} must take (dy, y, *args): "
-                        f"the cotangent, the result, then the primal's arguments{where}")
+                        f"the cotangent, the result, then the primal's arguments")
     positional = [p.name for p in ps[2:] if p.default is MISSING_DEFAULT
                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)]
     defaults = {p.name: p.default for p in ps[2:] if p.default is not MISSING_DEFAULT}
