@@ -128,31 +128,27 @@ def _prod(a, ddof):
 
 
 @register_jitable
-def _max(a, ddof):
+def _extremum(a, largest, name):
     if a.size == 0:
-        raise ValueError("zero-size array to reduction operation maximum which has no "
-                         "identity")
+        raise ValueError("zero-size array to reduction operation " + name +
+                         " which has no identity")
     m = a[0]
     for v in a:
         if v != v:  # NaN wins, as in NumPy
             return v
-        if v > m:
+        if (v > m) if largest else (v < m):
             m = v
     return m
 
 
 @register_jitable
+def _max(a, ddof):
+    return _extremum(a, True, "maximum")
+
+
+@register_jitable
 def _min(a, ddof):
-    if a.size == 0:
-        raise ValueError("zero-size array to reduction operation minimum which has no "
-                         "identity")
-    m = a[0]
-    for v in a:
-        if v != v:
-            return v
-        if v < m:
-            m = v
-    return m
+    return _extremum(a, False, "minimum")
 
 
 @register_jitable

@@ -242,15 +242,16 @@ class _Reverse:
         A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
         generated module, so numba compiles every function the code reaches without
         srcgrad writing into the user's modules."""
+        bound: set[int] = set()  # ids of the names already rebound to a primal copy
         for node in gast.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
                 obj = self.p.env.resolve(node.func, self.locals)
                 if _is_user_function(obj):
                     node.func = b.name(self.primal(obj))
-                    node.func.bound = True
+                    bound.add(id(node.func))
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                    and node.id not in self.locals and not getattr(node, "bound", False):
+                    and node.id not in self.locals and id(node) not in bound:
                 obj = self.p.env.lookup(node.id)
                 if obj is MISSING:
                     raise self.error(SrcgradError, stmt, f"name {node.id!r} is not defined")

@@ -27,6 +27,7 @@ import gast
 
 from .. import builder as b
 from ..errors import RuleError
+from ..runtime import unbroadcast
 
 MISSING_DEFAULT = inspect.Parameter.empty
 
@@ -174,7 +175,7 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
         expr = _drop_defaults(expr, needs)
         if position is not None:
             others = [a for i, a in enumerate(args) if i != position]
-            expr = _drop_unbroadcast(expr, args[position], others)
+            expr = _drop_unbroadcast(expr, others, needs)
         return fold(expr)
 
     if isinstance(r.template, list):
@@ -219,11 +220,12 @@ def _drop_defaults(expr: gast.AST, needs: dict[str, tuple[Any, bool]]) -> gast.A
     return expr
 
 
-def _drop_unbroadcast(expr: gast.AST, arg: gast.AST, others: list[gast.AST]) -> gast.AST:
+def _drop_unbroadcast(expr: gast.AST, others: list[gast.AST],
+                      needs: dict[str, tuple[Any, bool]]) -> gast.AST:
     """`unbroadcast(g, a)` is `g` when every other operand is a numeric constant, since
     a scalar constant never broadcasts `a` to a larger shape."""
     if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name)
-            and expr.func.id.startswith("unbroadcast") and len(expr.args) == 2
+            and needs.get(expr.func.id, (None,))[0] is unbroadcast and len(expr.args) == 2
             and all(isinstance(o, gast.Constant) for o in others)):
         return expr.args[0]
     return expr
