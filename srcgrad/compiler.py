@@ -142,17 +142,24 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         main.append(b.function(name, params, body,
                                f"Value and gradient of {fname} ({where}) with respect to {of}."))
     if "vjp" in kinds:
-        local = set(params) | {s.targets[0].id for s in _assigns(rev.forward)}
-        read = [n for n in _ordered_loads(rev.adjoint) if n in local]
         dout = rev.seed or namer.fresh("dout")
         fwd = entries["forward"] = m.function_name(f"{fname}_forward")
         bwd = entries["backward"] = m.function_name(f"{fname}_backward")
+        if rev.taped:
+            # the tape lives in one call: the backward pass runs the forward code again
+            read, backward = list(params), rev.forward + rev.adjoint
+        else:
+            local = set(params) | {s.targets[0].id for s in _assigns(rev.forward)}
+            read = [n for n in _ordered_loads(rev.adjoint) if n in local]
+            backward = rev.adjoint
         main.append(b.function(
-            fwd, params, rev.forward + [b.ret(b.tuple_([rev.result,
-                                                        b.tuple_([b.name(n) for n in read])]))],
+            fwd, params, ([] if rev.taped else rev.forward) + [
+                b.ret(b.tuple_([rev.result if not rev.taped else b.call(
+                    m.primal(fun), *[b.name(p) for p in params]),
+                    b.tuple_([b.name(n) for n in read])]))],
             f"Value of {fname} ({where}) and what its backward pass reads."))
         main.append(b.function(
-            bwd, read + [dout], rev.adjoint + [b.ret(grads)],
+            bwd, read + [dout], backward + [b.ret(grads)],
             f"Gradient of {fname} with respect to {of}, given the cotangent {dout}."))
     module = b.make(gast.Module, body=main + m.functions)
     source = to_source(module)

@@ -71,6 +71,16 @@ def zeros_like(x):
     return np.zeros(np.shape(x), dtype)
 
 
+def snapshot(x):
+    """A copy of `x` that later writes into the array it came from cannot change: what
+    the tape saves before a subscript write overwrites it. Scalars are values already.
+
+    >>> a = np.arange(3.0); s = snapshot(a[1:]); a[1] = 9.0; s
+    array([1., 2.])
+    """
+    return np.copy(x) if isinstance(x, np.ndarray) else x
+
+
 def sum_grad(dy, x, axis=None, keepdims=False):
     """Adjoint of ``y = np.sum(x, axis, keepdims=keepdims)``: dy broadcast to x's shape.
 
@@ -276,6 +286,13 @@ def _zeros_like_typer(x):
         return lambda x: cast(0.0)
     if isinstance(x, types.Array):
         return lambda x: np.zeros(x.shape, cast)
+
+
+@overload(snapshot)
+def _snapshot_typer(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.copy()
+    return lambda x: x
 
 
 # Reductions, seen from the reduced side: entry k of the flattened y (or dy) belongs to

@@ -1,7 +1,7 @@
 """activity: which variables carry a derivative (varied from `wrt` and useful to the result).
 
-Requires a normalized (A-normal, single-assignment) body and a function telling, for an
-operation, which of its operand names a derivative can flow through (none for `len`,
+Requires, per assignment of a normalized body, the name it changes and the operand names
+a derivative can flow through (none for `len`,
 comparisons, `np.floor`; the array but not the index of `x[i]`). Returns plain sets.
 A variable is *active* when it is varied (depends differentiably on a `wrt` parameter)
 and useful (the result depends differentiably on it); only active variables get an
@@ -11,7 +11,6 @@ Exists as its own analysis so `reverse` only asks, never computes, what is activ
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import gast
@@ -27,28 +26,29 @@ class Activity:
         return self.varied & self.useful
 
 
-def activity(body: list[gast.stmt], wrt: list[str],
-             operands: Callable[[gast.AST], list[str]]) -> Activity:
-    """Varied and useful names of a straight-line single-assignment body.
+def activity(flow: list[tuple[str, list[str]]], wrt: list[str], result: gast.AST) -> Activity:
+    """Varied and useful names, given per assignment the name it changes and the names a
+    derivative flows from into it (any order: loops make this a fixed point).
 
     >>> import gast
-    >>> body = gast.parse("a = x * y\\nn = len(a)\\nz = a + n\\nreturn z").body
-    >>> def ops(v):
-    ...     if isinstance(v, gast.Call): return []
-    ...     return [n.id for n in gast.walk(v) if isinstance(n, gast.Name)]
-    >>> act = activity(body, ["x"], ops)
-    >>> sorted(act.active)
+    >>> flow = [("a", ["x", "y"]), ("n", []), ("z", ["a", "n"])]
+    >>> sorted(activity(flow, ["x"], gast.parse("z").body[0].value).active)
     ['a', 'x', 'z']
     """
     varied = set(wrt)
-    for stmt in body:
-        if isinstance(stmt, gast.Assign):
-            if any(name in varied for name in operands(stmt.value)):
-                varied.add(stmt.targets[0].id)
-    useful: set[str] = set()
-    for stmt in reversed(body):
-        if isinstance(stmt, gast.Return) and isinstance(stmt.value, gast.Name):
-            useful.add(stmt.value.id)
-        elif isinstance(stmt, gast.Assign) and stmt.targets[0].id in useful:
-            useful.update(operands(stmt.value))
+    changed = True
+    while changed:
+        changed = False
+        for target, operands in flow:
+            if target not in varied and any(name in varied for name in operands):
+                varied.add(target)
+                changed = True
+    useful: set[str] = {result.id} if isinstance(result, gast.Name) else set()
+    changed = True
+    while changed:
+        changed = False
+        for target, operands in reversed(flow):
+            if target in useful and not useful.issuperset(operands):
+                useful.update(operands)
+                changed = True
     return Activity(frozenset(varied), frozenset(useful))

@@ -27,13 +27,9 @@ from .. import builder as b
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from .jumps import structure_jumps
 
 _LATER = {
-    gast.If: "'if' statements",
-    gast.For: "'for' loops",
-    gast.While: "'while' loops",
-    gast.Break: "'break'",
-    gast.Continue: "'continue'",
     gast.With: "'with' blocks",
 }
 
@@ -48,7 +44,7 @@ def assigned_names(fn: gast.FunctionDef) -> frozenset[str]:
 
 
 def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str) -> gast.FunctionDef:
-    """A-normal form of `fn`, with each name assigned once.
+    """A-normal form of `fn`; names assigned only outside loops and branches are assigned once.
 
     >>> import gast, astor
     >>> fn = gast.parse("def f(x, y):\\n    x = x * y + 3.0\\n    return -x").body[0]
@@ -65,11 +61,12 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str) -> ga
     body = fn.body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring
-    for i, stmt in enumerate(body):
-        norm.statement(stmt, last=i == len(body) - 1)
-    if not norm.out or not isinstance(norm.out[-1], gast.Return):
-        norm.out.append(b.located(b.ret(b.const(None)), body[-1] if body else fn))
-    fn.body = _single_assignment(norm.out, [a.id for a in fn.args.args], namer)
+    if not body or not isinstance(body[-1], gast.Return):
+        body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
+    body = structure_jumps(body, namer)
+    norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
+    out = norm.block(body)
+    fn.body = _single_assignment(out, [a.id for a in fn.args.args], namer)
     return fn
 
 
@@ -81,6 +78,7 @@ class _Normalizer:
         self.filename = filename
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
+        self.conditions: list[list[gast.stmt]] = []  # per enclosing while: its test, as code
 
     def error(self, node: gast.AST, message: str) -> UnsupportedSyntax:
         return UnsupportedSyntax(message, filename=self.filename,
@@ -90,8 +88,16 @@ class _Normalizer:
     def emit(self, stmt: gast.stmt) -> None:
         self.out.append(b.located(stmt, self.origin))
 
+    def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        """The normalized statements of one block (a new list; `self.out` is restored)."""
+        outer, self.out = self.out, []
+        for stmt in stmts:
+            self.statement(stmt)
+        out, self.out = self.out, outer
+        return out
+
     # ---- statements ----
-    def statement(self, stmt: gast.stmt, last: bool) -> None:
+    def statement(self, stmt: gast.stmt) -> None:
         self.origin = stmt
         if type(stmt) in _LATER:
             raise self.error(stmt, f"{_LATER[type(stmt)]} are not supported yet")
@@ -102,8 +108,6 @@ class _Normalizer:
                 return
             self.emit(b.make(gast.Expr, value=self.operation(stmt.value)))
         elif isinstance(stmt, gast.Return):
-            if not last:
-                raise self.error(stmt, "an early 'return' is not supported yet")
             value = stmt.value if stmt.value is not None else b.const(None)
             self.emit(b.ret(self.atom(value)))
         elif isinstance(stmt, gast.Assign):
@@ -112,14 +116,110 @@ class _Normalizer:
             if stmt.value is not None:
                 self.assign([stmt.target], stmt.value)
         elif isinstance(stmt, gast.AugAssign):
-            if not isinstance(stmt.target, gast.Name):
-                raise self.error(stmt, "augmented assignment to a subscript or attribute "
-                                       "is not supported yet")
-            value = b.binop(b.name(stmt.target.id), stmt.op, stmt.value)
-            self.assign([b.name(stmt.target.id, store=True)], value)
+            self.aug_assign(stmt)
+        elif isinstance(stmt, gast.If):
+            self.if_(stmt)
+        elif isinstance(stmt, gast.For):
+            self.for_(stmt)
+        elif isinstance(stmt, gast.While):
+            self.while_(stmt)
+        elif isinstance(stmt, gast.Break):
+            self.emit(b.make(gast.Break))
+        elif isinstance(stmt, gast.Continue):
+            if self.conditions and self.conditions[-1]:
+                for s in self.conditions[-1]:  # a while loop tests its condition again
+                    self.out.append(copy.deepcopy(s))
+            self.emit(b.make(gast.Continue))
         else:
             raise self.error(stmt, f"'{type(stmt).__name__}' statements cannot be "
                                    f"differentiated")
+
+    def aug_assign(self, stmt: gast.AugAssign) -> None:
+        target = stmt.target
+        if isinstance(target, gast.Name):
+            value = b.binop(b.name(target.id), stmt.op, stmt.value)
+            self.assign([b.name(target.id, store=True)], value)
+        elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            index = self.index(target.slice)
+            old = self.atom(b.subscript(b.name(target.value.id), copy.deepcopy(index)))
+            new = self.atom(b.binop(old, stmt.op, stmt.value))
+            self.emit(b.assign(b.subscript(b.name(target.value.id), index, store=True), new))
+        else:
+            raise self.error(stmt, "augmented assignment to an attribute or to a subscript "
+                                   "of an expression cannot be differentiated")
+
+    def if_(self, stmt: gast.If) -> None:
+        test = self.atom(stmt.test)
+        body, orelse = self.block(stmt.body), self.block(stmt.orelse)
+        self.origin = stmt
+        if body or orelse:
+            self.emit(b.make(gast.If, test=test, body=body, orelse=orelse))
+
+    def for_(self, stmt: gast.For) -> None:
+        if stmt.orelse:
+            raise self.error(stmt, "'for ... else' cannot be differentiated")
+        body = list(stmt.body)
+        assigned = {n.id for s in body for n in gast.walk(s)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        it, target = stmt.iter, stmt.target
+        func = self.env.resolve(it.func, self.locals) if isinstance(it, gast.Call) else MISSING
+        if func is range and isinstance(target, gast.Name) and not it.keywords:
+            index = target.id
+            bounds = [self.stable(self.atom(a), assigned) for a in it.args]
+        else:
+            if func is enumerate and len(it.args) == 1 and isinstance(target, gast.Tuple) \
+                    and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
+                seqs, targets = [self.atom(it.args[0])], [target.elts[1]]
+                index = target.elts[0].id
+            elif func is zip and it.args and not it.keywords:
+                seqs = [self.atom(a) for a in it.args]
+                if not isinstance(target, gast.Tuple) or len(target.elts) != len(seqs):
+                    raise self.error(stmt, "unpack 'zip' into one name per sequence")
+                targets, index = list(target.elts), self.namer.fresh("k")
+            else:
+                seqs, targets, index = [self.atom(it)], [target], self.namer.fresh("k")
+            seqs = [self.stable(s, assigned) for s in seqs]
+            lengths = [self.atom(b.call(b.name("len"), s)) for s in seqs]
+            n = lengths[0] if len(lengths) == 1 else self.atom(b.call(b.name("min"), *lengths))
+            bounds = [n]
+            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), b.name(index))), stmt)
+                    for t, s in zip(targets, seqs, strict=True)] + body
+        if index in assigned:
+            raise self.error(stmt, f"the loop variable {index!r} is assigned inside the loop")
+        self.conditions.append([])
+        inner = self.block(body)
+        self.conditions.pop()
+        self.origin = stmt
+        self.emit(b.make(gast.For, target=b.name(index, store=True),
+                         iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
+
+    def while_(self, stmt: gast.While) -> None:
+        if stmt.orelse:
+            raise self.error(stmt, "'while ... else' cannot be differentiated")
+        outer, self.out = self.out, []
+        test = self.operation(stmt.test)
+        if self.out:  # the test takes statements: they run before the loop and at its end
+            tmp = self.namer.temp()
+            self.emit(b.assign(tmp, test))
+            test = b.name(tmp)
+        condition, self.out = self.out, outer
+        for s in condition:
+            self.out.append(copy.deepcopy(s))
+        self.conditions.append(condition)
+        inner = self.block(stmt.body)
+        self.conditions.pop()
+        if not inner or not isinstance(inner[-1], (gast.Break, gast.Continue)):
+            inner += [copy.deepcopy(s) for s in condition]
+        self.origin = stmt
+        self.emit(b.make(gast.While, test=test, body=inner, orelse=[]))
+
+    def stable(self, atom: gast.AST, assigned: set[str]) -> gast.AST:
+        """`atom`, or a copy of it taken before the loop if the loop body assigns it."""
+        if isinstance(atom, gast.Name) and atom.id in assigned:
+            tmp = self.namer.temp()
+            self.emit(b.assign(tmp, atom))
+            return b.name(tmp)
+        return atom
 
     def assign(self, targets: list[gast.AST], value: gast.AST) -> None:
         if len(targets) > 1:
@@ -130,6 +230,10 @@ class _Normalizer:
     def bind(self, target: gast.AST, value: gast.AST) -> None:
         if isinstance(target, gast.Name):
             self.emit(b.assign(target.id, self.operation(value)))
+        elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            index = self.index(target.slice)
+            self.emit(b.assign(b.subscript(b.name(target.value.id), index, store=True),
+                               self.atom(value)))
         elif isinstance(target, (gast.Tuple, gast.List)):
             if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
                 # `a, b = b, a`: take every value before binding any target
@@ -141,8 +245,8 @@ class _Normalizer:
             for sub, part in zip(target.elts, parts, strict=True):
                 self.bind(sub, part)
         else:
-            raise self.error(target, f"assignment to a {type(target).__name__.lower()} is "
-                                     f"not supported yet")
+            raise self.error(target, f"assignment to a {type(target).__name__.lower()} "
+                                     f"cannot be differentiated")
 
     def copy_if_bound(self, atom: gast.AST, target: gast.AST) -> gast.AST:
         bound = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
@@ -240,15 +344,26 @@ class _Normalizer:
 
 
 def _single_assignment(body: list[gast.stmt], params: list[str], namer: Namer) -> list[gast.stmt]:
-    """Rename every re-assignment (`x = ...` after `x` exists) to a fresh version `x_1`."""
+    """Rename every re-assignment (`x = ...` after `x` exists) to a fresh version `x_1`.
+
+    Only names assigned outside loops and branches are renamed (straight-line code);
+    a name assigned inside one keeps its name everywhere, and the tape restores the
+    values it overwrites."""
+    nested = {n.id for s in body if isinstance(s, (gast.If, gast.For, gast.While))
+              for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     current = {p: p for p in params}
     for stmt in body:
         for node in gast.walk(stmt.value if isinstance(stmt, gast.Assign) else stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 node.id = current.get(node.id, node.id)
         if isinstance(stmt, gast.Assign):
-            target = stmt.targets[0].id
-            new = namer.fresh(target) if target in current else target
-            current[target] = new
-            stmt.targets[0].id = new
+            for node in gast.walk(stmt.targets[0]):  # the base and index of `x[i] = ...`
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                    node.id = current.get(node.id, node.id)
+            if isinstance(stmt.targets[0], gast.Name):
+                target = stmt.targets[0].id
+                if target not in nested:
+                    new = namer.fresh(target) if target in current else target
+                    current[target] = new
+                    stmt.targets[0].id = new
     return body

@@ -27,13 +27,16 @@ import gast
 
 from .. import builder as b
 from ..analysis.activity import Activity, activity
-from ..errors import MissingRule, SrcgradError
+from ..analysis.tape import Read, plan
+from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed
 from ..naming import Namer
 from ..rules import Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
-from ..runtime import zeros_like
+from ..runtime import snapshot, zeros_like
+
+_CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 
 
 @dataclass
@@ -63,6 +66,7 @@ class Reversed:
     result: gast.AST
     seed: str | None             # name of the result's adjoint, None if the result is inactive
     grads: list[str]             # adjoint names of the wrt parameters, in order
+    taped: bool = False          # the forward pushes onto a tape the adjoint pops
 
 
 class GeneratedFunction:
@@ -119,6 +123,43 @@ def reverse(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
     return _Reverse(parsed, fn, wrt, namer, ns, callee, primal).run()
 
 
+@dataclass
+class _Adjoint:
+    """The adjoint of one assignment, before it is placed: statements to run first, then
+    contributions `d<var> += expr`, and `d<var>[index] += expr` for subscript reads."""
+
+    pre: list[gast.stmt] = field(default_factory=list)
+    add: list[tuple[str, gast.AST]] = field(default_factory=list)
+    add_at: list[tuple[str, gast.AST, gast.AST]] = field(default_factory=list)
+    result_copy: str | None = None   # the statement reads its own target: keep the result here
+    self_ref: bool = False           # `x = f(x)`: in the expressions, `x` is the old value
+
+
+def _all_statements(body: list[gast.stmt]):
+    for s in body:
+        yield s
+        if isinstance(s, gast.If):
+            yield from _all_statements(s.body)
+            yield from _all_statements(s.orelse)
+        elif isinstance(s, (gast.For, gast.While)):
+            yield from _all_statements(s.body)
+
+
+def _target(stmt: gast.stmt) -> str | None:
+    """The name an assignment rebinds (None for `x[i] = v`)."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def _is_write(stmt: gast.stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+_VIEWS = {"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view", "flat",
+          "real", "imag", "diagonal"}
+
+
 class _Reverse:
     def __init__(self, parsed, fn, wrt, namer, ns, callee, primal):
         self.p = parsed
@@ -128,13 +169,17 @@ class _Reverse:
         self.ns = ns
         self.callee = callee
         self.primal = primal
-        self.locals = frozenset(a.id for a in fn.args.args) | frozenset(
-            s.targets[0].id for s in fn.body if isinstance(s, gast.Assign))
+        self.params = [a.id for a in fn.args.args]
+        self.statements = list(_all_statements(fn.body))
+        self.locals = frozenset(self.params) | frozenset(
+            n.id for s in self.statements for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
         self.adj: dict[str, str] = {}
         self.defined: set[str] = set()
         self.owned: set[str] = set()
         self.tuples: dict[str, list[gast.AST]] = {}
-        self.out: list[gast.stmt] = []
+        self.tapes: dict[tuple, str] = {}
+        self.counters: dict[int, str] = {}
 
     def error(self, cls, node, message) -> SrcgradError:
         return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -192,56 +237,315 @@ class _Reverse:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
         return Operation("rule", args, kwargs, r, what=what)
 
+    def cheap(self, value: gast.AST) -> bool:
+        """Whether the adjoint may run this operation again rather than tape its value."""
+        if isinstance(value, gast.BinOp):
+            return not isinstance(value.op, gast.MatMult)
+        if isinstance(value, gast.Call):
+            return self.p.env.resolve(value.func, self.locals) in _CHEAP_CALLS
+        if isinstance(value, gast.Attribute):
+            return value.attr in ("T", "shape", "ndim", "size")
+        return isinstance(value, (gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Subscript,
+                                  gast.Name, gast.Constant, gast.Tuple))
+
     # ---- the pass ----
     def run(self) -> Reversed:
         body = self.fn.body
-        ops = {}
-        for stmt in body:
-            if isinstance(stmt, gast.Assign):
-                op = self.classify(stmt.value)
-                ops[id(stmt)] = op
+        self.ops: dict[int, Operation] = {}
+        for stmt in self.statements:
+            if _target(stmt):
+                op = self.ops[id(stmt)] = self.classify(stmt.value)
                 if op.kind == "tuple":
-                    self.tuples[stmt.targets[0].id] = op.args
-        act = activity(body, self.wrt, lambda v: self.classify(v).operands())
-        self.act = act
-        forward = self.forward(body)
+                    self.tuples[_target(stmt)] = op.args
+            elif _is_write(stmt):
+                self.ops[id(stmt)] = Operation("write", [stmt.value])
+        self.act = act = activity(self.flow(), self.wrt, body[-1].value)
+        self.check_constructors(act)
+        self.check_writes()
+        self.adjoints = {id(s): self.adjoint_of(s) for s in self.statements
+                         if (_target(s) or _is_write(s)) and self.changed(s) in act.active}
+        self.tape = plan(body, self.params, self.reads(), self.cheap, self.p.filename)
         result = body[-1].value
         seed = None
         if isinstance(result, gast.Name) and result.id in act.active:
             seed = self.adjoint_name(result.id)
             self.defined.add(result.id)
-        self.check_constructors(body, ops, act)
-        for lineno, group in reversed(_by_line(body[:-1])):
-            start = len(self.out)
-            for stmt in reversed(group):
-                self.statement(stmt, ops.get(id(stmt)))
-            if len(self.out) > start:
-                self.out.insert(start, b.comment(f"grad of line {lineno}: "
-                                                 f"{self.p.line(lineno)}"))
+        adjoint = self.reverse_block(body[:-1])
         grads = []
         for param in self.wrt:
             if param not in self.defined:
-                zname = self.ns.bind("zeros_like", zeros_like, avoid=self.locals)
-                self.out.append(b.assign(self.adjoint_name(param),
-                                         b.call(b.name(zname), b.name(param))))
+                adjoint.append(b.assign(self.adjoint_name(param), self.zeros(param)))
             grads.append(self.adjoint_name(param))
-        return Reversed(forward, self.out, result, seed, grads)
+        forward = [b.assign(name, b.make(gast.List, elts=[], ctx=gast.Load()))
+                   for name in self.tapes.values()] + self.forward_block(body[:-1])
+        if isinstance(result, gast.Name) and any(
+                self.changed(s) == result.id for s in self.statements
+                if id(s) in self.tape.saved):
+            # the adjoint restores the result's earlier values: keep the one to return
+            value = self.namer.fresh("value")
+            forward.append(b.assign(value, b.name(result.id)))
+            result = b.name(value)
+        taped = bool(self.tapes) or any(isinstance(s, (gast.For, gast.While))
+                                        for s in self.statements)
+        return Reversed(forward, adjoint, result, seed, grads, taped)
 
-    def forward(self, body: list[gast.stmt]) -> list[gast.stmt]:
-        out: list[gast.stmt] = []
-        for lineno, group in _by_line(body[:-1]):
-            out.append(b.comment(f"line {lineno}: {self.p.line(lineno)}"))
-            for stmt in group:
-                if not isinstance(stmt, gast.Return):
-                    out.append(self.bind_globals(copy.deepcopy(stmt)))
+    def changed(self, stmt: gast.stmt) -> str:
+        return _target(stmt) or stmt.targets[0].value.id
+
+    def flow(self) -> list[tuple[str, list[str]]]:
+        """(changed name, names a derivative flows from) per assignment."""
+        out = []
+        for s in self.statements:
+            op = self.ops.get(id(s))
+            if op is not None:
+                out.append((self.changed(s), op.operands()))
         return out
 
-    def bind_globals(self, stmt: gast.stmt) -> gast.stmt:
+    def check_constructors(self, act: Activity) -> None:
+        for stmt in self.statements:
+            op = self.ops.get(id(stmt))
+            if op is None or op.rule is None or op.rule.kind != "constructor":
+                continue
+            names = [n.id for a in op.args + list(op.kwargs.values())
+                     for n in gast.walk(a) if isinstance(n, gast.Name)]
+            if _target(stmt) in act.useful and any(n in act.varied for n in names):
+                raise self.error(MissingRule, stmt,
+                                 f"{op.what} builds a new array from a value being "
+                                 f"differentiated, and no gradient flows through it; use "
+                                 f"np.stack or arithmetic instead")
+
+    def check_writes(self) -> None:
+        """Writes go into arrays the function made: never into the caller's, nor through
+        a view (the tape tracks arrays by name)."""
+        views: dict[str, str] = {}
+        for s in self.statements:
+            name, v = _target(s), getattr(s, "value", None)
+            if name is None:
+                continue
+            if isinstance(v, gast.Name) and v.id in self.locals:
+                views[name] = v.id
+            elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
+                views[name] = v.value.id
+            elif isinstance(v, gast.Attribute) and v.attr in _VIEWS and \
+                    isinstance(v.value, gast.Name):
+                views[name] = v.value.id
+            elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                    v.func.attr in _VIEWS and isinstance(v.func.value, gast.Name) and \
+                    v.func.value.id in self.locals:
+                views[name] = v.func.value.id
+        rebound = {_target(s) for s in self.statements if _target(s)}
+        for s in self.statements:
+            if not _is_write(s):
+                continue
+            name = s.targets[0].value.id
+            root, seen = name, set()
+            while root in views and root not in seen:
+                seen.add(root)
+                root = views[root]
+            if root in self.params and (name == root and root not in rebound or name != root):
+                raise self.error(UnsupportedSyntax, s,
+                                 f"writing into {name}[...] would change the array the "
+                                 f"caller passed as {root!r}; copy it first "
+                                 f"({root} = {root}.copy())")
+            if name in views:
+                raise self.error(UnsupportedSyntax, s,
+                                 f"{name!r} is a view of {views[name]!r}; write into "
+                                 f"{views[name]!r} itself, or copy the view first")
+
+    # ---- phase 1: each assignment's adjoint, as contributions ----
+    def adjoint_of(self, stmt: gast.Assign) -> _Adjoint:
+        op = self.ops[id(stmt)]
+        target = self.changed(stmt)
+        dy = b.name(self.adjoint_name(target))
+        if op.kind == "write":
+            a = _Adjoint()
+            value = stmt.value
+            if isinstance(value, gast.Name) and value.id in self.act.active:
+                index = copy.deepcopy(stmt.targets[0].slice)
+                a.add.append((value.id, b.call(b.name(self.bind("snapshot", snapshot)),
+                                               b.subscript(dy, index))))
+            return a
+        if op.kind == "missing":
+            raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
+        a = _Adjoint()
+        active = [i for i, x in enumerate(op.args)
+                  if isinstance(x, gast.Name) and x.id in self.act.active]
+        result: gast.AST = b.name(target)
+        if target in [x.id for x in op.args + list(op.kwargs.values())
+                      if isinstance(x, gast.Name)]:
+            a.self_ref = True
+            a.result_copy = self.namer.fresh(f"{target}_out")
+            result = b.name(a.result_copy)
+        if op.kind == "copy":
+            a.add.append((op.args[0].id, dy))
+        elif op.kind == "tuple":
+            a.add += [(op.args[i].id, b.subscript(dy, b.const(i))) for i in active]
+        elif op.kind == "subscript":
+            if active:
+                a.add_at.append((op.args[0].id, copy.deepcopy(stmt.value.slice), dy))
+        elif op.kind == "call":
+            self.user_call(stmt, op, dy, active, a)
+        elif op.kind == "rule" and op.rule.kind == "rule" and active:
+            self.apply_rule(stmt, op, dy, result, active, a)
+        if a.result_copy and not any(
+                isinstance(n, gast.Name) and n.id == a.result_copy
+                for node in [e for _, e in a.add] + a.pre for n in gast.walk(node)):
+            a.result_copy = None
+        return a
+
+    def apply_rule(self, stmt, op: Operation, dy, result, active, a: _Adjoint) -> None:
+        try:
+            inst = instantiate(op.rule, dy, result, op.args, op.kwargs, self.bind)
+        except SrcgradError as exc:
+            raise self.error(type(exc), stmt, exc.message) from None
+        for name, (obj, jit) in inst.needs.items():
+            self.ns.bind(name, obj, jit=jit)
+        if inst.per_arg is not None:
+            a.add += [(op.args[i].id, inst.per_arg[i]) for i in active
+                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
+        elif len(op.rule.params) == 1:
+            a.add.append((op.args[0].id, inst.whole))
+        else:
+            tmp = self.namer.temp()
+            a.pre.append(b.assign(tmp, inst.whole))
+            a.add += [(op.args[i].id, b.subscript(b.name(tmp), b.const(i))) for i in active]
+
+    def user_call(self, stmt, op: Operation, dy, active, a: _Adjoint) -> None:
+        if op.kwargs:
+            raise self.error(MissingRule, stmt, f"keyword arguments in a call to the "
+                                                f"differentiated function {op.what} are not "
+                                                f"supported yet")
+        if not active:
+            return
+        positions = tuple(active)
+        vjp_name = self.callee(op.fun, positions, stmt)
+        call = b.call(b.name(vjp_name), *copy.deepcopy(op.args), dy)
+        if len(positions) == 1:
+            a.add.append((op.args[positions[0]].id, call))
+            return
+        tmp = self.namer.temp()
+        a.pre.append(b.assign(tmp, call))
+        a.add += [(op.args[i].id, b.subscript(b.name(tmp), b.const(k)))
+                  for k, i in enumerate(positions)]
+
+    def reads(self) -> list[Read]:
+        """Every primal value the adjoint code reads, at the statement it reverses."""
+        out = []
+        adjoint_names = set(self.adj.values())
+
+        def names(node):
+            return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                    and n.id in self.locals and n.id not in adjoint_names}
+
+        for s in self.statements:
+            a = self.adjoints.get(id(s))
+            if a is not None:
+                exprs = a.pre + [e for _, e in a.add] + [e for _, i, e in a.add_at] + \
+                    [i for _, i, e in a.add_at]
+                target = _target(s)
+                for n in set().union(*map(names, exprs)) if exprs else set():
+                    after = n == target and not a.self_ref
+                    out.append(Read(n, s, after=after))
+                if a.result_copy:
+                    out.append(Read(target, s, after=True))
+                if _is_write(s):
+                    out += [Read(n, s) for n in names(s.targets[0].slice)]
+            if isinstance(s, gast.If):
+                out += [Read(n, s) for n in names(s.test)]
+            elif isinstance(s, gast.For):
+                out += [Read(n, s) for n in names(s.iter)]
+        return out
+
+    # ---- forward ----
+    def forward_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for lineno, group in _by_line(stmts):
+            out.append(b.comment(f"line {lineno}: {self.p.line(lineno)}"))
+            for stmt in group:
+                out += self.forward_statement(stmt)
+        return out
+
+    def forward_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
+        saved = id(stmt) in self.tape.saved
+        if isinstance(stmt, gast.Assign):
+            out = []
+            if saved:
+                name = self.changed(stmt)
+                value = b.name(name) if _target(stmt) else b.call(
+                    b.name(self.bind("snapshot", snapshot)),
+                    b.subscript(b.name(name), copy.deepcopy(stmt.targets[0].slice)))
+                out.append(self.push(self.tape_name(stmt), value))
+            out.append(self.bind_globals(copy.deepcopy(stmt)))
+            name = _target(stmt)
+            if name in self.tape.local and self.tape.local[name][2] == "tape":
+                out.append(self.push(self.tape_name(stmt), b.name(name)))
+            return out
+        if isinstance(stmt, gast.If):
+            node = b.make(gast.If, test=copy.deepcopy(stmt.test),
+                          body=self.forward_block(stmt.body) or [b.make(gast.Pass)],
+                          orelse=self.forward_block(stmt.orelse))
+            return [self.bind_globals(node, shallow=True)]
+        if isinstance(stmt, (gast.For, gast.While)):
+            out, body = [], self.forward_block(stmt.body)
+            counter = self.counters.get(id(stmt))
+            if saved:
+                out.append(self.push(self.tape_name(stmt), b.name(stmt.target.id)))
+            if counter:
+                out.append(b.assign(counter, b.const(0)))
+                body.insert(0, b.assign(counter, b.binop(b.name(counter), gast.Add(),
+                                                         b.const(1))))
+            node = copy.copy(stmt)
+            if isinstance(stmt, gast.For):
+                node.target, node.iter = copy.deepcopy(stmt.target), copy.deepcopy(stmt.iter)
+            else:
+                node.test = copy.deepcopy(stmt.test)
+            node.body = body
+            out.append(self.bind_globals(node, shallow=True))
+            if counter and self.tape.layout.loops[id(stmt)]:
+                out.append(self.push(self.counter_tape(stmt), b.name(counter)))
+            return out
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            return [copy.deepcopy(stmt)]
+        if isinstance(stmt, gast.Return):
+            return []
+        return [self.bind_globals(copy.deepcopy(stmt))]
+
+    def tape_name(self, stmt: gast.stmt) -> str:
+        """One stack per saved name (its sites pop in reverse push order), and one per
+        subscript-write site (what it saves may be a scalar or a slice)."""
+        name = self.changed(stmt)
+        key = ("write", id(stmt)) if _is_write(stmt) else ("name", name)
+        if key not in self.tapes:
+            self.tapes[key] = self.namer.fresh(f"{name}_tape")
+        return self.tapes[key]
+
+    def counter_tape(self, loop: gast.stmt) -> str:
+        key = ("trips", id(loop))
+        if key not in self.tapes:
+            self.tapes[key] = self.namer.fresh(f"{self.counters[id(loop)]}_tape")
+        return self.tapes[key]
+
+    @staticmethod
+    def push(tape: str, value: gast.AST) -> gast.stmt:
+        return b.make(gast.Expr, value=b.call(b.make(gast.Attribute, value=b.name(tape),
+                                                     attr="append", ctx=gast.Load()), value))
+
+    @staticmethod
+    def pop(tape: str) -> gast.AST:
+        return b.call(b.make(gast.Attribute, value=b.name(tape), attr="pop", ctx=gast.Load()))
+
+    def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.
 
         A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
         generated module, so numba compiles every function the code reaches without
-        srcgrad writing into the user's modules."""
+        srcgrad writing into the user's modules. `shallow`: a compound statement's own
+        test or iterator only (its blocks are bound already)."""
+        if shallow:
+            parts = [getattr(stmt, f) for f in ("test", "iter") if hasattr(stmt, f)]
+            for part in parts:
+                self.bind_globals(b.make(gast.Expr, value=part))
+            return stmt
         bound: set[int] = set()  # ids of the names already rebound to a primal copy
         for node in gast.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
@@ -259,82 +563,146 @@ class _Reverse:
                                        avoid=self.locals)
         return stmt
 
-    def check_constructors(self, body, ops, act: Activity) -> None:
-        for stmt in body:
-            op = ops.get(id(stmt))
-            if op is None or op.rule is None or op.rule.kind != "constructor":
-                continue
-            names = [n.id for a in op.args + list(op.kwargs.values())
-                     for n in gast.walk(a) if isinstance(n, gast.Name)]
-            if stmt.targets[0].id in act.useful and any(n in act.varied for n in names):
-                raise self.error(MissingRule, stmt,
-                                 f"{op.what} builds a new array from a value being "
-                                 f"differentiated, and no gradient flows through it; use "
-                                 f"np.stack or arithmetic instead")
+    # ---- adjoint ----
+    def reverse_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        at = self.tape.at.get(id(stmts), {})
+        index = {id(s): k for k, s in enumerate(stmts)}
+        for lineno, group in reversed(_by_line(stmts)):
+            start = len(out)
+            for stmt in reversed(group):
+                for name in at.get(index[id(stmt)], []):
+                    out.append(self.materialize(name))
+                out += self.reverse_statement(stmt)
+            if len(out) > start:
+                out.insert(start, b.comment(f"grad of line {lineno}: {self.p.line(lineno)}"))
+        return out
 
-    # ---- adjoint of one statement ----
-    def statement(self, stmt: gast.stmt, op: Operation | None) -> None:
-        if not isinstance(stmt, gast.Assign):
-            return
-        target = stmt.targets[0].id
-        if target not in self.act.active or target not in self.defined:
-            return
-        dy = b.name(self.adjoint_name(target))
-        active_args = [i for i, a in enumerate(op.args)
-                       if isinstance(a, gast.Name) and a.id in self.act.active]
-        if op.kind == "missing":
-            raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
-        if op.kind == "copy":
-            self.accumulate(op.args[0].id, dy)
-        elif op.kind == "tuple":
-            for i in active_args:
-                self.accumulate(op.args[i].id, b.subscript(dy, b.const(i)))
-        elif op.kind == "subscript":
-            if active_args:
-                self.accumulate_at(op.args[0].id, copy.deepcopy(stmt.value.slice), dy)
-        elif op.kind == "call":
-            self.user_call(stmt, op, dy, active_args)
-        elif op.kind == "rule" and op.rule.kind == "rule" and active_args:
-            self.apply_rule(stmt, op, dy, active_args)
+    def materialize(self, name: str) -> gast.stmt:
+        """A block-local value, again: recomputed, or popped from its tape."""
+        stmt = next(s for s in self.statements if _target(s) == name)
+        if self.tape.local[name][2] == "recompute":
+            return self.bind_globals(copy.deepcopy(stmt))
+        return b.assign(name, self.pop(self.tape_name(stmt)))
 
-    def apply_rule(self, stmt, op: Operation, dy, active_args) -> None:
-        def rename(name, obj):
-            return self.ns.bind(name, obj, avoid=self.locals)
-        try:
-            inst = instantiate(op.rule, dy, b.name(stmt.targets[0].id), op.args, op.kwargs,
-                               rename)
-        except SrcgradError as exc:
-            raise self.error(type(exc), stmt, exc.message) from None
-        for name, (obj, jit) in inst.needs.items():
-            self.ns.bind(name, obj, jit=jit)
-        if inst.per_arg is not None:
-            for i in active_args:
-                if i < len(inst.per_arg) and inst.per_arg[i] is not None:
-                    self.accumulate(op.args[i].id, inst.per_arg[i])
-            return
-        if len(op.rule.params) == 1:
-            self.accumulate(op.args[0].id, inst.whole)
-            return
-        tmp = self.namer.temp()
-        self.emit(b.assign(tmp, inst.whole))
-        for i in active_args:
-            self.accumulate(op.args[i].id, b.subscript(b.name(tmp), b.const(i)))
+    def reverse_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
+        if isinstance(stmt, gast.Assign):
+            return self.reverse_assign(stmt)
+        if isinstance(stmt, gast.If):
+            return self.reverse_if(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self.reverse_loop(stmt)
+        return []
 
-    def user_call(self, stmt, op: Operation, dy, active_args) -> None:
-        if op.kwargs:
-            raise self.error(MissingRule, stmt, f"keyword arguments in a call to the "
-                                                f"differentiated function {op.what} are not "
-                                                f"supported yet")
-        positions = tuple(active_args)
-        vjp_name = self.callee(op.fun, positions, stmt)
-        call = b.call(b.name(vjp_name), *copy.deepcopy(op.args), dy)
-        if len(positions) == 1:
-            self.accumulate(op.args[positions[0]].id, call)
-            return
-        tmp = self.namer.temp()
-        self.emit(b.assign(tmp, call))
-        for k, i in enumerate(positions):
-            self.accumulate(op.args[i].id, b.subscript(b.name(tmp), b.const(k)))
+    def restore(self, stmt: gast.stmt) -> list[gast.stmt]:
+        if id(stmt) not in self.tape.saved:
+            return []
+        if _target(stmt):
+            return [b.assign(_target(stmt), self.pop(self.tape_name(stmt)))]
+        target = copy.deepcopy(stmt.targets[0])
+        return [b.assign(target, self.pop(self.tape_name(stmt)))]
+
+    def reverse_assign(self, stmt: gast.Assign) -> list[gast.stmt]:
+        name = self.changed(stmt)
+        a = self.adjoints.get(id(stmt))
+        out: list[gast.stmt] = []
+        if a is None or name not in self.defined:
+            return self.restore(stmt)
+        if _is_write(stmt):
+            for var, expr in a.add:
+                out += self.accumulate(var, expr)
+            out += self.own(name)
+            out.append(b.assign(b.subscript(b.name(self.adjoint_name(name)),
+                                            copy.deepcopy(stmt.targets[0].slice), store=True),
+                                b.const(0.0)))
+            return out + self.restore(stmt)
+        restored = False
+        if a.result_copy is not None:
+            out.append(b.assign(a.result_copy, b.name(name)))
+        if any(var == name for var, _ in a.add):   # `x = f(x)`: the old x, back first
+            out += self.restore(stmt)
+            restored = True
+        out += copy.deepcopy(a.pre)
+        self.defined.discard(name)
+        self.owned.discard(name)
+        own = [e for var, e in a.add if var == name]
+        for var, expr in a.add:
+            if var != name:
+                out += self.accumulate(var, copy.deepcopy(expr))
+        for var, index, expr in a.add_at:
+            out += self.accumulate_at(var, copy.deepcopy(index), copy.deepcopy(expr))
+        if own:
+            total = own[0]
+            for e in own[1:]:
+                total = b.binop(total, gast.Add(), e)
+            out += self.accumulate(name, copy.deepcopy(total))
+        if not restored:
+            out += self.restore(stmt)
+        return out
+
+    def reverse_if(self, stmt: gast.If) -> list[gast.stmt]:
+        before = (set(self.defined), set(self.owned))
+        body = self.reverse_block(stmt.body)
+        after_body = (self.defined, self.owned)
+        self.defined, self.owned = set(before[0]), set(before[1])
+        orelse = self.reverse_block(stmt.orelse)
+        after_else = (self.defined, self.owned)
+        defined = after_body[0] | after_else[0]
+        owned = after_body[1] & after_else[1]
+        for code, (d, o) in ((body, after_body), (orelse, after_else)):
+            for var in sorted(defined - d):
+                code.append(b.assign(self.adjoint_name(var), self.zeros(var)))
+                o.add(var)
+        owned = after_body[1] & after_else[1]
+        self.defined, self.owned = defined, owned
+        if not body and not orelse:
+            return []
+        test = copy.deepcopy(stmt.test)
+        if not body:
+            test, body, orelse = b.make(gast.UnaryOp, op=gast.Not(), operand=test), orelse, []
+        return [b.make(gast.If, test=test, body=body, orelse=orelse)]
+
+    def reverse_loop(self, loop: gast.stmt) -> list[gast.stmt]:
+        """Iterations in reverse order. The adjoints live across iterations: those the
+        body adds to are zero before the loop if they were not defined yet; those it
+        kills are zero again at the end of each iteration."""
+        start_defined, start_owned = set(self.defined), set(self.owned)
+        defined, owned = set(start_defined), set(start_owned)
+        for _ in range(len(self.locals) + 2):  # grows monotonically: a fixed point
+            self.defined, self.owned = set(defined), set(owned)
+            body = self.reverse_block(loop.body)
+            if self.defined <= defined and owned <= (self.owned | (defined - self.defined)):
+                break
+            new = self.defined - defined
+            defined |= new
+            owned = (owned | new) & (self.owned | (defined - self.defined))
+        killed = sorted(defined - self.defined)
+        body += [b.assign(self.adjoint_name(v), self.zeros(v)) for v in killed]
+        out = [b.assign(self.adjoint_name(v), self.zeros(v)) for v in sorted(defined - start_defined)]
+        self.defined, self.owned = defined, owned
+        if not body:
+            return []
+        if id(loop) not in self.counters and (isinstance(loop, gast.While) or any(
+                isinstance(s, gast.Break) for s in _own_statements(loop.body))):
+            self.counters[id(loop)] = self.namer.fresh(
+                f"n_{loop.target.id}" if isinstance(loop, gast.For) else "n_iter")
+        counter = self.counters.get(id(loop))
+        if counter and self.tape.layout.loops[id(loop)]:
+            out.append(b.assign(counter, self.pop(self.counter_tape(loop))))
+        if isinstance(loop, gast.While):
+            target, iterable = b.name("_", store=True), b.call(b.name("range"), b.name(counter))
+        else:
+            target, iterable = copy.deepcopy(loop.target), _reversed_range(loop.iter.args,
+                                                                          counter)
+        self.ns.bind("range", range)
+        self.ns.bind("len", len)
+        out.append(b.make(gast.For, target=target, iter=iterable, body=body, orelse=[]))
+        return out + self.restore_loop_index(loop)
+
+    def restore_loop_index(self, loop: gast.stmt) -> list[gast.stmt]:
+        if id(loop) not in self.tape.saved:
+            return []
+        return [b.assign(loop.target.id, self.pop(self.tape_name(loop)))]
 
     # ---- adjoint bookkeeping ----
     def adjoint_name(self, var: str) -> str:
@@ -342,30 +710,91 @@ class _Reverse:
             self.adj[var] = self.namer.adjoint(var)
         return self.adj[var]
 
-    def emit(self, stmt: gast.stmt) -> None:
-        self.out.append(stmt)
+    def bind(self, name: str, obj: Any) -> str:
+        return self.ns.bind(name, obj, avoid=self.locals)
 
-    def accumulate(self, var: str, expr: gast.AST) -> None:
+    def zeros(self, var: str) -> gast.AST:
+        return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+
+    def accumulate(self, var: str, expr: gast.AST) -> list[gast.stmt]:
         dvar = self.adjoint_name(var)
-        if var in self.defined:
+        fresh = var in self.defined  # `dx + e` is a new array, so one this pass owns
+        if fresh:
             expr = b.binop(b.name(dvar), gast.Add(), expr)
         self.defined.add(var)
-        self.owned.discard(var)
-        self.emit(b.assign(dvar, expr))
-
-    def accumulate_at(self, var: str, index: gast.AST, dy: gast.AST) -> None:
-        """`dvar[index] += dy` into an adjoint array this pass allocated."""
-        dvar = self.adjoint_name(var)
-        if var not in self.owned:
-            zname = self.ns.bind("zeros_like", zeros_like, avoid=self.locals)
-            init = b.call(b.name(zname), b.name(var))
-            if var in self.defined:
-                init = b.binop(init, gast.Add(), b.name(dvar))
-            self.emit(b.assign(dvar, init))
-            self.defined.add(var)
+        if fresh:
             self.owned.add(var)
-        self.emit(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index, store=True),
-                         op=gast.Add(), value=dy))
+        else:
+            self.owned.discard(var)
+        return [b.assign(dvar, expr)]
+
+    def own(self, var: str) -> list[gast.stmt]:
+        """Make `d<var>` an array this pass allocated, so it may be written in place."""
+        if var in self.owned:
+            return []
+        dvar = self.adjoint_name(var)
+        self.owned.add(var)
+        if var in self.defined:
+            return [b.assign(dvar, b.call(b.name(self.bind("snapshot", snapshot)),
+                                          b.name(dvar)))]
+        self.defined.add(var)
+        return [b.assign(dvar, self.zeros(var))]
+
+    def accumulate_at(self, var: str, index: gast.AST, dy: gast.AST) -> list[gast.stmt]:
+        """`dvar[index] += dy` into an adjoint array this pass allocated."""
+        out = self.own(var)
+        dvar = self.adjoint_name(var)
+        out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index, store=True),
+                          op=gast.Add(), value=dy))
+        return out
+
+
+def _own_statements(body: list[gast.stmt]):
+    """The statements of a loop body outside loops nested in it (where its breaks are)."""
+    for s in body:
+        yield s
+        if isinstance(s, gast.If):
+            yield from _own_statements(s.body)
+            yield from _own_statements(s.orelse)
+
+
+def _int(node: gast.AST) -> int | None:
+    if isinstance(node, gast.Constant) and isinstance(node.value, int) \
+            and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _add(a: gast.AST, k: int) -> gast.AST:
+    if _int(a) is not None:
+        return b.const(_int(a) + k)
+    if k == 0:
+        return a
+    return b.binop(a, gast.Add() if k > 0 else gast.Sub(), b.const(abs(k)))
+
+
+def _reversed_range(args: list[gast.AST], trips: str | None) -> gast.AST:
+    """`range(...)` that visits the values `range(*args)` visited (`trips` of them, if
+    counted) backwards: `range(n)` gives `range(n - 1, -1, -1)`."""
+    start, stop, step = (b.const(0), args[0], b.const(1)) if len(args) == 1 else \
+        (args[0], args[1], args[2] if len(args) > 2 else b.const(1))
+    start, stop, step = (copy.deepcopy(x) for x in (start, stop, step))
+    if trips is None and _int(step) == 1:
+        return b.call(b.name("range"), _add(stop, -1), _add(start, -1), b.const(-1))
+    n = b.name(trips) if trips else b.call(b.name("len"), b.call(b.name("range"), start,
+                                                                  stop, step))
+    if _int(step) == 1:
+        last = _add(b.binop(n, gast.Sub(), b.const(1)), 0) if _int(start) == 0 else \
+            b.binop(start, gast.Add(), b.binop(n, gast.Sub(), b.const(1)))
+        if _int(start) == 0:
+            last = b.binop(n, gast.Sub(), b.const(1))
+        return b.call(b.name("range"), last, _add(copy.deepcopy(start), -1), b.const(-1))
+    last = b.binop(copy.deepcopy(start), gast.Add(),
+                   b.binop(b.binop(n, gast.Sub(), b.const(1)), gast.Mult(), copy.deepcopy(step)))
+    neg = b.const(-_int(step)) if _int(step) is not None else \
+        b.make(gast.UnaryOp, op=gast.USub(), operand=copy.deepcopy(step))
+    return b.call(b.name("range"), last,
+                  b.binop(copy.deepcopy(start), gast.Sub(), copy.deepcopy(step)), neg)
 
 
 def _by_position(fun, r: Rule, args: list, kwargs: dict) -> tuple[list, dict]:

@@ -1,0 +1,266 @@
+"""tape: which values the adjoint needs back, and how it gets each one (to-be-recorded).
+
+Requires a normalized body (control flow structured, jumps in tail position) and the
+primal names the adjoint code reads, each at a statement (`Read`). Returns a `TapePlan`:
+
+* `local`: the *block-local* values of loop bodies and branches inside loops: assigned
+  once in the function, at the top level of their block, and read only after that in
+  the same block (or after the outermost loop). The adjoint gets them back per
+  iteration just before the statement that last reads them, by *recomputing* the
+  defining operation when it is cheap and its operands still hold the same values
+  there, else from a tape the forward code pushes after the definition.
+* `saved`: the statements whose overwrite the tape must undo: the forward pushes the
+  old value (or the overwritten part of an array) before the statement and the
+  adjoint pops it back after reversing it. A site is saved only if the adjoint reads
+  the variable at a point that may come before the site (earlier in the code, or
+  anywhere in a loop around both), so temporaries and accumulators cost nothing.
+
+Exists so `reverse` asks, never computes, what goes on the tape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from ..errors import SrcgradError
+
+
+
+@dataclass(frozen=True)
+class Read:
+    """The adjoint reads primal `var` where it reverses `stmt`; `after` says it wants the
+    value `stmt` assigned (a rule reading its result), not the one before."""
+
+    var: str
+    stmt: gast.stmt
+    after: bool = False
+
+
+@dataclass
+class Layout:
+    """Positions of the statements of a structured body, in pre-order."""
+
+    pos: dict[int, int] = field(default_factory=dict)
+    end: dict[int, int] = field(default_factory=dict)
+    loops: dict[int, tuple[gast.stmt, ...]] = field(default_factory=dict)  # enclosing loops
+    block: dict[int, list[gast.stmt]] = field(default_factory=dict)        # containing block
+    blocks: list[tuple[list[gast.stmt], tuple[gast.stmt, ...]]] = field(default_factory=list)
+    sites: dict[str, list[gast.stmt]] = field(default_factory=dict)   # where a name changes
+    loads: dict[str, list[int]] = field(default_factory=dict)         # where the primal reads
+
+    def precedes(self, read_pos: float, site: gast.stmt, skip: gast.stmt | None = None) -> bool:
+        """Whether a read at `read_pos` may run before `site` does (earlier in the code,
+        or in a loop around both other than `skip`)."""
+        q = self.pos[id(site)]
+        if read_pos < q:
+            return True
+        return any(self.pos[id(lp)] <= read_pos <= self.end[id(lp)]
+                   for lp in self.loops[id(site)] + ((site,) if _is_loop(site) else ())
+                   if lp is not skip)
+
+    def top(self, block: list[gast.stmt], stmt: gast.stmt) -> int:
+        """Index in `block` of the statement that is or contains `stmt`."""
+        p = self.pos[id(stmt)]
+        for k, s in enumerate(block):
+            if self.pos[id(s)] <= p <= self.end[id(s)]:
+                return k
+        raise ValueError("statement not in block")
+
+
+def _is_loop(s: gast.stmt) -> bool:
+    return isinstance(s, (gast.For, gast.While))
+
+
+def layout(body: list[gast.stmt]) -> Layout:
+    lay = Layout()
+    counter = 0
+
+    def visit(block: list[gast.stmt], loops: tuple[gast.stmt, ...]) -> None:
+        nonlocal counter
+        lay.blocks.append((block, loops))
+        for s in block:
+            lay.pos[id(s)] = counter
+            counter += 1
+            lay.loops[id(s)] = loops
+            lay.block[id(s)] = block
+            for name in _loads(s):
+                lay.loads.setdefault(name, []).append(lay.pos[id(s)])
+            changed = _changes(s)
+            if changed:
+                lay.sites.setdefault(changed, []).append(s)
+            if isinstance(s, gast.If):
+                visit(s.body, loops)
+                visit(s.orelse, loops)
+            elif _is_loop(s):
+                visit(s.body, loops + (s,))
+            lay.end[id(s)] = counter - 1
+
+    visit(body, ())
+    return lay
+
+
+def _changes(s: gast.stmt) -> str | None:
+    """The name a statement rebinds or writes into."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        return t.id if isinstance(t, gast.Name) else t.value.id
+    if isinstance(s, gast.For):
+        return s.target.id
+    return None
+
+
+def _loads(s: gast.stmt) -> set[str]:
+    """Names the forward code of `s` itself reads (not those of nested blocks)."""
+    if isinstance(s, gast.Assign):
+        parts = [s.value] + ([s.targets[0].slice] if isinstance(s.targets[0], gast.Subscript)
+                             else [])
+    elif isinstance(s, (gast.If, gast.While)):
+        parts = [s.test]
+    elif isinstance(s, gast.For):
+        parts = [s.iter]
+    elif isinstance(s, (gast.Expr, gast.Return)):
+        parts = [s.value]
+    else:
+        parts = []
+    return {n.id for p in parts for n in gast.walk(p)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+@dataclass
+class TapePlan:
+    layout: Layout
+    saved: set[int]                                    # ids of statements whose overwrite is undone
+    local: dict[str, tuple[list[gast.stmt], int, str]]  # name -> (block, materialize at, how)
+    at: dict[int, dict[int, list[str]]]                 # id(block) -> index -> names, in order
+
+
+def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
+         cheap, filename: str) -> TapePlan:
+    """Decide saves and block-local materializations; `cheap(value)` tells whether an
+    operation may be recomputed in the adjoint."""
+    lay = layout(body)
+    reads = list(reads)
+    local_defs = _block_locals(lay, params)
+    local: dict[str, tuple[list[gast.stmt], int, str]] = {}
+    at: dict[int, dict[int, list[str]]] = {}
+    needed_at: dict[str, list[int]] = {}  # recomputations that read a block-local, and where
+    # inner blocks first, and within a block the last definition first, so every read
+    # a recomputation adds is known before the value it reads is placed
+    for block, loops in reversed(lay.blocks):
+        if not loops:
+            continue
+        defs = [(k, s) for k, s in enumerate(block) if id(s) in local_defs]
+        for d, stmt in reversed(defs):
+            name = stmt.targets[0].id
+            uses = [lay.top(block, r.stmt) for r in reads
+                    if r.var == name and _inside(lay, block, r.stmt)] + needed_at.get(name, [])
+            if not uses:
+                continue
+            k = max(uses)
+            how = "recompute" if _recomputable(lay, stmt, block, d, k, local_defs, cheap) \
+                else "tape"
+            if how == "recompute":
+                reads += [Read(n, stmt) for n in _operands(stmt.value)]
+                for n in _operands(stmt.value):
+                    needed_at.setdefault(n, []).append(k)
+            local[name] = (block, k, how)
+            at.setdefault(id(block), {}).setdefault(k, []).insert(0, name)
+    saved: set[int] = set()
+    by_var: dict[str, list[Read]] = {}
+    for r in reads:
+        by_var.setdefault(r.var, []).append(r)
+    for name, sites in lay.sites.items():
+        if name in local_defs.values() or name not in by_var:
+            continue
+        for site in sites:
+            skip = site if isinstance(site, gast.For) else None
+            for r in by_var[name]:
+                p = lay.pos[id(r.stmt)] + (0.5 if r.after else -0.5)
+                if skip is not None and lay.pos[id(site)] < p <= lay.end[id(site)]:
+                    continue  # the reversed loop sets its own index
+                if lay.precedes(p, site, skip):
+                    saved.add(id(site))
+                    break
+    _check_assigned(body, params, saved, filename)
+    return TapePlan(lay, saved, local, at)
+
+
+def _inside(lay: Layout, block: list[gast.stmt], stmt: gast.stmt) -> bool:
+    if not block:
+        return False
+    p = lay.pos[id(stmt)]
+    return lay.pos[id(block[0])] <= p <= lay.end[id(block[-1])]
+
+
+def _block_locals(lay: Layout, params: list[str]) -> dict[int, str]:
+    """id(defining statement) -> name, for the block-local values of blocks in loops."""
+    out = {}
+    for block, loops in lay.blocks:
+        if not loops:
+            continue
+        outer = loops[0]
+        for s in block:
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+                continue
+            name = s.targets[0].id
+            if name in params or lay.sites.get(name) != [s]:
+                continue
+            d, last = lay.pos[id(s)], lay.end[id(block[-1])]
+            lo, hi = lay.pos[id(outer)], lay.end[id(outer)]
+            if all((d < x <= last) if lo <= x <= hi else x > hi
+                   for x in lay.loads.get(name, [])):
+                out[id(s)] = name
+    return out
+
+
+def _operands(value: gast.AST) -> list[str]:
+    return [n.id for n in gast.walk(value) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)]
+
+
+def _recomputable(lay: Layout, stmt: gast.Assign, block, d: int, k: int,
+                  local_defs: dict[int, str], cheap) -> bool:
+    """Whether `stmt` can run again just before the adjoint reverses `block[k]`: a cheap
+    operation whose operands are not changed between it and there."""
+    if not cheap(stmt.value):
+        return False
+    lo, hi = lay.pos[id(stmt)], lay.end[id(block[k])]
+    locals_ = set(local_defs.values())
+    for name in _operands(stmt.value):
+        if name in locals_:
+            continue
+        if any(lo < lay.pos[id(site)] <= hi for site in lay.sites.get(name, [])):
+            return False
+    return True
+
+
+def _check_assigned(body: list[gast.stmt], params: list[str], saved: set[int],
+                    filename: str) -> None:
+    """A saved name must hold a value before the first overwrite the tape undoes."""
+
+    def walk(block: list[gast.stmt], defined: set[str]) -> set[str]:
+        for s in block:
+            if id(s) in saved and isinstance(s, (gast.Assign, gast.For)):
+                name = _changes(s)
+                if name not in defined:
+                    raise SrcgradError(
+                        f"{name!r} is overwritten here, inside a loop, and the gradient needs "
+                        f"its earlier values, but it may have none yet when this line first "
+                        f"runs; assign {name} before the loop",
+                        filename=filename, lineno=getattr(s, "lineno", None))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                defined = defined | {s.targets[0].id}
+            elif isinstance(s, gast.If):
+                defined = walk(s.body, defined) & walk(s.orelse, defined)
+            elif isinstance(s, gast.For):
+                walk(s.body, defined | {s.target.id})
+                defined = defined | {s.target.id}
+            elif isinstance(s, gast.While):
+                walk(s.body, defined)
+        return defined
+
+    walk(body, set(params))
+
+
