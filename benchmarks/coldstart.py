@@ -2,8 +2,10 @@
 
 KIND ``numba`` times ``numba.njit(primal)(*args)`` (numba compiling the primal); ``srcgrad``
 times ``srcgrad.grad(primal, wrt=WRT)(*args)`` (transform + compile, or a load from
-srcgrad's on-disk cache). Imports happen before the clock starts. Prints the seconds, or
-``error: <first line of the exception>``.
+srcgrad's on-disk cache); ``jax`` and ``jax-lax`` time the first call of the runner's JAX
+rows (trace + compile + run of ``jax.jit(jax.grad(...))``, with ``np`` rebound in ``primal``,
+or the workload's ``jax_primal``). Imports, and JAX's backend start-up, happen before the
+clock starts. Prints the seconds, or ``error: <first line of the exception>``.
 """
 
 import sys
@@ -21,9 +23,18 @@ def main(name: str, kind: str) -> None:
     try:
         if kind == "srcgrad":
             import srcgrad
+        elif kind.startswith("jax"):
+            import jax
+
+            from benchmarks.runner import jax_grad
+            jax.block_until_ready(jax.numpy.zeros(1))  # the backend starts off the clock
         start = time.perf_counter()
-        fn = numba.njit(w.primal) if kind == "numba" else srcgrad.grad(w.primal, wrt=w.WRT)
-        fn(*args)
+        if kind.startswith("jax"):
+            g, jargs = jax_grad(w, args, use_lax=kind == "jax-lax")
+            jax.block_until_ready(g(*jargs))
+        else:
+            fn = numba.njit(w.primal) if kind == "numba" else srcgrad.grad(w.primal, wrt=w.WRT)
+            fn(*args)
         print(time.perf_counter() - start)
     except Exception as e:
         print("error:", first_line(e))

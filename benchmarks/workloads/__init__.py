@@ -10,7 +10,15 @@ A workload module defines
 * ``inputs(rng)``: the arguments, float64, from a ``numpy.random.Generator``;
 * ``hand_numba(...)``: the gradient written by hand, ``numba.njit``-compiled, returning a
   tuple with one array per ``WRT`` entry (the reference every contender is checked against);
-* ``hand_numpy(...)``: the same gradient by hand in plain NumPy.
+* ``hand_numpy(...)``: the same gradient by hand in plain NumPy;
+* optionally ``jax_primal(jnp, lax)``: returns the primal as a JAX user writes it, loops as
+  ``lax.fori_loop`` / ``lax.scan`` (same arguments and result as ``primal``; ``jnp`` is
+  ``jax.numpy``, ``lax`` is ``jax.lax``). With it, the runner adds the row
+  "jax.jit(jax.grad) lax"; the row "jax.jit(jax.grad)" always rebinds ``np`` in ``primal``,
+  so there JAX unrolls Python loops while tracing. Loop trip counts must be facts JAX sees
+  when tracing (module constants, array shapes), not traced arguments.
+
+Scalar arguments are passed as Python floats; a gradient for one is a float (or a 0-d array).
 
 Adding a workload is adding one such module here.
 """
