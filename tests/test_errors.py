@@ -171,10 +171,45 @@ def test_undefined_global():
         srcgrad.grad(undefined_name, jit=False)(1.0)
 
 
-def test_loops_are_refused_clearly_until_supported():
-    def loop(x):
-        for _ in range(3):
-            x = x * 2.0
-        return x
-    with pytest.raises(UnsupportedSyntax, match="'for' loops are not supported yet"):
-        srcgrad.grad(loop, jit=False)(1.0)
+def write_into_input(x):
+    x[0] = 2.0 * x[0]
+    return np.sum(x)
+
+
+def write_through_view(x):
+    y = x.copy()
+    row = y[1:]
+    row[0] = x[0]
+    return np.sum(y)
+
+
+def for_else(x):
+    for _ in range(3):
+        x = x * 2.0
+    else:
+        x = x + 1.0
+    return x
+
+
+def loop_variable_assigned(x):
+    for i in range(3):
+        i = i + 1
+        x = x * i
+    return x
+
+
+@pytest.mark.parametrize("fun, message, line", [
+    (write_into_input, r"would change the array the caller passed as 'x'; copy it first", 1),
+    (write_through_view, r"'row' is a view of 'y'", 3),
+    (for_else, r"'for \.\.\. else' cannot be differentiated", 1),
+    (loop_variable_assigned, r"loop variable 'i' is assigned inside the loop", 1),
+])
+def test_control_flow_errors(fun, message, line):
+    """Each names the file and the user's line (`line` lines below the `def`)."""
+    x = np.arange(3.0)
+    before = x.copy()
+    with pytest.raises(UnsupportedSyntax, match=message) as info:
+        srcgrad.grad(fun, jit=False)(x if fun is not for_else and fun is not
+                                     loop_variable_assigned else 1.0)
+    np.testing.assert_array_equal(x, before)  # the caller's array is untouched
+    assert f"test_errors.py:{fun.__code__.co_firstlineno + line}:" in str(info.value)

@@ -9,6 +9,8 @@ primal names the adjoint code reads, each at a statement (`Read`). Returns a `Ta
   iteration just before the statement that last reads them, by *recomputing* the
   defining operation when it is cheap and its operands still hold the same values
   there, else from a tape the forward code pushes after the definition.
+* `saved_reads`: names with no value before some overwrite the tape would undo (set
+  first inside a loop) are saved where the adjoint reads them instead.
 * `saved`: the statements whose overwrite the tape must undo: the forward pushes the
   old value (or the overwritten part of an array) before the statement and the
   adjoint pops it back after reversing it. A site is saved only if the adjoint reads
@@ -23,9 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import gast
-
-from ..errors import SrcgradError
-
 
 
 @dataclass(frozen=True)
@@ -49,12 +48,19 @@ class Layout:
     blocks: list[tuple[list[gast.stmt], tuple[gast.stmt, ...]]] = field(default_factory=list)
     sites: dict[str, list[gast.stmt]] = field(default_factory=dict)   # where a name changes
     loads: dict[str, list[int]] = field(default_factory=dict)         # where the primal reads
+    branches: dict[int, tuple[tuple[int, str], ...]] = field(default_factory=dict)
 
-    def precedes(self, read_pos: float, site: gast.stmt, skip: gast.stmt | None = None) -> bool:
+    def exclusive(self, a: gast.stmt, b: gast.stmt) -> bool:
+        """Whether `a` and `b` sit in different branches of one `if` (one run sees one)."""
+        taken = dict(self.branches[id(a)])
+        return any(taken.get(k, branch) != branch for k, branch in self.branches[id(b)])
+
+    def precedes(self, read_pos: float, site: gast.stmt, skip: gast.stmt | None = None,
+                 read_stmt: gast.stmt | None = None) -> bool:
         """Whether a read at `read_pos` may run before `site` does (earlier in the code,
         or in a loop around both other than `skip`)."""
         q = self.pos[id(site)]
-        if read_pos < q:
+        if read_pos < q and not self.exclusive(read_stmt, site):
             return True
         return any(self.pos[id(lp)] <= read_pos <= self.end[id(lp)]
                    for lp in self.loops[id(site)] + ((site,) if _is_loop(site) else ())
@@ -77,10 +83,11 @@ def layout(body: list[gast.stmt]) -> Layout:
     lay = Layout()
     counter = 0
 
-    def visit(block: list[gast.stmt], loops: tuple[gast.stmt, ...]) -> None:
+    def visit(block: list[gast.stmt], loops: tuple[gast.stmt, ...], branches=()) -> None:
         nonlocal counter
         lay.blocks.append((block, loops))
         for s in block:
+            lay.branches[id(s)] = branches
             lay.pos[id(s)] = counter
             counter += 1
             lay.loops[id(s)] = loops
@@ -91,10 +98,10 @@ def layout(body: list[gast.stmt]) -> Layout:
             if changed:
                 lay.sites.setdefault(changed, []).append(s)
             if isinstance(s, gast.If):
-                visit(s.body, loops)
-                visit(s.orelse, loops)
+                visit(s.body, loops, branches + ((id(s), "body"),))
+                visit(s.orelse, loops, branches + ((id(s), "orelse"),))
             elif _is_loop(s):
-                visit(s.body, loops + (s,))
+                visit(s.body, loops + (s,), branches)
             lay.end[id(s)] = counter - 1
 
     visit(body, ())
@@ -134,6 +141,7 @@ class TapePlan:
     saved: set[int]                                    # ids of statements whose overwrite is undone
     local: dict[str, tuple[list[gast.stmt], int, str]]  # name -> (block, materialize at, how)
     at: dict[int, dict[int, list[str]]]                 # id(block) -> index -> names, in order
+    saved_reads: dict[int, list[tuple[str, bool]]]      # id(stmt) -> (name, after): saved there
 
 
 def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
@@ -141,8 +149,27 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
     """Decide saves and block-local materializations; `cheap(value)` tells whether an
     operation may be recomputed in the adjoint."""
     lay = layout(body)
-    reads = list(reads)
     local_defs = _block_locals(lay, params)
+    at_reads: set[str] = set()
+    for _ in range(len(lay.sites) + 1):
+        local, at, all_reads = _place_locals(lay, reads, local_defs, cheap, at_reads)
+        saved = _saves(lay, all_reads, set(local_defs.values()) | at_reads)
+        unassigned = _unassigned(body, params, saved)
+        if not unassigned:
+            break
+        # a name with no value before some overwrite the tape must undo: save it where
+        # the adjoint reads it instead (it has a value there)
+        at_reads |= unassigned
+    saved_reads: dict[int, list[tuple[str, bool]]] = {}
+    for r in all_reads:
+        if r.var in at_reads and (r.var, r.after) not in saved_reads.get(id(r.stmt), []):
+            saved_reads.setdefault(id(r.stmt), []).append((r.var, r.after))
+    return TapePlan(lay, saved, local, at, saved_reads)
+
+
+def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], cheap,
+                  at_reads: set[str]):
+    reads = list(reads)
     local: dict[str, tuple[list[gast.stmt], int, str]] = {}
     at: dict[int, dict[int, list[str]]] = {}
     needed_at: dict[str, list[int]] = {}  # recomputations that read a block-local, and where
@@ -159,20 +186,24 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
             if not uses:
                 continue
             k = max(uses)
-            how = "recompute" if _recomputable(lay, stmt, block, d, k, local_defs, cheap) \
-                else "tape"
-            if how == "recompute":
+            recompute = _recomputable(lay, stmt, block, d, k, local_defs, cheap) and \
+                not at_reads.intersection(_operands(stmt.value))
+            if recompute:
                 reads += [Read(n, stmt) for n in _operands(stmt.value)]
                 for n in _operands(stmt.value):
                     needed_at.setdefault(n, []).append(k)
-            local[name] = (block, k, how)
+            local[name] = (block, k, "recompute" if recompute else "tape")
             at.setdefault(id(block), {}).setdefault(k, []).insert(0, name)
+    return local, at, reads
+
+
+def _saves(lay: Layout, reads: list[Read], exempt: set[str]) -> set[int]:
     saved: set[int] = set()
     by_var: dict[str, list[Read]] = {}
     for r in reads:
         by_var.setdefault(r.var, []).append(r)
     for name, sites in lay.sites.items():
-        if name in local_defs.values() or name not in by_var:
+        if name in exempt or name not in by_var:
             continue
         for site in sites:
             skip = site if isinstance(site, gast.For) else None
@@ -180,11 +211,10 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
                 p = lay.pos[id(r.stmt)] + (0.5 if r.after else -0.5)
                 if skip is not None and lay.pos[id(site)] < p <= lay.end[id(site)]:
                     continue  # the reversed loop sets its own index
-                if lay.precedes(p, site, skip):
+                if lay.precedes(p, site, skip, r.stmt):
                     saved.add(id(site))
                     break
-    _check_assigned(body, params, saved, filename)
-    return TapePlan(lay, saved, local, at)
+    return saved
 
 
 def _inside(lay: Layout, block: list[gast.stmt], stmt: gast.stmt) -> bool:
@@ -236,20 +266,15 @@ def _recomputable(lay: Layout, stmt: gast.Assign, block, d: int, k: int,
     return True
 
 
-def _check_assigned(body: list[gast.stmt], params: list[str], saved: set[int],
-                    filename: str) -> None:
-    """A saved name must hold a value before the first overwrite the tape undoes."""
+def _unassigned(body: list[gast.stmt], params: list[str], saved: set[int]) -> set[str]:
+    """Names the tape would save at an overwrite where they may have no value yet."""
+    out: set[str] = set()
 
     def walk(block: list[gast.stmt], defined: set[str]) -> set[str]:
         for s in block:
             if id(s) in saved and isinstance(s, (gast.Assign, gast.For)):
-                name = _changes(s)
-                if name not in defined:
-                    raise SrcgradError(
-                        f"{name!r} is overwritten here, inside a loop, and the gradient needs "
-                        f"its earlier values, but it may have none yet when this line first "
-                        f"runs; assign {name} before the loop",
-                        filename=filename, lineno=getattr(s, "lineno", None))
+                if _changes(s) not in defined:
+                    out.add(_changes(s))
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 defined = defined | {s.targets[0].id}
             elif isinstance(s, gast.If):
@@ -262,5 +287,4 @@ def _check_assigned(body: list[gast.stmt], params: list[str], saved: set[int],
         return defined
 
     walk(body, set(params))
-
-
+    return out

@@ -34,9 +34,12 @@ from ..naming import Namer
 from ..rules import Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
-from ..runtime import snapshot, zeros_like
+from ..runtime import mean_grad, reshape_as, snapshot, sum_grad, unbroadcast, zeros_like
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
+# helpers that read an argument for its shape only (at this position): in a loop, any
+# iteration's value of it will do, so the adjoint need not get the value back
+_SHAPE_ONLY = {unbroadcast: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1, zeros_like: 0}
 
 
 @dataclass
@@ -179,6 +182,7 @@ class _Reverse:
         self.owned: set[str] = set()
         self.tuples: dict[str, list[gast.AST]] = {}
         self.tapes: dict[tuple, str] = {}
+        self.back_before: list[gast.stmt] = []
         self.counters: dict[int, str] = {}
 
     def error(self, cls, node, message) -> SrcgradError:
@@ -264,7 +268,10 @@ class _Reverse:
         self.check_writes()
         self.adjoints = {id(s): self.adjoint_of(s) for s in self.statements
                          if (_target(s) or _is_write(s)) and self.changed(s) in act.active}
-        self.tape = plan(body, self.params, self.reads(), self.cheap, self.p.filename)
+        reads = self.reads()
+        self.read_names = {r.var for r in reads}
+        self.written = {self.changed(s) for s in self.statements if _is_write(s)}
+        self.tape = plan(body, self.params, reads, self.cheap, self.p.filename)
         result = body[-1].value
         seed = None
         if isinstance(result, gast.Name) and result.id in act.active:
@@ -361,9 +368,11 @@ class _Reverse:
             a = _Adjoint()
             value = stmt.value
             if isinstance(value, gast.Name) and value.id in self.act.active:
+                # a copy: the entries are zeroed next; summed where `v` was broadcast
                 index = copy.deepcopy(stmt.targets[0].slice)
-                a.add.append((value.id, b.call(b.name(self.bind("snapshot", snapshot)),
-                                               b.subscript(dy, index))))
+                part = b.call(b.name(self.bind("snapshot", snapshot)), b.subscript(dy, index))
+                a.add.append((value.id, b.call(b.name(self.bind("unbroadcast", unbroadcast)),
+                                               part, b.name(value.id))))
             return a
         if op.kind == "missing":
             raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
@@ -434,8 +443,17 @@ class _Reverse:
         adjoint_names = set(self.adj.values())
 
         def names(node):
+            shape_only = set()
+            for call in gast.walk(node):  # `unbroadcast(g, x)` reads x for its shape only
+                if isinstance(call, gast.Call) and isinstance(call.func, gast.Name):
+                    held = self.ns.entries.get(call.func.id)
+                    k = _SHAPE_ONLY.get(held[0]) if held else None
+                    if k is not None and len(call.args) > k and \
+                            isinstance(call.args[k], gast.Name):
+                        shape_only.add(id(call.args[k]))
             return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                    and n.id in self.locals and n.id not in adjoint_names}
+                    and n.id in self.locals and n.id not in adjoint_names
+                    and id(n) not in shape_only}
 
         for s in self.statements:
             a = self.adjoints.get(id(s))
@@ -466,6 +484,18 @@ class _Reverse:
         return out
 
     def forward_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
+        at_read = self.tape.saved_reads.get(id(stmt), [])
+        before = [self.push(self.tapes_of(v), b.name(v)) for v, after in at_read if not after]
+        after = [self.push(self.tapes_of(v), b.name(v)) for v, after in at_read if after]
+        return before + self.forward_code(stmt) + after
+
+    def tapes_of(self, name: str) -> str:
+        key = ("name", name)
+        if key not in self.tapes:
+            self.tapes[key] = self.namer.fresh(f"{name}_tape")
+        return self.tapes[key]
+
+    def forward_code(self, stmt: gast.stmt) -> list[gast.stmt]:
         saved = id(stmt) in self.tape.saved
         if isinstance(stmt, gast.Assign):
             out = []
@@ -475,7 +505,7 @@ class _Reverse:
                     b.name(self.bind("snapshot", snapshot)),
                     b.subscript(b.name(name), copy.deepcopy(stmt.targets[0].slice)))
                 out.append(self.push(self.tape_name(stmt), value))
-            out.append(self.bind_globals(copy.deepcopy(stmt)))
+            out.append(self.detached(stmt))
             name = _target(stmt)
             if name in self.tape.local and self.tape.local[name][2] == "tape":
                 out.append(self.push(self.tape_name(stmt), b.name(name)))
@@ -509,6 +539,18 @@ class _Reverse:
         if isinstance(stmt, gast.Return):
             return []
         return [self.bind_globals(copy.deepcopy(stmt))]
+
+    def detached(self, stmt: gast.Assign) -> gast.Assign:
+        """A copy of `stmt`, globals bound; a slice of an array that is written into is
+        taken as a copy when the adjoint keeps it (a view would change under the write)."""
+        stmt = self.bind_globals(copy.deepcopy(stmt))
+        value = stmt.value
+        local = self.tape.local.get(_target(stmt))
+        kept = local[2] == "tape" if local else _target(stmt) in self.read_names
+        if kept and isinstance(value, gast.Subscript) and \
+                isinstance(value.value, gast.Name) and value.value.id in self.written:
+            stmt.value = b.call(b.name(self.bind("snapshot", snapshot)), value)
+        return stmt
 
     def tape_name(self, stmt: gast.stmt) -> str:
         """One stack per saved name (its sites pop in reverse push order), and one per
@@ -582,12 +624,24 @@ class _Reverse:
         """A block-local value, again: recomputed, or popped from its tape."""
         stmt = next(s for s in self.statements if _target(s) == name)
         if self.tape.local[name][2] == "recompute":
-            return self.bind_globals(copy.deepcopy(stmt))
+            return self.detached(stmt)
         return b.assign(name, self.pop(self.tape_name(stmt)))
 
     def reverse_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
+        at_read = self.tape.saved_reads.get(id(stmt), [])
+        back = [b.assign(v, self.pop(self.tapes_of(v))) for v, after in at_read if after]
+        self.back_before = [b.assign(v, self.pop(self.tapes_of(v)))
+                            for v, after in at_read if not after]
         if isinstance(stmt, gast.Assign):
-            return self.reverse_assign(stmt)
+            return back + self.reverse_assign(stmt) + self.take_back()
+        return back + self.take_back() + self.reverse_compound(stmt)
+
+    def take_back(self) -> list[gast.stmt]:
+        """The values saved where the adjoint reads them, back (once per statement)."""
+        out, self.back_before = self.back_before, []
+        return out
+
+    def reverse_compound(self, stmt: gast.stmt) -> list[gast.stmt]:
         if isinstance(stmt, gast.If):
             return self.reverse_if(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
@@ -607,8 +661,9 @@ class _Reverse:
         a = self.adjoints.get(id(stmt))
         out: list[gast.stmt] = []
         if a is None or name not in self.defined:
-            return self.restore(stmt)
+            return self.take_back() + self.restore(stmt)
         if _is_write(stmt):
+            out += self.take_back()
             for var, expr in a.add:
                 out += self.accumulate(var, expr)
             out += self.own(name)
@@ -619,6 +674,7 @@ class _Reverse:
         restored = False
         if a.result_copy is not None:
             out.append(b.assign(a.result_copy, b.name(name)))
+        out += self.take_back()
         if any(var == name for var, _ in a.add):   # `x = f(x)`: the old x, back first
             out += self.restore(stmt)
             restored = True
@@ -675,10 +731,15 @@ class _Reverse:
                 break
             new = self.defined - defined
             defined |= new
-            owned = (owned | new) & (self.owned | (defined - self.defined))
+            # owned by the end of an iteration: owned from the start (a copy before the loop)
+            owned = (owned | new | (self.owned & defined)) & (self.owned | (defined - self.defined))
         killed = sorted(defined - self.defined)
         body += [b.assign(self.adjoint_name(v), self.zeros(v)) for v in killed]
-        out = [b.assign(self.adjoint_name(v), self.zeros(v)) for v in sorted(defined - start_defined)]
+        out = [b.assign(self.adjoint_name(v), self.zeros(v))
+               for v in sorted(defined - start_defined)]
+        out += [b.assign(self.adjoint_name(v), b.call(b.name(self.bind("snapshot", snapshot)),
+                                                      b.name(self.adjoint_name(v))))
+                for v in sorted((owned & start_defined) - start_owned)]
         self.defined, self.owned = defined, owned
         if not body:
             return []
