@@ -544,3 +544,131 @@ def calls_in_loop(x):
     for v in x:
         total = total + helpers.cube(v) * 0.1 + poly_loop(v, 3)
     return total
+
+
+# ---- harder mixtures ----
+
+
+def while_break_on_data(x):
+    i = 0
+    total = 0.0
+    while i < len(x):
+        if x[i] < 0.0:
+            break
+        total = total * 0.5 + np.exp(x[i])
+        i += 1
+    return total * x[0]
+
+
+def nested_continue(X):
+    total = 0.0
+    for i in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            if X[i, j] < 0.0:
+                continue
+            total = total + X[i, j] * X[i, j - 1]
+    return total
+
+
+def return_from_nested_loops(x, limit):
+    total = 0.0
+    for i in range(len(x)):
+        for j in range(i + 1):
+            total = total + x[i] * x[j]
+            if total > limit:
+                return total * x[j]
+    return total
+
+
+def branch_assigns_array(x, w):
+    y = x * 1.0
+    for _ in range(4):
+        if np.sum(y) > 0.0:
+            y = np.tanh(y * w)
+        else:
+            y = y * w + 0.5
+    return np.sum(y ** 2)
+
+
+def conditional_writes(x):
+    y = np.zeros(len(x))
+    for i in range(len(x)):
+        if x[i] > 0.0:
+            y[i] = x[i] * x[i]
+        else:
+            y[i] = np.sin(x[i])
+    return np.sum(y * x)
+
+
+def over_slice(x):
+    total = 0.0
+    for v in x[1:-1]:
+        total = total + v * v * v
+    return total
+
+
+def enumerate_start(X):
+    total = 0.0
+    for i, row in enumerate(X, 1):
+        total = total + i * np.sum(np.sin(row))
+    return total
+
+
+def zip_three(x, y, z):
+    total = 0.0
+    for a, b, c in zip(x, y, z):  # noqa: B905
+        total = total + a * b + b * c * c
+    return total
+
+
+def backwards_to_data(x, k):
+    total = 1.0
+    for i in range(len(x) - 1, k, -1):
+        total = total * (1.0 + x[i] * x[i - 1])
+    return total
+
+
+def shift_in_place(x):
+    """Each step reads the values the previous step wrote, through overlapping slices."""
+    y = x.copy()
+    for _ in range(3):
+        y[1:] = y[1:] + 0.5 * y[:-1]
+    return np.sum(y * y)
+
+
+def long_power(x, n):
+    y = 1.0
+    for _ in range(n):
+        y = y * x
+    return y
+
+
+def matrix_update_in_loop(A, v):
+    M = A.copy()
+    for i in range(M.shape[0]):
+        M[i, i] += v[i] * M[i, i]
+        M[:, i] = M[:, i] * np.tanh(v[i])
+    return np.sum(M @ v)
+
+
+def int_init_accumulator(x):
+    """The accumulator starts as an int and becomes a float in the loop."""
+    total = 0
+    for i in range(len(x)):
+        total = total + x[i] * x[i]
+    return total
+
+
+def rebind_input(x, n):
+    """Rebinding a parameter in a loop is not a write into the caller's array."""
+    for _ in range(n):
+        x = np.sin(x) + 0.5 * x
+    return np.sum(x)
+
+
+def inplace_whole_array(x):
+    y = x.copy()
+    for _ in range(3):
+        y *= x
+        y += 0.5
+    return np.sum(y)

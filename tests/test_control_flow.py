@@ -9,6 +9,7 @@ import ast
 import inspect
 import math
 import os
+import warnings
 
 import loops as L
 import numpy as np
@@ -187,6 +188,23 @@ CORPUS = [
     (L.row_recurrence, (R.normal(size=(4, 3)),), [0]),
     (L.euler_with_helper, (0.2, 4.0, 0.8, 0.05, 20), [0, 1, 2]),
     (L.calls_in_loop, (R.normal(size=4),), [0]),
+    (L.while_break_on_data, (np.array([0.3, 0.8, -0.2, 1.0]),), [0]),
+    (L.while_break_on_data, (np.array([0.3, 0.8, 0.2]),), [0]),
+    (L.nested_continue, (np.array([[0.5, -0.3, 1.2], [-0.7, 0.9, 0.4]]),), [0]),
+    (L.return_from_nested_loops, (np.array([0.5, 0.9, 0.7, 1.1]), 1.5), [0]),
+    (L.return_from_nested_loops, (np.array([0.5, 0.9, 0.7, 1.1]), 100.0), [0]),
+    (L.branch_assigns_array, (np.array([0.5, -0.2, 0.4]), 0.8), [0, 1]),
+    (L.branch_assigns_array, (np.array([-0.5, -0.2, 0.1]), 0.8), [0, 1]),
+    (L.conditional_writes, (np.array([0.5, -0.3, 1.2, -0.7]),), [0]),
+    (L.over_slice, (R.normal(size=5),), [0]),
+    (L.enumerate_start, (R.normal(size=(3, 2)),), [0]),
+    (L.zip_three, (R.normal(size=4), R.normal(size=4), R.normal(size=4)), [0, 1, 2]),
+    (L.backwards_to_data, (R.normal(size=6), 1), [0]),
+    (L.shift_in_place, (R.normal(size=5),), [0]),
+    (L.matrix_update_in_loop, (R.normal(size=(3, 3)), R.normal(size=3)), [0, 1]),
+    (L.int_init_accumulator, (R.normal(size=4),), [0]),
+    (L.rebind_input, (R.normal(size=4), 3), [0]),
+    (L.inplace_whole_array, (R.normal(size=4),), [0]),
 ]
 
 
@@ -199,9 +217,21 @@ def corpus_id(case):
 @pytest.mark.parametrize("fun,args,positions", CORPUS, ids=[corpus_id(c) for c in CORPUS])
 def test_corpus(fun, args, positions, jit):
     before = [np.copy(a) for a in args]
-    grad_and_check(fun, args, positions, jit)
+    value, grads = srcgrad.value_and_grad(fun, wrt=tuple(positions), jit=jit)(*args)
     for a, b in zip(args, before, strict=True):
         np.testing.assert_array_equal(a, b)  # no argument was written
+    assert value == pytest.approx(fun(*args), rel=1e-12, abs=1e-14)
+    assert_grad(fun, grads, args, positions)
+
+
+def test_auto_compiles_loop_code_without_falling_back():
+    calls = [(L.rosenbrock, (np.zeros(5),)), (L.heat, (np.ones(5), 0.1, 2)),
+             (L.newton_sqrt, (3.0,)), (L.first_above, (np.array([0.5, 2.0]), 1.0)),
+             (L.cumprod_in_place, (np.ones(3),))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", srcgrad.JitFallbackWarning)
+        for fun, args in calls:
+            srcgrad.grad(fun)(*args)  # jit="auto"
 
 
 def test_loop_gradient_has_input_shape_and_type(jit):
@@ -320,6 +350,13 @@ def test_nonzero_trip_counts_by_hand(jit):
     x = R.normal(size=5)
     np.testing.assert_allclose(srcgrad.grad(L.sum_first, jit=jit)(x, 3),
                                np.r_[2.0 * x[:3], 0.0, 0.0], rtol=1e-12)
+
+
+def test_long_loop(jit):
+    n = 100_000 if jit else 5_000  # a long tape, compiled; a shorter one as Python
+    assert srcgrad.grad(L.long_power, jit=jit)(1.0, n) == float(n)
+    dx = srcgrad.grad(L.long_power, jit=jit)(1.00001, n)
+    assert dx == pytest.approx(n * 1.00001 ** (n - 1), rel=1e-9)
 
 
 def test_while_never_runs(jit):
