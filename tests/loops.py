@@ -672,3 +672,150 @@ def inplace_whole_array(x):
         y *= x
         y += 0.5
     return np.sum(y)
+
+
+# ---- more forms ----
+
+
+def return_in_while(x):
+    y = x
+    k = 0
+    while k < 10:
+        y = y * 1.3
+        if y > 5.0:
+            return y * y
+        k += 1
+    return y
+
+
+def data_step(x, k):
+    total = 0.0
+    for i in range(0, len(x), k):
+        total = total + x[i] ** 2
+    return total
+
+
+def int_carried_index(x):
+    y = np.zeros(len(x))
+    j = 0
+    for v in x:
+        if v > 0.0:
+            y[j] = v * v
+            j += 1
+    return np.sum(y * np.arange(1.0, len(x) + 1.0))
+
+
+def and_or_conditions(x):
+    total = 0.0
+    for i in range(len(x)):
+        if x[i] > 0.0 and x[i] < 1.0 or x[i] < -2.0:
+            total = total + x[i] ** 3
+        else:
+            total = total + x[i]
+    return total
+
+
+def minmax_in_loop(x):
+    best = -1e300
+    low = 1e300
+    for v in x:
+        best = max(best, v)
+        low = min(low, v * 2.0)
+    return best * low
+
+
+def negative_index_writes(x):
+    y = np.zeros(4)
+    y[-1] = x * 2.0
+    y[-2] += x * x
+    return np.sum(y * y)
+
+
+def strided_slice_write(x):
+    y = np.zeros(6)
+    y[::2] = x
+    y[1::2] = x * x
+    return np.sum(np.sin(y))
+
+
+def helper_allocates(v, n):
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = v ** (i + 1)
+    return out
+
+
+def calls_allocating_helper(x):
+    total = 0.0
+    for v in x:
+        total = total + np.sum(helper_allocates(v, 3))
+    return total
+
+
+def overwrite_then_read_later(x):
+    y = np.zeros(3)
+    total = 0.0
+    for i in range(4):
+        y[i % 3] = y[i % 3] * x[i] + x[i]
+        total = total + y[0] * y[2]
+    return total
+
+
+def column_writes(X):
+    Y = X.copy()
+    for j in range(1, X.shape[1]):
+        Y[:, j] = Y[:, j] * Y[:, j - 1]
+    return np.sum(Y)
+
+
+def scalar_from_array_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(x * s) + np.max(x) * i
+    return s
+
+
+def loop_inside_branch(x, flag):
+    if flag > 0:
+        for _ in range(3):
+            x = x * x + 0.1
+    else:
+        while x < 3.0:
+            x = x + 1.0 * x
+    return x
+
+
+def early_return_array_loop(X):
+    for row in X:
+        if np.sum(row) > 1.0:
+            return np.sum(row * row)
+    return np.sum(X)
+
+
+# ---- writes the implementation may refuse, but must never get wrong ----
+
+
+def write_through_view_of_allocated(x):
+    y = np.zeros((2, 3))
+    r = y[0]
+    r[1] = x * x
+    return np.sum(y * y) + x
+
+
+def write_through_alias_of_allocated(x):
+    y = np.zeros(3)
+    z = y
+    z[0] = x * x
+    z[1] = 3.0 * x
+    return np.sum(y * y)
+
+
+def for_else(x):
+    total = 0.0
+    for v in x:
+        if v < 0.0:
+            break
+        total = total + v * v
+    else:
+        total = total * 2.0
+    return total

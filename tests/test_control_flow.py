@@ -205,6 +205,22 @@ CORPUS = [
     (L.int_init_accumulator, (R.normal(size=4),), [0]),
     (L.rebind_input, (R.normal(size=4), 3), [0]),
     (L.inplace_whole_array, (R.normal(size=4),), [0]),
+    (L.return_in_while, (1.1,), [0]),
+    (L.return_in_while, (0.01,), [0]),
+    (L.data_step, (R.normal(size=7), 3), [0]),
+    (L.int_carried_index, (np.array([0.5, -1.0, 1.5, 0.3]),), [0]),
+    (L.and_or_conditions, (np.array([0.5, -1.0, 1.5, -3.0]),), [0]),
+    (L.minmax_in_loop, (np.array([0.5, -1.0, 1.5]),), [0]),
+    (L.negative_index_writes, (0.7,), [0]),
+    (L.strided_slice_write, (R.normal(size=3),), [0]),
+    (L.calls_allocating_helper, (R.normal(size=3),), [0]),
+    (L.overwrite_then_read_later, (R.normal(size=4),), [0]),
+    (L.column_writes, (R.normal(size=(2, 3)),), [0]),
+    (L.scalar_from_array_in_loop, (R.normal(size=3),), [0]),
+    (L.loop_inside_branch, (0.7, 1), [0]),
+    (L.loop_inside_branch, (0.7, 0), [0]),
+    (L.early_return_array_loop, (np.array([[0.1, 0.2], [0.9, 0.8]]),), [0]),
+    (L.early_return_array_loop, (np.array([[0.1, 0.2], [0.3, 0.1]]),), [0]),
 ]
 
 
@@ -467,6 +483,24 @@ def test_loop_code_runs_under_numba():
         np.testing.assert_array_equal(g(np.ones(n)), np.zeros(n))
     assert "for " in g.source
     assert srcgrad.grad(L.newton_sqrt, jit=True)(4.0) == pytest.approx(0.25, rel=1e-8)
+
+
+# ---- constructs that may be refused, but never differentiated wrongly ----
+
+
+@pytest.mark.parametrize("fun,args", [
+    (L.write_through_view_of_allocated, (0.7,)),
+    (L.write_through_alias_of_allocated, (0.7,)),
+    (L.for_else, (np.array([0.5, 1.2, 0.3]),)),
+    (L.for_else, (np.array([0.5, -1.2, 0.3]),)),
+], ids=["view", "alias", "for-else", "for-else-break"])
+def test_right_gradient_or_a_clear_error(fun, args, jit):
+    try:
+        grads = srcgrad.grad(fun, wrt=(0,), jit=jit)(*args)
+    except srcgrad.SrcgradError as exc:
+        assert "loops.py:" in str(exc), str(exc)
+        return
+    assert_grad(fun, grads, args, [0])
 
 
 # ---- writing into an array the caller owns is refused ----
