@@ -46,20 +46,29 @@ def _jit_disabled() -> bool:
 class Transform:
     """A differentiated function; see `grad`, `value_and_grad`, `vjp`."""
 
-    def __init__(self, fun, kind: str, wrt, jit, static, unroll, checkpoint):
+    def __init__(self, fun, kind: str, wrt, jit, static, unroll, checkpoint, constants=None):
         if jit not in ("auto", True, False):
             raise SrcgradError(f"jit must be 'auto', True or False, not {jit!r}")
-        if static or unroll or checkpoint is not None:
-            raise SrcgradError("static=, unroll= and checkpoint= apply to loops, which are "
-                               "not supported yet")
+        if checkpoint is not None:
+            raise SrcgradError("checkpoint= is not supported yet: a loop's tape keeps every "
+                               "iteration's saved values")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.kind = kind
         self.jit = False if _jit_disabled() else jit
+        self.unroll = bool(unroll)
+        self.constants = dict(constants or {})
         self._signature = _signature(fun)
         self._params = list(self._signature.parameters)
         self._many = isinstance(wrt, (tuple, list))
         self.wrt = [_param_name(w, self._params, fun) for w in (wrt if self._many else [wrt])]
+        static = static if isinstance(static, (tuple, list)) else (static,)
+        self.static = [_param_name(w, self._params, fun, "static") for w in static]
+        for name in self.static:
+            if name in self.wrt:
+                raise WrtError(f"{name!r} cannot be both static and differentiated")
+        self._options = (kind, wrt, jit, unroll)
+        self._specialized: dict[tuple, Transform] = {}
         self._generated: Generated | None = None
         self._py: dict[str, Any] | None = None
         self._compiled: dict[str, Any] | None = None
@@ -73,7 +82,8 @@ class Transform:
         with self._lock:
             if self._generated is None:
                 kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
-                self._generated = generate(self.fun, self.wrt, kinds, self._many)
+                self._generated = generate(self.fun, self.wrt, kinds, self._many,
+                                           self.constants, self.unroll)
         return self._generated
 
     @property
@@ -185,8 +195,25 @@ class Transform:
             _check_differentiable(name, bound.arguments[name], self.fun)
         return values
 
+    def specialized(self, values: tuple) -> Transform:
+        """The transform compiled for these values of the static arguments."""
+        constants = {n: values[self._params.index(n)] for n in self.static}
+        try:
+            key = tuple(constants.items())
+            hash(key)
+        except TypeError:
+            raise SrcgradError(f"static arguments of {self.fun.__qualname__} must be "
+                               f"hashable values (numbers, tuples): {constants!r}") from None
+        if key not in self._specialized:
+            kind, wrt, jit, unroll = self._options
+            self._specialized[key] = Transform(self.fun, kind, wrt, jit, (), unroll, None,
+                                               constants)
+        return self._specialized[key]
+
     def __call__(self, *args, **kwargs):
         values = self._args(args, kwargs)
+        if self.static:
+            return self.specialized(values)(*values)
         if self.kind == "vjp":
             value, saved = self._call("forward", values)
             return value, _Pullback(self, saved)
@@ -299,17 +326,17 @@ def _signature(fun) -> inspect.Signature:
         raise SrcgradError(f"cannot differentiate {fun!r}: {exc}") from None
 
 
-def _param_name(w, params: list[str], fun) -> str:
+def _param_name(w, params: list[str], fun, option: str = "wrt") -> str:
     if isinstance(w, bool) or not isinstance(w, (int, str)):
-        raise WrtError(f"wrt must be a parameter position or name, or a tuple of them; "
+        raise WrtError(f"{option} must be a parameter position or name, or a tuple of them; "
                        f"got {w!r}")
     if isinstance(w, int):
         if not -len(params) <= w < len(params):
-            raise WrtError(f"wrt={w} but {fun.__qualname__} has {len(params)} parameter(s): "
-                           f"{', '.join(params)}")
+            raise WrtError(f"{option}={w} but {fun.__qualname__} has {len(params)} "
+                           f"parameter(s): {', '.join(params)}")
         return params[w]
     if w not in params:
-        raise WrtError(f"wrt={w!r} names no parameter of {fun.__qualname__} "
+        raise WrtError(f"{option}={w!r} names no parameter of {fun.__qualname__} "
                        f"(parameters: {', '.join(params)})")
     return w
 

@@ -1,6 +1,7 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
-    parse -> reject_unsupported -> normalize -> activity/reverse -> assemble -> codegen
+    parse -> reject_unsupported -> unroll (static, unroll=) -> normalize
+    -> activity/tape/reverse -> assemble -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -25,6 +26,7 @@ from .naming import Namer, names_in
 from .passes.normalize import normalize
 from .passes.reject import reject_unsupported
 from .passes.reverse import GeneratedFunction, Namespace, Reversed, reverse
+from .passes.unroll import unroll
 from .runtime import seed
 
 
@@ -46,7 +48,8 @@ def _debug(stage: str, tree: gast.AST) -> None:
 
 
 class _Module:
-    def __init__(self):
+    def __init__(self, unroll_loops: bool = False):
+        self.unroll_loops = unroll_loops
         self.ns = Namespace()
         self.functions: list[gast.FunctionDef] = []
         self.callees: dict[tuple[Any, tuple[int, ...]], str] = {}
@@ -55,9 +58,13 @@ class _Module:
     def function_name(self, base: str) -> str:
         return self.ns.bind(base, GeneratedFunction())
 
-    def prepare(self, fun: Any, wrt: list[str] | list[int]) -> tuple[Parsed, Reversed, Namer]:
+    def prepare(self, fun: Any, wrt: list[str] | list[int],
+                constants: dict[str, Any] | None = None) -> tuple[Parsed, Reversed, Namer]:
         parsed = parse(fun)
         tree = reject_unsupported(parsed.tree, parsed.filename)
+        if constants or self.unroll_loops:
+            tree = unroll(tree, constants or {}, self.unroll_loops, parsed.filename)
+            _debug("unroll", tree)
         params = [a.id for a in tree.args.args]
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
         namer = Namer(names_in(tree) | set(self.ns.entries))
@@ -115,15 +122,16 @@ class _Module:
 
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
-             many: bool = False) -> Generated:
+             many: bool = False, constants: dict[str, Any] | None = None,
+             unroll_loops: bool = False) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
     kinds: "grad" gives `f_grad(*params) -> (value, grads)`; "vjp" gives
     `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
     Gradients come as a tuple if `many`, else as the one gradient.
     """
-    m = _Module()
-    parsed, rev, namer = m.prepare(fun, wrt)
+    m = _Module(unroll_loops)
+    parsed, rev, namer = m.prepare(fun, wrt, constants or {})
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
     grads = _pack(rev.grads, many=many)

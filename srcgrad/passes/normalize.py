@@ -167,10 +167,18 @@ class _Normalizer:
             index = target.id
             bounds = [self.stable(self.atom(a), assigned) for a in it.args]
         else:
-            if func is enumerate and len(it.args) == 1 and isinstance(target, gast.Tuple) \
-                    and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
+            if func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
+                    and isinstance(target.elts[0], gast.Name) and it.args:
                 seqs, targets = [self.atom(it.args[0])], [target.elts[1]]
-                index = target.elts[0].id
+                start = it.args[1] if len(it.args) > 1 else next(
+                    (k.value for k in it.keywords if k.arg == "start"), None)
+                if start is None:
+                    index = target.elts[0].id
+                else:  # enumerate(x, start): the count is the index shifted
+                    index = self.namer.fresh("k")
+                    body.insert(0, b.located(b.assign(
+                        target.elts[0].id, b.binop(b.name(index), gast.Add(),
+                                                   self.atom(start))), stmt))
             elif func is zip and it.args and not it.keywords:
                 seqs = [self.atom(a) for a in it.args]
                 if not isinstance(target, gast.Tuple) or len(target.elts) != len(seqs):

@@ -183,6 +183,7 @@ class _Reverse:
         self.tuples: dict[str, list[gast.AST]] = {}
         self.tapes: dict[tuple, str] = {}
         self.back_before: list[gast.stmt] = []
+        self.in_place: set[str] = set()   # adjoints written in place somewhere
         self.counters: dict[int, str] = {}
 
     def error(self, cls, node, message) -> SrcgradError:
@@ -724,15 +725,21 @@ class _Reverse:
         kills are zero again at the end of each iteration."""
         start_defined, start_owned = set(self.defined), set(self.owned)
         defined, owned = set(start_defined), set(start_owned)
-        for _ in range(len(self.locals) + 2):  # grows monotonically: a fixed point
+        for _ in range(2 * len(self.locals) + 4):  # a fixed point
             self.defined, self.owned = set(defined), set(owned)
             body = self.reverse_block(loop.body)
-            if self.defined <= defined and owned <= (self.owned | (defined - self.defined)):
-                break
+            end_owned = self.owned | (defined - self.defined)  # killed: zeros again, owned
             new = self.defined - defined
-            defined |= new
-            # owned by the end of an iteration: owned from the start (a copy before the loop)
-            owned = (owned | new | (self.owned & defined)) & (self.owned | (defined - self.defined))
+            # an adjoint the body writes or adds into stays the body's own array: owned
+            # from the start (zeros or a copy before the loop) it is never copied inside
+            wanted = end_owned & defined & (self.in_place | set(self.adj)) - owned
+            if new or wanted:
+                defined |= new
+                owned |= new | wanted
+            elif owned <= end_owned:
+                break
+            else:
+                owned &= end_owned
         killed = sorted(defined - self.defined)
         body += [b.assign(self.adjoint_name(v), self.zeros(v)) for v in killed]
         out = [b.assign(self.adjoint_name(v), self.zeros(v))
@@ -779,6 +786,9 @@ class _Reverse:
 
     def accumulate(self, var: str, expr: gast.AST) -> list[gast.stmt]:
         dvar = self.adjoint_name(var)
+        if var in self.defined and var in self.owned:  # no other name holds this array
+            return [b.make(gast.AugAssign, target=b.name(dvar, store=True), op=gast.Add(),
+                           value=expr)]
         fresh = var in self.defined  # `dx + e` is a new array, so one this pass owns
         if fresh:
             expr = b.binop(b.name(dvar), gast.Add(), expr)
@@ -791,6 +801,7 @@ class _Reverse:
 
     def own(self, var: str) -> list[gast.stmt]:
         """Make `d<var>` an array this pass allocated, so it may be written in place."""
+        self.in_place.add(var)
         if var in self.owned:
             return []
         dvar = self.adjoint_name(var)
