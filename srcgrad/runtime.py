@@ -136,6 +136,21 @@ def matmul_rhs_grad(dy, a, b):
     return a.T @ dy
 
 
+def add_matmul_lhs_grad(out, dy, a, b):
+    """``out += matmul_lhs_grad(dy, a, b)``, in place (an outer product is not built)."""
+    out += matmul_lhs_grad(dy, a, b)
+
+
+def add_matmul_rhs_grad(out, dy, a, b):
+    """``out += matmul_rhs_grad(dy, a, b)``, in place (an outer product is not built)."""
+    out += matmul_rhs_grad(dy, a, b)
+
+
+# accumulating helpers: `d += helper(...)` into an adjoint the generated code owns is
+# written `adder(d, ...)`
+ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rhs_grad}
+
+
 def reshape_as(dy, x):
     """`dy` with x's shape: the adjoint of reshape, ravel, squeeze, expand_dims, copy."""
     if np.ndim(x) == 0:
@@ -455,6 +470,33 @@ def _matmul_rhs_grad_typer(dy, a, b):
             return lambda dy, a, b: _outer(a, dy)
         return lambda dy, a, b: dy * a
     return lambda dy, a, b: a.T @ dy
+
+
+@register_jitable
+def _add_outer(out, u, v):
+    for i in range(u.size):
+        for j in range(v.size):
+            out[i, j] += u[i] * v[j]
+
+
+@overload(add_matmul_lhs_grad)
+def _add_matmul_lhs_grad_typer(out, dy, a, b):
+    if getattr(b, "ndim", 0) == 1 and getattr(a, "ndim", 0) == 2:
+        return lambda out, dy, a, b: _add_outer(out, dy, b)
+
+    def impl(out, dy, a, b):
+        out += matmul_lhs_grad(dy, a, b)
+    return impl
+
+
+@overload(add_matmul_rhs_grad)
+def _add_matmul_rhs_grad_typer(out, dy, a, b):
+    if getattr(a, "ndim", 0) == 1 and getattr(b, "ndim", 0) == 2:
+        return lambda out, dy, a, b: _add_outer(out, a, dy)
+
+    def impl(out, dy, a, b):
+        out += matmul_rhs_grad(dy, a, b)
+    return impl
 
 
 @overload(reshape_as)

@@ -13,12 +13,15 @@ from numba.core.errors import TypingError
 
 from srcgrad.errors import NONSCALAR_MARKER, NonScalarOutput
 from srcgrad.runtime import (
+    add_matmul_lhs_grad,
+    add_matmul_rhs_grad,
     extremum_grad,
     matmul_lhs_grad,
     matmul_rhs_grad,
     mean_grad,
     reshape_as,
     seed,
+    snapshot,
     sum_grad,
     unbroadcast,
     zeros_like,
@@ -210,3 +213,39 @@ def test_reshape_as(jit, dy, x):
     got = run(jit, reshape_as_nb, dy, x)
     assert np.shape(got) == np.shape(x)
     np.testing.assert_array_equal(np.ravel(got), np.ravel(dy))
+
+
+# ---- in-place accumulation and snapshots ----
+
+def _add_lhs(out, dy, a, b):
+    add_matmul_lhs_grad(out, dy, a, b)
+    return out
+
+
+def _add_rhs(out, dy, a, b):
+    add_matmul_rhs_grad(out, dy, a, b)
+    return out
+
+
+add_lhs_nb, add_rhs_nb = njit(_add_lhs), njit(_add_rhs)
+snapshot_nb = njit(lambda x: snapshot(x))
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((4, 3), (3,)), ((3,), (3, 4)),
+                                                  ((2, 3), (3, 4))])
+def test_adding_matmul_grads_in_place(jit, a_shape, b_shape):
+    a, b = data(a_shape, 1), data(b_shape, 2)
+    dy = data(np.shape(a @ b), 3)
+    start_a, start_b = data(a_shape, 4), data(b_shape, 5)
+    got_a = run(jit, add_lhs_nb, start_a.copy(), dy, a, b)
+    got_b = run(jit, add_rhs_nb, start_b.copy(), dy, a, b)
+    np.testing.assert_allclose(got_a, start_a + matmul_lhs_grad(dy, a, b))
+    np.testing.assert_allclose(got_b, start_b + matmul_rhs_grad(dy, a, b))
+
+
+def test_snapshot_copies_arrays_and_keeps_scalars(jit):
+    x = np.arange(4.0)
+    view = run(jit, snapshot_nb, x[1:])
+    x[1] = 9.0
+    np.testing.assert_array_equal(view, [1.0, 2.0, 3.0])
+    assert run(jit, snapshot_nb, 2.5) == 2.5

@@ -34,7 +34,7 @@ from ..naming import Namer
 from ..rules import Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
-from ..runtime import mean_grad, reshape_as, snapshot, sum_grad, unbroadcast, zeros_like
+from ..runtime import ADD_INTO, mean_grad, reshape_as, snapshot, sum_grad, unbroadcast, zeros_like
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
@@ -787,6 +787,10 @@ class _Reverse:
     def accumulate(self, var: str, expr: gast.AST) -> list[gast.stmt]:
         dvar = self.adjoint_name(var)
         if var in self.defined and var in self.owned:  # no other name holds this array
+            adder = self.adder(expr)
+            if adder is not None:
+                return [b.make(gast.Expr, value=b.call(b.name(adder), b.name(dvar),
+                                                        *expr.args))]
             return [b.make(gast.AugAssign, target=b.name(dvar, store=True), op=gast.Add(),
                            value=expr)]
         fresh = var in self.defined  # `dx + e` is a new array, so one this pass owns
@@ -798,6 +802,15 @@ class _Reverse:
         else:
             self.owned.discard(var)
         return [b.assign(dvar, expr)]
+
+    def adder(self, expr: gast.AST) -> str | None:
+        """The name of the helper that adds `expr` (a helper call) into an array in place."""
+        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name):
+            held = self.ns.entries.get(expr.func.id)
+            if held and held[0] in ADD_INTO:
+                fn = ADD_INTO[held[0]]
+                return self.bind(fn.__name__, fn)
+        return None
 
     def own(self, var: str) -> list[gast.stmt]:
         """Make `d<var>` an array this pass allocated, so it may be written in place."""
