@@ -71,6 +71,17 @@ def zeros_like(x):
     return np.zeros(np.shape(x), dtype)
 
 
+def new_tape(sample, trips):
+    """An array with one entry shaped like `sample` per loop iteration (`trips` of them):
+    a tape whose size is known when the loop starts.
+
+    >>> new_tape(np.zeros(2), 3).shape
+    (3, 2)
+    """
+    sample = np.asarray(sample)
+    return np.empty((max(trips, 0),) + sample.shape, sample.dtype)
+
+
 def snapshot(x):
     """A copy of `x` that later writes into the array it came from cannot change: what
     the tape saves before a subscript write overwrites it. Scalars are values already.
@@ -301,6 +312,17 @@ def _zeros_like_typer(x):
         return lambda x: cast(0.0)
     if isinstance(x, types.Array):
         return lambda x: np.zeros(x.shape, cast)
+
+
+@overload(new_tape)
+def _new_tape_typer(sample, trips):
+    if isinstance(sample, types.Array):
+        dtype = sample.dtype
+        return lambda sample, trips: np.empty((max(trips, 0),) + sample.shape, dtype)
+    if isinstance(sample, (types.Number, types.Boolean)):
+        dtype = sample
+        return lambda sample, trips: np.empty(max(trips, 0), dtype)
+    return None
 
 
 @overload(snapshot)

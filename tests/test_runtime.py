@@ -19,6 +19,7 @@ from srcgrad.runtime import (
     matmul_lhs_grad,
     matmul_rhs_grad,
     mean_grad,
+    new_tape,
     reshape_as,
     seed,
     snapshot,
@@ -249,3 +250,14 @@ def test_snapshot_copies_arrays_and_keeps_scalars(jit):
     x[1] = 9.0
     np.testing.assert_array_equal(view, [1.0, 2.0, 3.0])
     assert run(jit, snapshot_nb, 2.5) == 2.5
+
+
+new_tape_nb = njit(lambda sample, trips: new_tape(sample, trips))
+
+
+@pytest.mark.parametrize("sample", [1.5, 3, True, np.zeros((2, 3)), np.zeros(4, np.int32)])
+def test_new_tape_holds_one_sample_per_iteration(jit, sample):
+    tape = run(jit, new_tape_nb, sample, 5)
+    assert tape.shape == (5,) + np.shape(sample)
+    assert tape.dtype == np.asarray(sample).dtype
+    assert run(jit, new_tape_nb, sample, -2).shape[0] == 0  # range(-2) runs no iteration

@@ -34,7 +34,7 @@ from ..naming import Namer
 from ..rules import Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
-from ..runtime import ADD_INTO, mean_grad, reshape_as, snapshot, sum_grad, unbroadcast, zeros_like
+from ..runtime import ADD_INTO, mean_grad, new_tape, reshape_as, snapshot, sum_grad, unbroadcast, zeros_like
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
@@ -184,6 +184,9 @@ class _Reverse:
         self.tapes: dict[tuple, str] = {}
         self.back_before: list[gast.stmt] = []
         self.in_place: set[str] = set()   # adjoints written in place somewhere
+        self.push_counts: dict[str, int] = {}  # tape -> push statements in the forward
+        self.pushes: dict[str, int] = {}       # the same, frozen after the dry run
+        self.arrays: set[str] = set()          # tapes that are arrays, one entry per iteration
         self.counters: dict[int, str] = {}
 
     def error(self, cls, node, message) -> SrcgradError:
@@ -278,14 +281,17 @@ class _Reverse:
         if isinstance(result, gast.Name) and result.id in act.active:
             seed = self.adjoint_name(result.id)
             self.defined.add(result.id)
+        self.forward_block(body[:-1])   # a dry run: which tapes are pushed where
+        self.pushes = dict(self.push_counts)
         adjoint = self.reverse_block(body[:-1])
         grads = []
         for param in self.wrt:
             if param not in self.defined:
                 adjoint.append(b.assign(self.adjoint_name(param), self.zeros(param)))
             grads.append(self.adjoint_name(param))
+        code = self.forward_block(body[:-1])
         forward = [b.assign(name, b.make(gast.List, elts=[], ctx=gast.Load()))
-                   for name in self.tapes.values()] + self.forward_block(body[:-1])
+                   for name in self.tapes.values() if name not in self.arrays] + code
         if isinstance(result, gast.Name) and any(
                 self.changed(s) == result.id for s in self.statements
                 if id(s) in self.tape.saved):
@@ -486,8 +492,10 @@ class _Reverse:
 
     def forward_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
         at_read = self.tape.saved_reads.get(id(stmt), [])
-        before = [self.push(self.tapes_of(v), b.name(v)) for v, after in at_read if not after]
-        after = [self.push(self.tapes_of(v), b.name(v)) for v, after in at_read if after]
+        before = [p for v, after in at_read if not after
+                  for p in self.push(self.tapes_of(v), b.name(v), stmt)]
+        after = [p for v, after in at_read if after
+                 for p in self.push(self.tapes_of(v), b.name(v), stmt)]
         return before + self.forward_code(stmt) + after
 
     def tapes_of(self, name: str) -> str:
@@ -505,11 +513,11 @@ class _Reverse:
                 value = b.name(name) if _target(stmt) else b.call(
                     b.name(self.bind("snapshot", snapshot)),
                     b.subscript(b.name(name), copy.deepcopy(stmt.targets[0].slice)))
-                out.append(self.push(self.tape_name(stmt), value))
+                out += self.push(self.tape_name(stmt), value, stmt)
             out.append(self.detached(stmt))
             name = _target(stmt)
             if name in self.tape.local and self.tape.local[name][2] == "tape":
-                out.append(self.push(self.tape_name(stmt), b.name(name)))
+                out += self.push(self.tape_name(stmt), b.name(name), stmt)
             return out
         if isinstance(stmt, gast.If):
             node = b.make(gast.If, test=copy.deepcopy(stmt.test),
@@ -520,7 +528,7 @@ class _Reverse:
             out, body = [], self.forward_block(stmt.body)
             counter = self.counters.get(id(stmt))
             if saved:
-                out.append(self.push(self.tape_name(stmt), b.name(stmt.target.id)))
+                out += self.push(self.tape_name(stmt), b.name(stmt.target.id), stmt)
             if counter:
                 out.append(b.assign(counter, b.const(0)))
                 body.insert(0, b.assign(counter, b.binop(b.name(counter), gast.Add(),
@@ -533,7 +541,7 @@ class _Reverse:
             node.body = body
             out.append(self.bind_globals(node, shallow=True))
             if counter and self.tape.layout.loops[id(stmt)]:
-                out.append(self.push(self.counter_tape(stmt), b.name(counter)))
+                out += self.push(self.counter_tape(stmt), b.name(counter))
             return out
         if isinstance(stmt, (gast.Break, gast.Continue)):
             return [copy.deepcopy(stmt)]
@@ -568,14 +576,46 @@ class _Reverse:
             self.tapes[key] = self.namer.fresh(f"{self.counters[id(loop)]}_tape")
         return self.tapes[key]
 
-    @staticmethod
-    def push(tape: str, value: gast.AST) -> gast.stmt:
-        return b.make(gast.Expr, value=b.call(b.make(gast.Attribute, value=b.name(tape),
-                                                     attr="append", ctx=gast.Load()), value))
+    def push(self, tape: str, value: gast.AST,
+             site: gast.stmt | None = None) -> list[gast.stmt]:
+        """`tape.append(value)`; or, when the only push is once per iteration of an
+        outermost counted loop, a store into an array made on the first iteration."""
+        self.push_counts[tape] = self.push_counts.get(tape, 0) + 1
+        loop = self.per_iteration(tape, site)
+        if loop is None:
+            return [b.make(gast.Expr, value=b.call(b.make(
+                gast.Attribute, value=b.name(tape), attr="append", ctx=gast.Load()), value))]
+        self.arrays.add(tape)
+        k = _iteration(loop)
+        trips = loop.iter.args[0] if len(loop.iter.args) == 1 else \
+            b.call(b.name("len"), copy.deepcopy(loop.iter))
+        make = b.assign(tape, b.call(b.name(self.bind("new_tape", new_tape)),
+                                     copy.deepcopy(value), copy.deepcopy(trips)))
+        first = b.make(gast.If, test=b.make(gast.Compare, left=copy.deepcopy(k),
+                                            ops=[gast.Eq()], comparators=[b.const(0)]),
+                       body=[make], orelse=[])
+        return [first, b.assign(b.subscript(b.name(tape), k, store=True), value)]
 
-    @staticmethod
-    def pop(tape: str) -> gast.AST:
-        return b.call(b.make(gast.Attribute, value=b.name(tape), attr="pop", ctx=gast.Load()))
+    def pop(self, tape: str, site: gast.stmt | None = None) -> gast.AST:
+        """The value pushed at `site`, back: `tape.pop()`, or `tape[i]` when the only push
+        is once per iteration of an outermost loop over `i` (an indexed read is cheaper
+        than a pop, and the tape is dropped with the function's frame anyway)."""
+        loop = self.per_iteration(tape, site)
+        if loop is None:
+            return b.call(b.make(gast.Attribute, value=b.name(tape), attr="pop",
+                                 ctx=gast.Load()))
+        return b.subscript(b.name(tape), _iteration(loop))
+
+    def per_iteration(self, tape: str, site: gast.stmt | None) -> gast.stmt | None:
+        lay = self.tape.layout
+        if site is None or self.pushes.get(tape, 0) != 1 or id(site) not in lay.loops:
+            return None
+        loops = lay.loops[id(site)]
+        if len(loops) != 1 or not isinstance(loops[0], gast.For) or \
+                lay.block[id(site)] is not loops[0].body or \
+                any(isinstance(s, gast.Break) for s in _own_statements(loops[0].body)):
+            return None
+        return loops[0]
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.
@@ -626,12 +666,12 @@ class _Reverse:
         stmt = next(s for s in self.statements if _target(s) == name)
         if self.tape.local[name][2] == "recompute":
             return self.detached(stmt)
-        return b.assign(name, self.pop(self.tape_name(stmt)))
+        return b.assign(name, self.pop(self.tape_name(stmt), stmt))
 
     def reverse_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
         at_read = self.tape.saved_reads.get(id(stmt), [])
-        back = [b.assign(v, self.pop(self.tapes_of(v))) for v, after in at_read if after]
-        self.back_before = [b.assign(v, self.pop(self.tapes_of(v)))
+        back = [b.assign(v, self.pop(self.tapes_of(v), stmt)) for v, after in at_read if after]
+        self.back_before = [b.assign(v, self.pop(self.tapes_of(v), stmt))
                             for v, after in at_read if not after]
         if isinstance(stmt, gast.Assign):
             return back + self.reverse_assign(stmt) + self.take_back()
@@ -653,9 +693,9 @@ class _Reverse:
         if id(stmt) not in self.tape.saved:
             return []
         if _target(stmt):
-            return [b.assign(_target(stmt), self.pop(self.tape_name(stmt)))]
+            return [b.assign(_target(stmt), self.pop(self.tape_name(stmt), stmt))]
         target = copy.deepcopy(stmt.targets[0])
-        return [b.assign(target, self.pop(self.tape_name(stmt)))]
+        return [b.assign(target, self.pop(self.tape_name(stmt), stmt))]
 
     def reverse_assign(self, stmt: gast.Assign) -> list[gast.stmt]:
         name = self.changed(stmt)
@@ -841,6 +881,19 @@ def _own_statements(body: list[gast.stmt]):
         if isinstance(s, gast.If):
             yield from _own_statements(s.body)
             yield from _own_statements(s.orelse)
+
+
+def _iteration(loop: gast.For) -> gast.AST:
+    """The number of the current iteration of `for i in range(...)`, from `i`."""
+    args = loop.iter.args
+    start = args[0] if len(args) > 1 else b.const(0)
+    step = args[2] if len(args) > 2 else b.const(1)
+    i = b.name(loop.target.id)
+    if _int(start) != 0:
+        i = b.binop(i, gast.Sub(), copy.deepcopy(start))
+    if _int(step) != 1:
+        i = b.binop(i, gast.FloorDiv(), copy.deepcopy(step))
+    return i
 
 
 def _int(node: gast.AST) -> int | None:
