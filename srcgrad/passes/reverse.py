@@ -34,7 +34,16 @@ from ..naming import Namer
 from ..rules import Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
-from ..runtime import ADD_INTO, mean_grad, new_tape, reshape_as, snapshot, sum_grad, unbroadcast, zeros_like
+from ..runtime import (
+    ADD_INTO,
+    mean_grad,
+    new_tape,
+    reshape_as,
+    snapshot,
+    sum_grad,
+    unbroadcast,
+    zeros_like,
+)
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
