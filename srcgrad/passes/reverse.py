@@ -595,6 +595,9 @@ class _Reverse:
             return [b.make(gast.Expr, value=b.call(b.make(
                 gast.Attribute, value=b.name(tape), attr="append", ctx=gast.Load()), value))]
         self.arrays.add(tape)
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+                self.ns.entries.get(value.func.id, (None,))[0] is snapshot:
+            value = value.args[0]  # the array tape copies what it stores
         k = _iteration(loop)
         trips = loop.iter.args[0] if len(loop.iter.args) == 1 else \
             b.call(b.name("len"), copy.deepcopy(loop.iter))
