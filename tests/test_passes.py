@@ -89,6 +89,86 @@ PAIRS = [
             return _t3
         """,
     ),
+    (  # a loop over rows indexes them; what follows a jump moves into the other branch
+        """
+        def f(x):
+            s = 0.0
+            for row in x:
+                if row[0] > 0.5:
+                    break
+                s += row.sum()
+            return s
+        """,
+        """
+        def f(x):
+            s = 0.0
+            _t1 = len(x)
+            for k in range(_t1):
+                row = x[k]
+                _t2 = row[0]
+                _t3 = _t2 > 0.5
+                if _t3:
+                    break
+                else:
+                    _t4 = row.sum()
+                    s = s + _t4
+            return s
+        """,
+    ),
+    (  # a while test that takes statements runs before the loop and at its end;
+       # names assigned in a loop keep their name; subscript writes stay writes
+        """
+        def f(x):
+            y = x.copy()
+            k = 0
+            while y[0, 0] < 5.0:
+                y[0, 0] += 1.0
+                k += 1
+            return y * k
+        """,
+        """
+        def f(x):
+            y = x.copy()
+            k = 0
+            _t1 = y[0, 0]
+            _t2 = _t1 < 5.0
+            while _t2:
+                _t3 = y[0, 0]
+                _t4 = _t3 + 1.0
+                y[0, 0] = _t4
+                k = k + 1
+                _t1 = y[0, 0]
+                _t2 = _t1 < 5.0
+            _t5 = y * k
+            return _t5
+        """,
+    ),
+    (  # a return inside a loop sets the result and breaks; the rest runs if it did not
+        """
+        def f(x):
+            for i, v in enumerate(x[0]):
+                if v > 0.5:
+                    return v * x
+            return -x
+        """,
+        """
+        def f(x):
+            returned = False
+            _t1 = x[0]
+            _t2 = len(_t1)
+            for i in range(_t2):
+                v = _t1[i]
+                _t3 = v > 0.5
+                if _t3:
+                    result = v * x
+                    returned = True
+                    break
+            _t4 = not returned
+            if _t4:
+                result = -x
+            return result
+        """,
+    ),
 ]
 
 
