@@ -11,6 +11,7 @@ entry, written once, never a temporary left behind.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import re
@@ -30,7 +31,14 @@ _COMMENT = re.compile(r"^(\s*)(\"\"\"|'''|['\"])" + re.escape(COMMENT_MARK) + r"
 
 def to_source(module: gast.Module) -> str:
     """Python source of `module`, with comment markers printed as comments."""
-    text = astor.to_source(gast.gast_to_ast(module))
+    tree = gast.gast_to_ast(module)
+    for node in ast.walk(tree):  # astor prints `(-2.0) ** x` as `-2.0 ** x`, i.e. -(2.0 ** x)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            left = node.left
+            if isinstance(left, ast.Constant) and isinstance(left.value, (int, float)) \
+                    and not isinstance(left.value, bool) and left.value < 0:
+                node.left = ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-left.value))
+    text = astor.to_source(tree)
     lines = []
     for line in text.splitlines():
         m = _COMMENT.match(line)

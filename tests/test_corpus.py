@@ -89,3 +89,12 @@ def test_broadcast_gradient_has_input_shape(jit):
     da, db = srcgrad.grad(f, wrt=(0, 1), jit=jit)(np.ones((3, 1)), np.arange(4.0))
     np.testing.assert_array_equal(da, np.full((3, 1), 6.0))
     np.testing.assert_array_equal(db, np.full(4, 3.0))
+
+
+def negative_base(x):
+    return (-2.0) ** 2 * x
+
+
+def test_negative_constant_base_keeps_its_parentheses(jit):
+    value, dx = srcgrad.value_and_grad(negative_base, jit=jit)(1.5)
+    assert (value, dx) == (6.0, 4.0)   # (-2)^2 = 4, not -(2^2)
