@@ -147,13 +147,15 @@ class _Adjoint:
     self_ref: bool = False           # `x = f(x)`: in the expressions, `x` is the old value
 
 
-def _all_statements(body: list[gast.stmt]):
+def _all_statements(body: list[gast.stmt], into_loops: bool = True):
+    """Every statement of `body`, nested ones after their parent; with `into_loops` false,
+    not those of loops nested in it (where a `break` would belong to another loop)."""
     for s in body:
         yield s
         if isinstance(s, gast.If):
-            yield from _all_statements(s.body)
-            yield from _all_statements(s.orelse)
-        elif isinstance(s, (gast.For, gast.While)):
+            yield from _all_statements(s.body, into_loops)
+            yield from _all_statements(s.orelse, into_loops)
+        elif into_loops and isinstance(s, (gast.For, gast.While)):
             yield from _all_statements(s.body)
 
 
@@ -625,7 +627,7 @@ class _Reverse:
         loops = lay.loops[id(site)]
         if len(loops) != 1 or not isinstance(loops[0], gast.For) or \
                 lay.block[id(site)] is not loops[0].body or \
-                any(isinstance(s, gast.Break) for s in _own_statements(loops[0].body)):
+                _breaks(loops[0]):
             return None
         return loops[0]
 
@@ -802,8 +804,7 @@ class _Reverse:
         self.defined, self.owned = defined, owned
         if not body:
             return []
-        if id(loop) not in self.counters and (isinstance(loop, gast.While) or any(
-                isinstance(s, gast.Break) for s in _own_statements(loop.body))):
+        if id(loop) not in self.counters and (isinstance(loop, gast.While) or _breaks(loop)):
             self.counters[id(loop)] = self.namer.fresh(
                 f"n_{loop.target.id}" if isinstance(loop, gast.For) else "n_iter")
         counter = self.counters.get(id(loop))
@@ -886,13 +887,9 @@ class _Reverse:
         return out
 
 
-def _own_statements(body: list[gast.stmt]):
-    """The statements of a loop body outside loops nested in it (where its breaks are)."""
-    for s in body:
-        yield s
-        if isinstance(s, gast.If):
-            yield from _own_statements(s.body)
-            yield from _own_statements(s.orelse)
+def _breaks(loop: gast.stmt) -> bool:
+    """Whether the loop may end early (then its adjoint counts the iterations it ran)."""
+    return any(isinstance(s, gast.Break) for s in _all_statements(loop.body, into_loops=False))
 
 
 def _iteration(loop: gast.For) -> gast.AST:
