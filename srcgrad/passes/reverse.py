@@ -486,11 +486,28 @@ class _Reverse:
                     out.append(Read(target, s, after=True))
                 if _is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
-            if isinstance(s, gast.If):
-                out += [Read(n, s) for n in names(s.test)]
-            elif isinstance(s, gast.For):
-                out += [Read(n, s) for n in names(s.iter)]
-        return out
+        # a branch or loop is replayed only if something inside it has an adjoint or may
+        # overwrite a value the adjoint reads; then its test, or the start and step of its
+        # range (and the stop, unless it counts its iterations), are read too
+        replayed: set[int] = set()
+        while True:
+            read = {r.var for r in out}
+            more = [s for s in self.statements if isinstance(s, (gast.If, gast.For))
+                    and id(s) not in replayed and any(
+                        id(t) in self.adjoints or (_target(t) or "") in read
+                        or (isinstance(t, gast.For) and t.target.id in read)
+                        or (_is_write(t) and self.changed(t) in read)
+                        for t in _all_statements(s.body + s.orelse))]
+            if not more:
+                return out
+            for s in more:
+                replayed.add(id(s))
+                if isinstance(s, gast.If):
+                    out += [Read(n, s) for n in names(s.test)]
+                else:
+                    args = s.iter.args if not _breaks(s) else \
+                        [a for k, a in enumerate(s.iter.args) if k != min(1, len(s.iter.args) - 1)]
+                    out += [Read(n, s) for a in args for n in names(a)]
 
     # ---- forward ----
     def forward_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
