@@ -82,6 +82,18 @@ def new_tape(sample, trips):
     return np.empty((max(trips, 0),) + sample.shape, sample.dtype)
 
 
+def record(tape, k, value):
+    """``tape[k] = value``: entry `k` of an array tape (`new_tape`) holds `value`.
+
+    (A helper, because numba compiles an array assignment with its error-message
+    machinery, seconds of compile time; the copy here is a plain loop.)
+
+    >>> t = new_tape(np.zeros(2), 3); record(t, 1, np.ones(2)); t[1]
+    array([1., 1.])
+    """
+    tape[k] = value
+
+
 def snapshot(x):
     """A copy of `x` that later writes into the array it came from cannot change: what
     the tape saves before a subscript write overwrites it. Scalars are values already.
@@ -323,6 +335,24 @@ def _new_tape_typer(sample, trips):
         dtype = sample
         return lambda sample, trips: np.empty(max(trips, 0), dtype)
     return None
+
+
+@overload(record)
+def _record_typer(tape, k, value):
+    if not isinstance(value, types.Array):
+        def store(tape, k, value):
+            tape[k] = value
+        return store
+
+    def copy_in(tape, k, value):
+        row = tape[k].ravel()  # a view: the entry is C-contiguous
+        flat = value.ravel()
+        if flat.size != row.size:
+            raise ValueError("srcgrad: a value saved on the tape changed shape between "
+                             "loop iterations")
+        for j in range(row.size):
+            row[j] = flat[j]
+    return copy_in
 
 
 @overload(snapshot)

@@ -20,6 +20,7 @@ from srcgrad.runtime import (
     matmul_rhs_grad,
     mean_grad,
     new_tape,
+    record,
     reshape_as,
     seed,
     snapshot,
@@ -261,3 +262,20 @@ def test_new_tape_holds_one_sample_per_iteration(jit, sample):
     assert tape.shape == (5,) + np.shape(sample)
     assert tape.dtype == np.asarray(sample).dtype
     assert run(jit, new_tape_nb, sample, -2).shape[0] == 0  # range(-2) runs no iteration
+
+
+def _record(tape, k, value):
+    record(tape, k, value)
+    return tape
+
+
+record_nb = njit(_record)
+
+
+@pytest.mark.parametrize("value", [2.5, np.arange(3.0), np.arange(6.0).reshape(2, 3).T])
+def test_record_stores_one_entry(jit, value):
+    tape = run(jit, new_tape_nb, value, 4)
+    tape[:] = 0
+    tape = run(jit, record_nb, tape, 2, value)
+    np.testing.assert_array_equal(tape[2], value)
+    np.testing.assert_array_equal(tape[1], np.zeros_like(value))

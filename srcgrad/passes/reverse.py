@@ -38,6 +38,7 @@ from ..runtime import (
     ADD_INTO,
     mean_grad,
     new_tape,
+    record,
     reshape_as,
     snapshot,
     sum_grad,
@@ -625,7 +626,8 @@ class _Reverse:
         first = b.make(gast.If, test=b.make(gast.Compare, left=copy.deepcopy(k),
                                             ops=[gast.Eq()], comparators=[b.const(0)]),
                        body=[make], orelse=[])
-        return [first, b.assign(b.subscript(b.name(tape), k, store=True), value)]
+        store = b.call(b.name(self.bind("record", record)), b.name(tape), k, value)
+        return [first, b.make(gast.Expr, value=store)]
 
     def pop(self, tape: str, site: gast.stmt | None = None) -> gast.AST:
         """The value pushed at `site`, back: `tape.pop()`, or `tape[i]` when the only push
