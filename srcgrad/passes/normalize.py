@@ -6,15 +6,22 @@ is a list of:
 * ``name = op`` where ``op`` is an atom (a Name, a Constant or a global such as `np.pi`),
   or one operation whose operands are atoms: BinOp, UnaryOp, a single Compare, BoolOp,
   Call, Attribute, Subscript (index built from atoms and slices of atoms), Tuple, List;
+* ``name[index] = atom`` (a subscript write; `x[i] += v` reads, adds, writes);
 * ``Expr(call)`` for calls kept for their effect (`print`);
+* ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
+  `enumerate` and `zip` become index loops); ``while op:`` (a test that takes statements
+  runs them before the loop, at the end of the body and before each `continue`);
+  `break` and `continue` only at the end of a block (see `jumps`);
 * one final ``return atom``.
 
-Every name is assigned once (a reassigned `x` becomes `x_1` from that point on), so the
-adjoint can read any intermediate value without a tape. Augmented assignment, tuple
-targets, chained comparisons, multiple targets and unary minus on constants are
-desugared. Each new statement keeps the line of the statement it came from, which is
-how the adjoint comments name the user's line. Exists so that `reverse` needs one rule
-per operation and never sees nesting.
+A name assigned only outside loops and branches is assigned once (a reassigned `x`
+becomes `x_1` from that point on), so the adjoint reads its values without a tape; a
+name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
+restores what its overwrites destroy. Augmented assignment, tuple targets, chained
+comparisons, multiple targets and unary minus on constants are desugared. Each new
+statement keeps the line of the statement it came from, which is how the adjoint
+comments name the user's line. Exists so that `reverse` needs one rule per operation
+and one form per construct.
 """
 
 from __future__ import annotations

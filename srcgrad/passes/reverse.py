@@ -1,17 +1,21 @@
 """reverse: emit the forward code and the adjoint code of a normalized function.
 
-Requires a normalized body (one operation per statement, each name assigned once) and
-the `wrt` parameter names. Guarantees `Reversed`: the forward statements (the primal,
-commented with the user's lines), the adjoint statements (one block per original line,
-headed `# grad of line N: <line>`), the result atom, and the names of the gradients.
-Every global the code names is bound through the module `Namespace`.
+Requires a normalized body (one operation per statement, structured control flow) and
+the `wrt` parameter names. Guarantees `Reversed`: the forward statements (the primal plus
+tape pushes, commented with the user's lines), the adjoint statements (one block per
+original line, headed `# grad of line N: <line>`; a loop reversed as a loop over its
+iterations backwards, a branch replayed), the result atom, and the names of the
+gradients. Every global the code names is bound through the module `Namespace`.
 
 The adjoint of an active variable `x` is `dx`. Its first contribution is written
-`dx = ...`, later ones `dx = dx + ...` (never in place, since a first contribution may
-alias another adjoint); subscript reads accumulate in place into an adjoint this pass
-allocated itself. Operations whose result has no adjoint yet are skipped (symbolic
-zero), so only what flows to the result is computed (Griewank & Walther, ch. 3).
-Exists because this is the algorithm: everything else prepares or packages its output.
+`dx = ...` (which may alias another adjoint), later ones `dx = dx + ...`, or `dx += ...`
+once `dx` is an array this pass made (it tracks which: `owned`). Operations whose result
+has no adjoint yet are skipped (symbolic zero), so only what flows to the result is
+computed (Griewank & Walther, ch. 3); across loop iterations and branch joins the
+adjoints that may be nonzero are made explicit zeros. What the adjoint reads back from
+the forward is decided by `analysis.tape.plan` (recompute, tape, or save before an
+overwrite); this pass places the pushes and pops. Exists because this is the algorithm:
+everything else prepares or packages its output.
 """
 
 from __future__ import annotations
