@@ -8,6 +8,14 @@
     (13.0, 5.0)
 """
 
+from .annotations import (
+    adjoint,
+    grad_of,
+    gradient_override,
+    identity,
+    register_gradient,
+    stop_gradient,
+)
 from .api import grad, source, value_and_grad, vjp
 from .checks import check_grad
 from .errors import (
@@ -26,6 +34,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "grad", "value_and_grad", "vjp", "source", "check_grad",
+    "stop_gradient", "identity", "register_gradient", "gradient_override", "adjoint", "grad_of",
     "SrcgradError", "UnsupportedSyntax", "NoSourceError", "MissingRule", "WrtError",
     "NonScalarOutput", "RuleError", "RecursiveFunction", "JitFallbackWarning",
 ]

@@ -1,6 +1,6 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
-    parse -> reject_unsupported -> unroll (static, unroll=) -> normalize
+    parse -> annotate -> reject_unsupported -> unroll (static, unroll=) -> normalize
     -> activity/tape/reverse -> assemble -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
@@ -23,6 +23,7 @@ from .codegen import to_source
 from .errors import RecursiveFunction, SrcgradError
 from .frontend.parse import Parsed, parse
 from .naming import Namer, names_in
+from .passes.annotate import annotate, hook_names
 from .passes.normalize import normalize
 from .passes.reject import reject_unsupported
 from .passes.reverse import GeneratedFunction, Namespace, Reversed, reverse
@@ -60,14 +61,14 @@ class _Module:
 
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None) -> tuple[Parsed, Reversed, Namer]:
-        parsed = parse(fun)
+        parsed = annotate(parse(fun))
         tree = reject_unsupported(parsed.tree, parsed.filename)
         if constants or self.unroll_loops:
             tree = unroll(tree, constants or {}, self.unroll_loops, parsed.filename)
             _debug("unroll", tree)
         params = [a.id for a in tree.args.args]
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
-        namer = Namer(names_in(tree) | set(self.ns.entries))
+        namer = Namer(names_in(tree) - hook_names(tree) | set(self.ns.entries))
         tree = normalize(tree, parsed.env, namer, parsed.filename)
         _debug("normalize", tree)
         self.stack.append(parsed.fun)

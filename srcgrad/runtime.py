@@ -22,7 +22,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from . import numba_ext  # noqa: F401  (registers the NumPy forms generated code uses)
-from .errors import NONSCALAR_MARKER, NonScalarOutput
+from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError
 from .numba_ext import normalize_axis
 
 _NONSCALAR = "grad needs a scalar result; this function returns an array (use vjp)"
@@ -69,6 +69,17 @@ def zeros_like(x):
     if np.ndim(x) == 0:
         return dtype.type(0.0)
     return np.zeros(np.shape(x), dtype)
+
+
+def checked_grad(g, x, where):
+    """`g`, the gradient a user's rule gave for argument `x`, if it has x's shape; else
+    a RuleError naming the rule and the call (`where`)."""
+    if np.shape(g) != np.shape(x):
+        raise RuleError(f"{where}{_BAD_SHAPE}: {np.shape(g)} for {np.shape(x)}")
+    return g
+
+
+_BAD_SHAPE = " returned a gradient whose shape is not its argument's"
 
 
 def new_tape(sample, trips):
@@ -324,6 +335,21 @@ def _zeros_like_typer(x):
         return lambda x: cast(0.0)
     if isinstance(x, types.Array):
         return lambda x: np.zeros(x.shape, cast)
+
+
+@overload(checked_grad)
+def _checked_grad_typer(g, x, where):
+    if getattr(g, "ndim", 0) != getattr(x, "ndim", 0):
+        def mismatch(g, x, where):
+            raise RuleError(where + _BAD_SHAPE)
+            return g
+        return mismatch
+
+    def impl(g, x, where):
+        if np.shape(g) != np.shape(x):
+            raise RuleError(where + _BAD_SHAPE)
+        return g
+    return impl
 
 
 @overload(new_tape)

@@ -8,6 +8,8 @@ is a list of:
   Call, Attribute, Subscript (index built from atoms and slices of atoms), Tuple, List;
 * ``name[index] = atom`` (a subscript write; `x[i] += v` reads, adds, writes);
 * ``Expr(call)`` for calls kept for their effect (`print`);
+* ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
+  for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
   `enumerate` and `zip` become index loops); ``while op:`` (a test that takes statements
   runs them before the loop, at the end of the body and before each `continue`);
@@ -35,10 +37,6 @@ from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
 from .jumps import structure_jumps
-
-_LATER = {
-    gast.With: "'with' blocks",
-}
 
 
 def assigned_names(fn: gast.FunctionDef) -> frozenset[str]:
@@ -106,8 +104,6 @@ class _Normalizer:
     # ---- statements ----
     def statement(self, stmt: gast.stmt) -> None:
         self.origin = stmt
-        if type(stmt) in _LATER:
-            raise self.error(stmt, f"{_LATER[type(stmt)]} are not supported yet")
         if isinstance(stmt, gast.Pass):
             return
         if isinstance(stmt, gast.Expr):
@@ -130,6 +126,8 @@ class _Normalizer:
             self.for_(stmt)
         elif isinstance(stmt, gast.While):
             self.while_(stmt)
+        elif isinstance(stmt, gast.With):
+            self.hook(stmt)
         elif isinstance(stmt, gast.Break):
             self.emit(b.make(gast.Break))
         elif isinstance(stmt, gast.Continue):
@@ -227,6 +225,14 @@ class _Normalizer:
             inner += [copy.deepcopy(s) for s in condition]
         self.origin = stmt
         self.emit(b.make(gast.While, test=test, body=inner, orelse=[]))
+
+    def hook(self, stmt: gast.With) -> None:
+        """`with grad_of(h) as dh:` (checked by `annotate`), its block normalized."""
+        body = self.block(stmt.body)
+        self.origin = stmt
+        if body:
+            item = copy.deepcopy(stmt.items[0])
+            self.emit(b.make(gast.With, items=[item], body=body))
 
     def stable(self, atom: gast.AST, assigned: set[str]) -> gast.AST:
         """`atom`, or a copy of it taken before the loop if the loop body assigns it."""

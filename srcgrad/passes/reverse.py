@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import os
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,11 +36,13 @@ from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed
 from ..naming import Namer
-from ..rules import Rule, instantiate, lookup
+from .annotate import hook, hook_names
+from ..rules import Overridden, Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
 from ..runtime import (
     ADD_INTO,
+    checked_grad,
     mean_grad,
     new_tape,
     record,
@@ -53,7 +56,8 @@ from ..runtime import (
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
 # iteration's value of it will do, so the adjoint need not get the value back
-_SHAPE_ONLY = {unbroadcast: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1, zeros_like: 0}
+_SHAPE_ONLY = {unbroadcast: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1, zeros_like: 0,
+               checked_grad: 1}
 
 
 @dataclass
@@ -193,6 +197,9 @@ class _Reverse:
         self.locals = frozenset(self.params) | frozenset(
             n.id for s in self.statements for n in gast.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        self.hook_locals = hook_names(fn) | {
+            n.id for s in self.statements if hook(s) for t in s.body for n in gast.walk(t)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.adj: dict[str, str] = {}
         self.defined: set[str] = set()
         self.owned: set[str] = set()
@@ -247,6 +254,8 @@ class _Reverse:
                                  what=f"{what!r}: a call to a local value")
             r = lookup(obj)
             if r is not None:
+                if isinstance(obj, Overridden):  # in a gradient_override block
+                    obj, what = obj.primal, obj.what
                 args, kwargs = _by_position(obj, r, value.args, kwargs)
                 return Operation("rule", args, kwargs, r, what=what)
             if isinstance(obj, types.FunctionType) and not _is_library(obj):
@@ -286,6 +295,7 @@ class _Reverse:
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
         self.check_constructors(act)
         self.check_writes()
+        self.hooks = {id(s) for s in self.statements if hook(s) and hook(s)[0] in act.active}
         self.adjoints = {id(s): self.adjoint_of(s) for s in self.statements
                          if (_target(s) or _is_write(s)) and self.changed(s) in act.active}
         reads = self.reads()
@@ -433,14 +443,25 @@ class _Reverse:
         for name, (obj, jit) in inst.needs.items():
             self.ns.bind(name, obj, jit=jit)
         if inst.per_arg is not None:
-            a.add += [(op.args[i].id, inst.per_arg[i]) for i in active
-                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
+            parts = [(i, inst.per_arg[i]) for i in active
+                     if i < len(inst.per_arg) and inst.per_arg[i] is not None]
         elif len(op.rule.params) == 1:
-            a.add.append((op.args[0].id, inst.whole))
+            parts = [(0, inst.whole)]
         else:
             tmp = self.namer.temp()
             a.pre.append(b.assign(tmp, inst.whole))
-            a.add += [(op.args[i].id, b.subscript(b.name(tmp), b.const(i))) for i in active]
+            parts = [(i, b.subscript(b.name(tmp), b.const(i))) for i in active]
+        a.add += [(op.args[i].id, self.checked(op.rule, expr, op.args[i], stmt))
+                  for i, expr in parts]
+
+    def checked(self, r: Rule, grad: gast.AST, arg: gast.AST, stmt: gast.stmt) -> gast.AST:
+        """A user's rule's gradient, checked at run time to have its argument's shape."""
+        if r.origin is None:
+            return grad
+        where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: gradient rule " \
+                f"{r.name} ({r.origin})"
+        return b.call(b.name(self.bind("checked_grad", checked_grad)), grad,
+                      copy.deepcopy(arg), b.const(where))
 
     def user_call(self, stmt, op: Operation, dy, active, a: _Adjoint) -> None:
         if op.kwargs:
@@ -476,7 +497,7 @@ class _Reverse:
                         shape_only.add(id(call.args[k]))
             return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
                     and n.id in self.locals and n.id not in adjoint_names
-                    and id(n) not in shape_only}
+                    and n.id not in self.hook_locals and id(n) not in shape_only}
 
         for s in self.statements:
             a = self.adjoints.get(id(s))
@@ -491,6 +512,8 @@ class _Reverse:
                     out.append(Read(target, s, after=True))
                 if _is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
+            if id(s) in self.hooks:
+                out += [Read(n, s) for t in s.body for n in names(t)]
         # a branch or loop is replayed only if something inside it has an adjoint or may
         # overwrite a value the adjoint reads; then its test, or the start and step of its
         # range (and the stop, unless it counts its iterations), are read too
@@ -499,7 +522,8 @@ class _Reverse:
             read = {r.var for r in out}
             more = [s for s in self.statements if isinstance(s, (gast.If, gast.For))
                     and id(s) not in replayed and any(
-                        id(t) in self.adjoints or (_target(t) or "") in read
+                        id(t) in self.adjoints or id(t) in self.hooks
+                        or (_target(t) or "") in read
                         or (isinstance(t, gast.For) and t.target.id in read)
                         or (_is_write(t) and self.changed(t) in read)
                         for t in _all_statements(s.body + s.orelse))]
@@ -518,9 +542,9 @@ class _Reverse:
     def forward_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
         for lineno, group in _by_line(stmts):
-            out.append(b.comment(f"line {lineno}: {self.p.line(lineno)}"))
-            for stmt in group:
-                out += self.forward_statement(stmt)
+            code = [s for stmt in group for s in self.forward_statement(stmt)]
+            if code:
+                out += [b.comment(f"line {lineno}: {self.p.line(lineno)}")] + code
         return out
 
     def forward_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
@@ -578,7 +602,7 @@ class _Reverse:
             return out
         if isinstance(stmt, (gast.Break, gast.Continue)):
             return [copy.deepcopy(stmt)]
-        if isinstance(stmt, gast.Return):
+        if isinstance(stmt, (gast.Return, gast.With)):  # a hook runs in the adjoint only
             return []
         return [self.bind_globals(copy.deepcopy(stmt))]
 
@@ -670,6 +694,8 @@ class _Reverse:
         for node in gast.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
                 obj = self.p.env.resolve(node.func, self.locals)
+                if isinstance(obj, Overridden):  # the primal, as the user named it
+                    node.func, obj = copy.deepcopy(obj.func), obj.primal
                 if _is_user_function(obj):
                     node.func = b.name(self.primal(obj))
                     bound.add(id(node.func))
@@ -724,7 +750,25 @@ class _Reverse:
             return self.reverse_if(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
             return self.reverse_loop(stmt)
+        if id(stmt) in self.hooks:
+            return self.reverse_hook(stmt)
         return []
+
+    def reverse_hook(self, stmt: gast.With) -> list[gast.stmt]:
+        """The block of `with grad_of(h) as dh:`, with `dh` the adjoint of `h` as it is
+        here: complete for everything after the block. The block may rebind it."""
+        var, dname = hook(stmt)
+        out = [] if var in self.defined else [b.assign(self.adjoint_name(var),
+                                                       self.zeros(var))]
+        dvar = self.adjoint_name(var)
+        for s in copy.deepcopy(stmt.body):
+            for n in gast.walk(s):
+                if isinstance(n, gast.Name) and n.id == dname:
+                    n.id = dvar
+            out.append(self.bind_globals(s))
+        self.defined.add(var)
+        self.owned.discard(var)  # `dh` may now name an array the block shares
+        return out
 
     def restore(self, stmt: gast.stmt) -> list[gast.stmt]:
         if id(stmt) not in self.tape.saved:

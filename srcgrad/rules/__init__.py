@@ -7,6 +7,9 @@ gradient). Keyword parameters with defaults receive the call's keyword arguments
 (``axis``, ``keepdims``). Rules are registered against the primal objects they serve
 (``@rule(np.sin, math.sin)``); `nondifferentiable(...)` marks zero-gradient functions
 and `constructor(...)` marks producers that may not receive a differentiated value.
+Users add rules of their own: `user_rule` checks one and names where it was defined
+(its results are shape-checked at run time), `NAMED` holds those registered under a
+name for `gradient_override`, and `RULES` also holds `@adjoint` rules of user functions.
 
 A rule whose body is a single ``return`` is inlined: its expression is copied into the
 generated adjoint with the parameters replaced by the call's operands, so the source
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import os
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +45,7 @@ class Rule:
     params: list[str] = field(default_factory=list)       # positional, after (dy, y)
     defaults: dict[str, Any] = field(default_factory=dict)  # keyword parameters
     template: list[gast.AST | None] | gast.AST | None = None  # inlinable return value
+    origin: str | None = None   # "file.py:12" for a user's rule: its results are checked
 
     @property
     def name(self) -> str:
@@ -51,6 +56,7 @@ class Rule:
 
 
 RULES: dict[Any, Rule] = {}
+NAMED: dict[str, Rule] = {}   # register_gradient("Name") rules, for gradient_override
 
 
 def _key(primal: Any) -> Any:
@@ -73,7 +79,39 @@ def make_rule(fn: Callable) -> Rule:
     positional = [p.name for p in ps[2:] if p.default is MISSING_DEFAULT
                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)]
     defaults = {p.name: p.default for p in ps[2:] if p.default is not MISSING_DEFAULT}
+    _check_returns(fn, len(positional))
     return Rule(fn, "rule", positional, defaults, _template(fn, len(positional)))
+
+
+def user_rule(fn: Callable) -> Rule:
+    """`make_rule` for a rule a user wrote: the error names the rule's file:line, and the
+    generated code checks the shapes of the gradients it returns."""
+    code = getattr(fn, "__code__", None)
+    where = dict(filename=code.co_filename, lineno=code.co_firstlineno) if code else {}
+    if not callable(fn):
+        raise RuleError(f"a gradient rule must be a function, not {fn!r}", **where)
+    try:
+        r = make_rule(fn)
+    except RuleError as exc:
+        raise RuleError(exc.message, **where) from None
+    if code is not None:
+        r.origin = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+    return r
+
+
+def _check_returns(fn: Callable, nargs: int) -> None:
+    """A `return (a, b)` in a rule must give one gradient per positional argument."""
+    try:
+        tree = gast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Return) and isinstance(node.value, gast.Tuple):
+            n = len(node.value.elts)
+            if n != nargs:
+                raise RuleError(f"gradient rule {fn.__qualname__} returns {n} gradients "
+                                f"but takes {nargs} argument(s) after (dy, y): return one "
+                                f"gradient per argument (None for no gradient)")
 
 
 def rule(*primals: Any) -> Callable[[Callable], Callable]:
@@ -98,7 +136,20 @@ def constructor(*primals: Any) -> None:
         RULES[_key(p)] = Rule(None, "constructor")
 
 
+@dataclass(eq=False)
+class Overridden:
+    """A primal as called inside a `gradient_override` block: `rule` replaces its own.
+    `func` is how the user's code names the primal (`np.sign`), for the forward code."""
+
+    primal: Any
+    rule: Rule
+    func: gast.AST
+    what: str
+
+
 def lookup(primal: Any) -> Rule | None:
+    if isinstance(primal, Overridden):
+        return primal.rule
     try:
         return RULES.get(_key(primal))
     except TypeError:  # unhashable object
