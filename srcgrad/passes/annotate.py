@@ -73,8 +73,9 @@ def annotate(parsed: Parsed) -> Parsed:
 
 @dataclasses.dataclass
 class _Key:
-    spec: Any          # the key as written: a function, or its name
+    spec: Any          # the key: a function, or its name
     rule: Rule
+    shown: str         # the key as the user wrote it
     matched: int = 0
 
 
@@ -101,7 +102,7 @@ class _Annotator:
                     for key in mapping:
                         if not key.matched:
                             raise self.error(RuleError, stmt,
-                                             f"the gradient_override key {_shown(key.spec)} "
+                                             f"the gradient_override key {key.shown} "
                                              f"matches no call inside the block")
                     continue
                 self.check_hook(stmt)
@@ -139,6 +140,8 @@ class _Annotator:
         if isinstance(node, gast.Dict):
             pairs = [(self.value(k, stmt, "key"), self.value(v, stmt, "value"))
                      for k, v in zip(node.keys, node.values, strict=True)]
+            shown = [repr(k.value) if isinstance(k, gast.Constant) else _source(k)
+                     for k in node.keys]
         else:
             obj = self.p.env.resolve(node, self.locals)
             if not isinstance(obj, dict):
@@ -146,12 +149,14 @@ class _Annotator:
                                  "gradient_override takes a dict {function or name: rule} "
                                  "written in the block's line, or a global dict")
             pairs = list(obj.items())
+            shown = [repr(k) if isinstance(k, str) else getattr(k, "__qualname__", repr(k))
+                     for k in obj]
         keys = []
-        for spec, value in pairs:
+        for (spec, value), text in zip(pairs, shown, strict=True):
             if not (isinstance(spec, str) or callable(spec)):
                 raise self.error(RuleError, stmt, f"a gradient_override key is a function "
                                                   f"or its name, not {spec!r}")
-            keys.append(_Key(spec, self.rule(value, stmt)))
+            keys.append(_Key(spec, self.rule(value, stmt), text))
         return keys
 
     def value(self, node: gast.AST | None, stmt: gast.With, what: str) -> Any:
@@ -274,6 +279,3 @@ def _source(node: gast.AST) -> str:
         return f"{_source(node.value)}.{node.attr}"
     return f"<{type(node).__name__}>"
 
-
-def _shown(spec: Any) -> str:
-    return repr(spec) if isinstance(spec, str) else getattr(spec, "__qualname__", repr(spec))

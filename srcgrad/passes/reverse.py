@@ -577,9 +577,11 @@ class _Reverse:
                 out += self.push(self.tape_name(stmt), b.name(name), stmt)
             return out
         if isinstance(stmt, gast.If):
+            body, orelse = self.forward_block(stmt.body), self.forward_block(stmt.orelse)
+            if not body and not orelse:  # e.g. a branch that holds only a hook
+                return []
             node = b.make(gast.If, test=copy.deepcopy(stmt.test),
-                          body=self.forward_block(stmt.body) or [b.make(gast.Pass)],
-                          orelse=self.forward_block(stmt.orelse))
+                          body=body or [b.make(gast.Pass)], orelse=orelse)
             return [self.bind_globals(node, shallow=True)]
         if isinstance(stmt, (gast.For, gast.While)):
             out, body = [], self.forward_block(stmt.body)
@@ -701,7 +703,8 @@ class _Reverse:
                     bound.add(id(node.func))
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                    and node.id not in self.locals and id(node) not in bound:
+                    and node.id not in self.locals and node.id not in self.hook_locals \
+                    and id(node) not in bound:
                 obj = self.p.env.lookup(node.id)
                 if obj is MISSING:
                     raise self.error(SrcgradError, stmt, f"name {node.id!r} is not defined")
@@ -762,10 +765,11 @@ class _Reverse:
                                                        self.zeros(var))]
         dvar = self.adjoint_name(var)
         for s in copy.deepcopy(stmt.body):
+            s = self.bind_globals(s)
             for n in gast.walk(s):
                 if isinstance(n, gast.Name) and n.id == dname:
                     n.id = dvar
-            out.append(self.bind_globals(s))
+            out.append(s)
         self.defined.add(var)
         self.owned.discard(var)  # `dh` may now name an array the block shares
         return out

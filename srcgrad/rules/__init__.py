@@ -106,12 +106,18 @@ def _check_returns(fn: Callable, nargs: int) -> None:
     except (OSError, TypeError, SyntaxError):
         return
     for node in gast.walk(tree):
-        if isinstance(node, gast.Return) and isinstance(node.value, gast.Tuple):
+        if not isinstance(node, gast.Return) or node.value is None:
+            continue
+        if isinstance(node.value, gast.Tuple):
             n = len(node.value.elts)
-            if n != nargs:
-                raise RuleError(f"gradient rule {fn.__qualname__} returns {n} gradients "
-                                f"but takes {nargs} argument(s) after (dy, y): return one "
-                                f"gradient per argument (None for no gradient)")
+        elif isinstance(node.value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+            n = 1  # arithmetic gives one gradient (a call might give a tuple: not known)
+        else:
+            continue
+        if n != nargs:
+            raise RuleError(f"gradient rule {fn.__qualname__} returns {n} gradient(s) "
+                            f"but takes {nargs} argument(s) after (dy, y): return one "
+                            f"gradient per argument (None for no gradient)")
 
 
 def rule(*primals: Any) -> Callable[[Callable], Callable]:
