@@ -183,7 +183,8 @@ class Transform:
     def _args(self, args, kwargs) -> tuple:
         if not kwargs and len(args) == len(self._params):
             for name in self.wrt:
-                _check_differentiable(name, args[self._params.index(name)], self.fun)
+                if name in self._params:
+                    _check_differentiable(name, args[self._params.index(name)], self.fun)
             return args
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -192,7 +193,8 @@ class Transform:
         bound.apply_defaults()
         values = tuple(bound.arguments[p] for p in self._params)
         for name in self.wrt:
-            _check_differentiable(name, bound.arguments[name], self.fun)
+            if name in self._params:
+                _check_differentiable(name, bound.arguments[name], self.fun)
         return values
 
     def specialized(self, values: tuple) -> Transform:
@@ -335,10 +337,22 @@ def _param_name(w, params: list[str], fun, option: str = "wrt") -> str:
             raise WrtError(f"{option}={w} but {fun.__qualname__} has {len(params)} "
                            f"parameter(s): {', '.join(params)}")
         return params[w]
-    if w not in params:
-        raise WrtError(f"{option}={w!r} names no parameter of {fun.__qualname__} "
+    if w not in params and not (option == "wrt" and w in _variables(fun)):
+        what = "parameter or variable" if option == "wrt" else "parameter"
+        raise WrtError(f"{option}={w!r} names no {what} of {fun.__qualname__} "
                        f"(parameters: {', '.join(params)})")
     return w
+
+
+def _variables(fun) -> frozenset[str]:
+    """Names `fun` assigns (a `wrt` may name one: the gradient of an intermediate)."""
+    from .frontend.parse import parse
+    from .passes.normalize import assigned_names
+
+    try:
+        return assigned_names(parse(fun).tree)
+    except SrcgradError:
+        return frozenset()
 
 
 def _check_differentiable(name: str, value: Any, fun) -> None:

@@ -20,7 +20,7 @@ import gast
 
 from . import builder as b
 from .codegen import to_source
-from .errors import RecursiveFunction, SrcgradError
+from .errors import RecursiveFunction, SrcgradError, WrtError
 from .frontend.parse import Parsed, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
@@ -68,6 +68,9 @@ class _Module:
             _debug("unroll", tree)
         params = [a.id for a in tree.args.args]
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
+        for name in wrt_names:
+            if name not in params:
+                _check_intermediate(tree, name, parsed)
         namer = Namer(names_in(tree) - hook_names(tree) | set(self.ns.entries))
         tree = normalize(tree, parsed.env, namer, parsed.filename)
         _debug("normalize", tree)
@@ -177,6 +180,23 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
                      [f.name for f in main + m.functions], has_loops)
+
+
+def _check_intermediate(fn: gast.FunctionDef, name: str, parsed: Parsed) -> None:
+    """A `wrt` variable (the gradient at the point it is defined) must be assigned once,
+    by an assignment at the top level of the function: else "that point" is not one."""
+    sites = [(s, n) for s in gast.walk(fn) if isinstance(s, gast.stmt) and s is not fn
+             for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == name
+             and isinstance(n.ctx, gast.Store)]
+    stmts = list(dict.fromkeys(s for s, _ in sites))  # innermost statements repeat parents
+    top = [s for s in stmts if any(s is t for t in fn.body)]
+    if len(stmts) == 1 and top and isinstance(top[0], (gast.Assign, gast.AnnAssign)):
+        return
+    where = next((s for s in stmts if not any(s is t for t in fn.body)), stmts[-1])
+    raise WrtError(f"wrt={name!r}: the gradient of an intermediate needs a variable "
+                   f"assigned once, by an assignment at the top level of the function "
+                   f"(not in a loop, branch or block); {name!r} is not",
+                   filename=parsed.filename, lineno=getattr(where, "lineno", None))
 
 
 def _assigns(stmts) -> list[gast.Assign]:

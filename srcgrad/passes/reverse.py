@@ -805,8 +805,9 @@ class _Reverse:
             out += self.restore(stmt)
             restored = True
         out += copy.deepcopy(a.pre)
-        self.defined.discard(name)
-        self.owned.discard(name)
+        if name not in self.wrt:  # a wrt variable keeps its adjoint: the gradient
+            self.defined.discard(name)
+            self.owned.discard(name)
         own = [e for var, e in a.add if var == name]
         for var, expr in a.add:
             if var != name:
