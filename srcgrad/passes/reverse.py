@@ -193,6 +193,7 @@ class _Reverse:
         self.callee = callee
         self.primal = primal
         self.params = [a.id for a in fn.args.args]
+        self.intermediates = set(wrt) - set(self.params)  # wrt variables, assigned once
         self.statements = list(_all_statements(fn.body))
         self.locals = frozenset(self.params) | frozenset(
             n.id for s in self.statements for n in gast.walk(s)
@@ -805,7 +806,7 @@ class _Reverse:
             out += self.restore(stmt)
             restored = True
         out += copy.deepcopy(a.pre)
-        if name not in self.wrt:  # a wrt variable keeps its adjoint: the gradient
+        if name not in self.intermediates:  # whose adjoint here is the gradient
             self.defined.discard(name)
             self.owned.discard(name)
         own = [e for var, e in a.add if var == name]
