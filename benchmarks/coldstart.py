@@ -1,6 +1,7 @@
 """Time one first call in this fresh process: ``python -m benchmarks.coldstart WORKLOAD KIND``.
 
-KIND ``numba`` times ``numba.njit(primal)(*args)`` (numba compiling the primal); ``srcgrad``
+KIND ``numba`` times ``numba.njit(primal)(*args)`` (numba compiling the primal, or the
+workload's ``plain_primal``); ``srcgrad``
 times ``srcgrad.grad(primal, wrt=WRT)(*args)`` (transform + compile, or a load from
 srcgrad's on-disk cache); ``jax`` and ``jax-lax`` time the first call of the runner's JAX
 rows (trace + compile + run of ``jax.jit(jax.grad(...))``, with ``np`` rebound in ``primal``,
@@ -33,7 +34,8 @@ def main(name: str, kind: str) -> None:
             g, jargs = jax_grad(w, args, use_lax=kind == "jax-lax")
             jax.block_until_ready(g(*jargs))
         else:
-            fn = numba.njit(w.primal) if kind == "numba" else srcgrad.grad(w.primal, wrt=w.WRT)
+            fn = (numba.njit(workloads.plain_primal(w)) if kind == "numba"
+                  else srcgrad.grad(w.primal, wrt=w.WRT))
             fn(*args)
         print(time.perf_counter() - start)
     except Exception as e:

@@ -91,12 +91,13 @@ def _contenders(w, cold: dict) -> list[tuple[str, str, Callable[[tuple], Callabl
     The first contender of a kind that works is the reference for the others. ``cold`` holds
     the first-call times measured in fresh processes (see _coldstarts)."""
     contenders = [
-        ("numpy primal", "primal", lambda args: partial(w.primal, *args)),
-        ("numba primal", "primal", lambda args: partial(numba.njit(w.primal), *args)),
+        ("numpy primal", "primal", lambda args: partial(workloads.plain_primal(w), *args)),
+        ("numba primal", "primal",
+         lambda args: partial(numba.njit(workloads.plain_primal(w)), *args)),
         ("hand numba adjoint", "grad", lambda args: partial(w.hand_numba, *args)),
         ("hand numpy adjoint", "grad", lambda args: partial(w.hand_numpy, *args)),
         ("srcgrad grad", "grad", lambda args: _srcgrad(w, args)),
-        (JAX_ROWS[0], "grad", lambda args: _jax(w, args, False, cold["jax"])),
+        (JAX_ROWS[0], "grad", lambda args: _jax(w, args, False, cold.get("jax"))),
         ("autograd grad", "grad", lambda args: _autograd(w, args)),
     ]
     if hasattr(w, "jax_primal"):
@@ -113,6 +114,8 @@ def _jax(w, args, use_lax: bool, first_call: float | str | None):
     """The JAX row's call; unless ``first_call`` (its time in a fresh process) is None, the
     row is only built when that first call finished in time."""
     jax = _require("jax")
+    if not use_lax:
+        _check_rebind(w)
     if isinstance(first_call, str):
         raise NotRun(first_call.removeprefix("error: ") if first_call.startswith("error: ")
                      else f"first call (trace + compile), fresh process: {first_call}; not timed")
@@ -131,8 +134,23 @@ def jax_grad(w, args, use_lax: bool):
 
 
 def _autograd(w, args):
+    """``autograd.grad`` of ``primal`` with ``np`` rebound to ``autograd.numpy``, or of the
+    workload's ``autograd_primal(autograd.numpy)``."""
     autograd = _require("autograd")
-    return partial(autograd.grad(_rebind(w.primal, _require("autograd.numpy")), w.WRT), *args)
+    anp = _require("autograd.numpy")
+    if hasattr(w, "autograd_primal"):
+        f = w.autograd_primal(anp)
+    else:
+        _check_rebind(w)
+        f = _rebind(w.primal, anp)
+    return partial(autograd.grad(f, w.WRT), *args)
+
+
+def _check_rebind(w) -> None:
+    """A workload whose ``primal`` means a gradient that rebinding ``np`` loses (srcgrad
+    annotations) says why in ``NO_REBIND``: the rows that would rebind are not run."""
+    if getattr(w, "NO_REBIND", None):
+        raise NotRun(f"not run: {w.NO_REBIND}")
 
 
 def _require(module: str) -> types.ModuleType:
@@ -202,11 +220,13 @@ def _measure(rows: list[Row], repeat: int) -> None:
 
 
 def _coldstarts(workload: str, w) -> dict[str, float | str]:
-    """Seconds of the first call, each in a fresh process: numba compiling the primal, srcgrad
-    twice on one empty cache directory (cold, then reusing what the first wrote), and each JAX
-    row (trace + compile + run; within JAX_FIRST_CALL_TIMEOUT)."""
+    """Seconds of the first call, each in a fresh process: numba compiling the (plain) primal,
+    srcgrad twice on one empty cache directory (cold, then reusing what the first wrote), and
+    each JAX row that is run (trace + compile + run; within JAX_FIRST_CALL_TIMEOUT)."""
     kinds = [("numba", "numba", COLDSTART_TIMEOUT), ("cold", "srcgrad", COLDSTART_TIMEOUT),
-             ("warm", "srcgrad", COLDSTART_TIMEOUT), ("jax", "jax", JAX_FIRST_CALL_TIMEOUT)]
+             ("warm", "srcgrad", COLDSTART_TIMEOUT)]
+    if not getattr(w, "NO_REBIND", None):  # else the naive JAX row is not run (_check_rebind)
+        kinds.append(("jax", "jax", JAX_FIRST_CALL_TIMEOUT))
     if hasattr(w, "jax_primal"):
         kinds.append(("jax lax", "jax-lax", JAX_FIRST_CALL_TIMEOUT))
     with tempfile.TemporaryDirectory(prefix="srcgrad-bench-") as cache:

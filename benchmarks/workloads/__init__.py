@@ -18,6 +18,21 @@ A workload module defines
   so there JAX unrolls Python loops while tracing. Loop trip counts must be facts JAX sees
   when tracing (module constants, array shapes), not traced arguments.
 
+For a ``primal`` that carries srcgrad annotations (``with srcgrad.gradient_override(...)``,
+a gradient only srcgrad reads, in a block numba cannot compile), optionally also
+
+* ``plain_primal(...)``: the same math without the annotations, plain NumPy; the rows
+  "numpy primal" and "numba primal" (and numba's first-call time) use it instead of
+  ``primal``, which stays what srcgrad differentiates;
+* ``NO_REBIND``: a string, why rebinding ``np`` in ``primal`` would differentiate other math
+  (e.g. give ``np.sign`` its zero gradient); the rows that rebind are then not run, with this
+  as their note: "jax.jit(jax.grad)" always, "autograd grad" unless the next hook is given.
+  The workload's ``jax_primal`` gives JAX the intended gradient (e.g. by
+  ``lax.stop_gradient``) in the row "jax.jit(jax.grad) lax";
+* ``autograd_primal(anp)``: returns the primal for the row "autograd grad", in place of
+  ``primal`` with ``np`` rebound (``anp`` is ``autograd.numpy``; e.g. a custom
+  ``autograd.extend.primitive`` for a straight-through estimator).
+
 Scalar arguments are passed as Python floats; a gradient for one is a float (or a 0-d array).
 
 Adding a workload is adding one such module here.
@@ -45,3 +60,9 @@ def names() -> list[str]:
 
 def load(name: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
+
+
+def plain_primal(w: ModuleType):
+    """The workload's primal as plain NumPy, for the primal rows: ``plain_primal`` if it
+    defines one, else ``primal``."""
+    return getattr(w, "plain_primal", w.primal)
