@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+
 import numpy as np
 from numba.extending import overload
 

@@ -139,6 +139,7 @@ class Transform:
             if NONSCALAR_MARKER in reason:
                 raise self._nonscalar() from None
             if self.jit is True:
+                self._run_python(name, args)  # a user error there names its line; else:
                 raise SrcgradError(f"numba cannot compile the gradient of "
                                    f"{self.fun.__qualname__}: {_first_line(reason)}") from None
             self._fallback = _first_line(reason)
@@ -313,8 +314,32 @@ def _njit(fun):
     if isinstance(fun, CPUDispatcher) or not isinstance(fun, types.FunctionType):
         return fun
     if fun not in _NJITTED:
+        _callable_from_jit(fun, set())
         _NJITTED[fun] = numba.njit(cache=True)(fun)
     return _NJITTED[fun]
+
+
+def _callable_from_jit(fun, seen: set) -> None:
+    """Let numba compile the user functions `fun` calls (a rule's helpers), without
+    writing into the user's modules: numba's `register_jitable` overloads each one."""
+    from numba.extending import register_jitable
+
+    from .frontend.parse import is_user_function
+
+    codes = [fun.__code__]
+    while codes:
+        code = codes.pop()
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        for name in code.co_names:
+            obj = fun.__globals__.get(name)
+            if is_user_function(obj) and obj not in seen and obj not in _JITABLE:
+                seen.add(obj)
+                _callable_from_jit(obj, seen)
+                register_jitable(obj)
+                _JITABLE.add(obj)
+
+
+_JITABLE: set = set()
 
 
 # ---- argument handling ----

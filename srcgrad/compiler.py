@@ -11,6 +11,7 @@ module to stderr as they are made.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from dataclasses import dataclass, field
@@ -21,13 +22,14 @@ import gast
 from . import builder as b
 from .codegen import to_source
 from .errors import RecursiveFunction, SrcgradError, WrtError
-from .frontend.parse import Parsed, parse
+from .frontend.parse import Env, Parsed, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.normalize import normalize
 from .passes.reject import reject_unsupported
 from .passes.reverse import GeneratedFunction, Namespace, Reversed, reverse
 from .passes.unroll import unroll
+from .rules import lookup
 from .runtime import seed
 
 
@@ -62,6 +64,8 @@ class _Module:
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None) -> tuple[Parsed, Reversed, Namer]:
         parsed = annotate(parse(fun))
+        if wrt and getattr(lookup(fun), "origin", None):
+            parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)
         if constants or self.unroll_loops:
             tree = unroll(tree, constants or {}, self.unroll_loops, parsed.filename)
@@ -99,7 +103,9 @@ class _Module:
         name = self.callees[key] = self.function_name(parsed.tree.name)
         params = [a.id for a in parsed.tree.args.args]
         doc = f"{parsed.tree.name} ({_where(parsed)}), as the generated code calls it."
-        self.functions.append(b.function(name, params, rev.forward + [b.ret(rev.result)], doc))
+        copy_fn = b.function(name, params, rev.forward + [b.ret(rev.result)], doc)
+        copy_fn.args.defaults = list(parsed.tree.args.defaults)  # calls may leave them out
+        self.functions.append(copy_fn)
         return name
 
     def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
@@ -180,6 +186,22 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
                      [f.name for f in main + m.functions], has_loops)
+
+
+def _through_adjoint(parsed: Parsed) -> Parsed:
+    """`def f(x): return f(x)`: a function with an `@adjoint` rule, differentiated itself,
+    gets its gradient from the rule (as `jax.custom_vjp` does), not from its source."""
+    fn = parsed.tree
+    params = [a.id for a in fn.args.args]
+    alias = "_" + fn.name
+    while alias in params:
+        alias = "_" + alias
+    call = b.call(b.name(alias), *[b.name(p) for p in params])
+    body = [b.located(b.ret(call), fn.body[0])]
+    tree = b.function(fn.name, params, body)
+    tree.lineno, tree.col_offset = fn.lineno, fn.col_offset
+    env = Env(parsed.env.globals, {**parsed.env.closure, alias: parsed.fun})
+    return dataclasses.replace(parsed, tree=tree, env=env)
 
 
 def _check_intermediate(fn: gast.FunctionDef, name: str, parsed: Parsed) -> None:

@@ -72,14 +72,14 @@ def zeros_like(x):
 
 
 def checked_grad(g, x, where):
-    """`g`, the gradient a user's rule gave for argument `x`, if it has x's shape; else
-    a RuleError naming the rule and the call (`where`)."""
+    """`g`, a gradient for `x` that user code gave (a rule, a grad_of block), if it has
+    x's shape; else a RuleError that names the code and the call (`where`)."""
     if np.shape(g) != np.shape(x):
         raise RuleError(f"{where}{_BAD_SHAPE}: {np.shape(g)} for {np.shape(x)}")
     return g
 
 
-_BAD_SHAPE = " returned a gradient whose shape is not its argument's"
+_BAD_SHAPE = " gave a gradient whose shape is not the shape of its variable"
 
 
 def new_tape(sample, trips):
@@ -342,7 +342,7 @@ def _checked_grad_typer(g, x, where):
     if getattr(g, "ndim", 0) != getattr(x, "ndim", 0):
         def mismatch(g, x, where):
             raise RuleError(where + _BAD_SHAPE)
-            return g
+            return zeros_like(x)  # (not reached) the type the adjoint has elsewhere
         return mismatch
 
     def impl(g, x, where):

@@ -38,7 +38,7 @@ def by_object(x):
 
 def by_names(x, n):
     with srcgrad.gradient_override({"sin": "TA_Half", "np.cos": "TA_Twice", mine: half}):
-        for i in range(n):
+        for _ in range(n):
             if x > 0.0:
                 x = np.sin(x) * mine(np.cos(x))
     return x

@@ -46,7 +46,7 @@ def test_intermediate_array_against_the_tail(jit, rng):
 
 
 def unused(x):
-    y = x * 2.0
+    y = x * 2.0  # noqa: F841  (the result does not use it)
     return x * 3.0
 
 

@@ -52,6 +52,15 @@ class Env:
         return MISSING
 
 
+_LIBRARIES = ("numpy", "math", "builtins", "srcgrad", "numba", "scipy")
+
+
+def is_user_function(obj: Any) -> bool:
+    """A Python function of the user's (not of a library srcgrad has rules for)."""
+    module = getattr(obj, "__module__", "") or ""
+    return isinstance(obj, types.FunctionType) and module.split(".")[0] not in _LIBRARIES
+
+
 @dataclass
 class Parsed:
     """A function's tree, where it came from, and how its names resolve."""

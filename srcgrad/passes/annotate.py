@@ -86,6 +86,10 @@ class _Annotator:
         self.bound: dict[str, Overridden] = {}
         self.params = {a.id for a in tree.args.args}
         self.locals = frozenset(self.params | _stores(tree.body))
+        self.lines: dict[str, list[int]] = {}   # where each variable is assigned
+        for node in gast.walk(tree):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                self.lines.setdefault(node.id, []).append(node.lineno)
 
     def error(self, cls, node: gast.AST, message: str):
         return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -224,7 +228,11 @@ class _Annotator:
         if not isinstance(item.optional_vars, gast.Name):
             raise self.error(UnsupportedSyntax, stmt,
                              "name the gradient in the block: `with grad_of(h) as dh:`")
-        dname = item.optional_vars.id
+        var, dname = call.args[0].id, item.optional_vars.id
+        if var not in self.params and min(self.lines.get(var, [stmt.lineno])) >= stmt.lineno:
+            raise self.error(UnsupportedSyntax, stmt,
+                             f"grad_of({var}) comes before {var!r} is assigned: put the "
+                             f"block after the assignment it is about")
         if dname in self.locals:
             raise self.error(UnsupportedSyntax, stmt,
                              f"{dname!r} is a variable of the function; name the gradient "

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import inspect
 import os
-import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,9 +33,8 @@ from .. import builder as b
 from ..analysis.activity import Activity, activity
 from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
-from ..frontend.parse import MISSING, Parsed
+from ..frontend.parse import MISSING, Parsed, is_user_function
 from ..naming import Namer
-from .annotate import hook, hook_names
 from ..rules import Overridden, Rule, instantiate, lookup
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
@@ -52,6 +50,7 @@ from ..runtime import (
     unbroadcast,
     zeros_like,
 )
+from .annotate import hook, hook_names
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
@@ -259,8 +258,12 @@ class _Reverse:
                     obj, what = obj.primal, obj.what
                 args, kwargs = _by_position(obj, r, value.args, kwargs)
                 return Operation("rule", args, kwargs, r, what=what)
-            if isinstance(obj, types.FunctionType) and not _is_library(obj):
-                return Operation("call", value.args, kwargs, fun=obj, what=what)
+            if is_user_function(obj):
+                args = list(value.args) + [
+                    b.const(p.default) for p in list(inspect.signature(obj).parameters.values())[
+                        len(value.args):] if p.default is not p.empty and not kwargs
+                    and isinstance(p.default, (int, float, bool, type(None)))]
+                return Operation("call", args, kwargs, fun=obj, what=what)
             return Operation("missing", value.args, kwargs,
                              what=f"{what!r} has no gradient rule and no Python source")
         return Operation("missing", what=type(value).__name__)
@@ -459,7 +462,7 @@ class _Reverse:
         """A user's rule's gradient, checked at run time to have its argument's shape."""
         if r.origin is None:
             return grad
-        where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: gradient rule " \
+        where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: the gradient rule " \
                 f"{r.name} ({r.origin})"
         return b.call(b.name(self.bind("checked_grad", checked_grad)), grad,
                       copy.deepcopy(arg), b.const(where))
@@ -699,7 +702,7 @@ class _Reverse:
                 obj = self.p.env.resolve(node.func, self.locals)
                 if isinstance(obj, Overridden):  # the primal, as the user named it
                     node.func, obj = copy.deepcopy(obj.func), obj.primal
-                if _is_user_function(obj):
+                if is_user_function(obj):
                     node.func = b.name(self.primal(obj))
                     bound.add(id(node.func))
         for node in gast.walk(stmt):
@@ -709,7 +712,7 @@ class _Reverse:
                 obj = self.p.env.lookup(node.id)
                 if obj is MISSING:
                     raise self.error(SrcgradError, stmt, f"name {node.id!r} is not defined")
-                node.id = self.ns.bind(node.id, obj, jit=_is_user_function(obj),
+                node.id = self.ns.bind(node.id, obj, jit=is_user_function(obj),
                                        avoid=self.locals)
         return stmt
 
@@ -765,12 +768,19 @@ class _Reverse:
         out = [] if var in self.defined else [b.assign(self.adjoint_name(var),
                                                        self.zeros(var))]
         dvar = self.adjoint_name(var)
+        assigns = any(isinstance(n, gast.Name) and n.id == dname and
+                      isinstance(n.ctx, gast.Store) for s in stmt.body for n in gast.walk(s))
         for s in copy.deepcopy(stmt.body):
             s = self.bind_globals(s)
             for n in gast.walk(s):
                 if isinstance(n, gast.Name) and n.id == dname:
                     n.id = dvar
             out.append(s)
+        if assigns:
+            where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: the grad_of({var}) " \
+                    f"block"
+            out.append(b.assign(dvar, b.call(b.name(self.bind("checked_grad", checked_grad)),
+                                             b.name(dvar), b.name(var), b.const(where))))
         self.defined.add(var)
         self.owned.discard(var)  # `dh` may now name an array the block shares
         return out
@@ -1018,19 +1028,24 @@ def _reversed_range(args: list[gast.AST], trips: str | None) -> gast.AST:
 
 
 def _by_position(fun, r: Rule, args: list, kwargs: dict) -> tuple[list, dict]:
-    """Keyword arguments that name a positional parameter of the rule (`np.clip(x,
-    a_min=...)`) passed by position, using the primal's own signature."""
-    if r.kind != "rule" or not kwargs or len(args) >= len(r.params):
+    """The operands of a call in the rule's positional order: keyword arguments that name
+    a positional parameter of the rule (`np.clip(x, a_min=...)`) by position, and a
+    user function's defaults for the ones the call leaves out (`@adjoint` rules take
+    every argument), using the primal's own signature."""
+    if r.kind != "rule" or len(args) >= len(r.params):
         return args, kwargs
     try:
-        names = list(inspect.signature(fun).parameters)
+        params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         return args, kwargs
     args, kwargs = list(args), dict(kwargs)
-    for name in names[len(args):len(r.params)]:
-        if name not in kwargs:
+    for p in params[len(args):len(r.params)]:
+        if p.name in kwargs:
+            args.append(kwargs.pop(p.name))
+        elif r.origin and isinstance(p.default, (int, float, bool, type(None))):
+            args.append(b.const(p.default))
+        else:
             break
-        args.append(kwargs.pop(name))
     return args, kwargs
 
 
@@ -1053,14 +1068,3 @@ def _dotted(node: gast.AST) -> str:
         return f"{_dotted(node.value)}.{node.attr}"
     return type(node).__name__
 
-
-_LIBRARIES = ("numpy", "math", "builtins", "srcgrad", "numba", "scipy")
-
-
-def _is_library(fun: Any) -> bool:
-    module = getattr(fun, "__module__", "") or ""
-    return module.split(".")[0] in _LIBRARIES
-
-
-def _is_user_function(obj: Any) -> bool:
-    return isinstance(obj, types.FunctionType) and not _is_library(obj)

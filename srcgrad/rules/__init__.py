@@ -31,6 +31,7 @@ import gast
 
 from .. import builder as b
 from ..errors import RuleError
+from ..frontend.parse import is_user_function
 from ..runtime import unbroadcast
 
 MISSING_DEFAULT = inspect.Parameter.empty
@@ -252,7 +253,7 @@ class _Substitute(gast.NodeTransformer):
             import builtins
             obj = getattr(builtins, node.id)
         new = self.rename(node.id, obj)
-        self.needs[new] = (obj, False)
+        self.needs[new] = (obj, is_user_function(obj))  # a user's helper: compiled too
         return b.name(new)
 
 
