@@ -207,18 +207,17 @@ def _through_adjoint(parsed: Parsed) -> Parsed:
 def _check_intermediate(fn: gast.FunctionDef, name: str, parsed: Parsed) -> None:
     """A `wrt` variable (the gradient at the point it is defined) must be assigned once,
     by an assignment at the top level of the function: else "that point" is not one."""
-    sites = [(s, n) for s in gast.walk(fn) if isinstance(s, gast.stmt) and s is not fn
-             for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == name
-             and isinstance(n.ctx, gast.Store)]
-    stmts = list(dict.fromkeys(s for s, _ in sites))  # innermost statements repeat parents
-    top = [s for s in stmts if any(s is t for t in fn.body)]
-    if len(stmts) == 1 and top and isinstance(top[0], (gast.Assign, gast.AnnAssign)):
+    top = {id(n) for s in fn.body if isinstance(s, (gast.Assign, gast.AnnAssign))
+           for t in getattr(s, "targets", [getattr(s, "target", None)]) for n in gast.walk(t)}
+    stores = [n for n in gast.walk(fn) if isinstance(n, gast.Name) and n.id == name
+              and isinstance(n.ctx, gast.Store)]
+    if len(stores) == 1 and id(stores[0]) in top:
         return
-    where = next((s for s in stmts if not any(s is t for t in fn.body)), stmts[-1])
+    where = next((n for n in stores if id(n) not in top), stores[-1])
     raise WrtError(f"wrt={name!r}: the gradient of an intermediate needs a variable "
                    f"assigned once, by an assignment at the top level of the function "
                    f"(not in a loop, branch or block); {name!r} is not",
-                   filename=parsed.filename, lineno=getattr(where, "lineno", None))
+                   filename=parsed.filename, lineno=where.lineno)
 
 
 def _assigns(stmts) -> list[gast.Assign]:

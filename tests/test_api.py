@@ -135,3 +135,17 @@ def test_cli_show(tmp_path):
     assert run.returncode == 1
     assert "bad.py:2: 'try' statements cannot be differentiated" in run.stderr
 
+
+
+def _scaled_square(x, k=2.0, m=1.0):
+    return x * x * k + m
+
+
+def _calls_with_keywords(x):
+    return _scaled_square(x, m=3.0) + _scaled_square(x, k=5.0) + _scaled_square(x)
+
+
+def test_calls_to_user_functions_with_keywords_and_defaults(jit):
+    dx = srcgrad.grad(_calls_with_keywords, jit=jit)(1.5)
+    assert dx == 2 * 1.5 * (2.0 + 5.0 + 2.0)           # by hand: d/dx k x^2 = 2 k x
+    assert_grad(_calls_with_keywords, (dx,), (1.5,), [0])

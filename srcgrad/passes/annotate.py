@@ -85,11 +85,8 @@ class _Annotator:
         self.taken = names_in(tree) | set(parsed.env.closure) | set(parsed.env.globals)
         self.bound: dict[str, Overridden] = {}
         self.params = {a.id for a in tree.args.args}
-        self.locals = frozenset(self.params | _stores(tree.body))
-        self.lines: dict[str, list[int]] = {}   # where each variable is assigned
-        for node in gast.walk(tree):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                self.lines.setdefault(node.id, []).append(node.lineno)
+        self.lines = _stores(tree.body)   # where each variable is assigned
+        self.locals = frozenset(self.params | set(self.lines))
 
     def error(self, cls, node: gast.AST, message: str):
         return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -255,21 +252,19 @@ class _Annotator:
                                  f"array may be shared, so it is not written in place")
 
 
-def _stores(stmts: list[gast.stmt]) -> set[str]:
-    """Names the function assigns, outside grad_of blocks."""
-    out: set[str] = set()
+def _stores(stmts: list[gast.stmt]) -> dict[str, list[int]]:
+    """The lines where the function assigns each name, outside grad_of blocks."""
+    out: dict[str, list[int]] = {}
     for s in stmts:
         if isinstance(s, gast.With) and s.items and s.items[0].optional_vars is not None:
             continue  # a hook (checked later); an override block has no `as`
-        if isinstance(s, gast.With):
-            out |= _stores(s.body)
-            continue
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                out |= _stores(getattr(s, field))
+        parts = [x for f in ("body", "orelse") for x in getattr(s, f, None) or []]
+        for name, lines in _stores(parts).items():
+            out.setdefault(name, []).extend(lines)
         for part in _expressions(s):
-            out |= {n.id for n in gast.walk(part)
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            for n in gast.walk(part):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    out.setdefault(n.id, []).append(n.lineno)
     return out
 
 

@@ -256,13 +256,14 @@ class _Reverse:
             if r is not None:
                 if isinstance(obj, Overridden):  # in a gradient_override block
                     obj, what = obj.primal, obj.what
-                args, kwargs = _by_position(obj, r, value.args, kwargs)
-                return Operation("rule", args, kwargs, r, what=what)
+                if r.kind == "rule":
+                    args, kwargs = _by_position(obj, value.args, kwargs, len(r.params),
+                                                defaults=r.origin is not None)
+                return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
+                                 r, what=what)
             if is_user_function(obj):
-                args = list(value.args) + [
-                    b.const(p.default) for p in list(inspect.signature(obj).parameters.values())[
-                        len(value.args):] if p.default is not p.empty and not kwargs
-                    and isinstance(p.default, (int, float, bool, type(None)))]
+                args, kwargs = _by_position(obj, value.args, kwargs,
+                                            len(inspect.signature(obj).parameters))
                 return Operation("call", args, kwargs, fun=obj, what=what)
             return Operation("missing", value.args, kwargs,
                              what=f"{what!r} has no gradient rule and no Python source")
@@ -455,15 +456,15 @@ class _Reverse:
             tmp = self.namer.temp()
             a.pre.append(b.assign(tmp, inst.whole))
             parts = [(i, b.subscript(b.name(tmp), b.const(i))) for i in active]
-        a.add += [(op.args[i].id, self.checked(op.rule, expr, op.args[i], stmt))
-                  for i, expr in parts]
+        if op.rule.origin is not None:  # a user's rule
+            what = f"the gradient rule {op.rule.name} ({op.rule.origin})"
+            parts = [(i, self.checked(expr, op.args[i], stmt, what)) for i, expr in parts]
+        a.add += [(op.args[i].id, expr) for i, expr in parts]
 
-    def checked(self, r: Rule, grad: gast.AST, arg: gast.AST, stmt: gast.stmt) -> gast.AST:
-        """A user's rule's gradient, checked at run time to have its argument's shape."""
-        if r.origin is None:
-            return grad
-        where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: the gradient rule " \
-                f"{r.name} ({r.origin})"
+    def checked(self, grad: gast.AST, arg: gast.AST, stmt: gast.stmt, what: str) -> gast.AST:
+        """`grad`, which user code (`what`) gave for `arg`, checked at run time to have
+        its shape."""
+        where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: {what}"
         return b.call(b.name(self.bind("checked_grad", checked_grad)), grad,
                       copy.deepcopy(arg), b.const(where))
 
@@ -777,10 +778,8 @@ class _Reverse:
                     n.id = dvar
             out.append(s)
         if assigns:
-            where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: the grad_of({var}) " \
-                    f"block"
-            out.append(b.assign(dvar, b.call(b.name(self.bind("checked_grad", checked_grad)),
-                                             b.name(dvar), b.name(var), b.const(where))))
+            out.append(b.assign(dvar, self.checked(b.name(dvar), b.name(var), stmt,
+                                                   f"the grad_of({var}) block")))
         self.defined.add(var)
         self.owned.discard(var)  # `dh` may now name an array the block shares
         return out
@@ -1027,22 +1026,23 @@ def _reversed_range(args: list[gast.AST], trips: str | None) -> gast.AST:
                   b.binop(copy.deepcopy(start), gast.Sub(), copy.deepcopy(step)), neg)
 
 
-def _by_position(fun, r: Rule, args: list, kwargs: dict) -> tuple[list, dict]:
-    """The operands of a call in the rule's positional order: keyword arguments that name
-    a positional parameter of the rule (`np.clip(x, a_min=...)`) by position, and a
-    user function's defaults for the ones the call leaves out (`@adjoint` rules take
-    every argument), using the primal's own signature."""
-    if r.kind != "rule" or len(args) >= len(r.params):
+def _by_position(fun, args: list, kwargs: dict, count: int,
+                 defaults: bool = True) -> tuple[list, dict]:
+    """A call's first `count` operands in positional order, using `fun`'s own signature:
+    keyword arguments that name a positional parameter (`np.clip(x, a_min=...)`) moved
+    to their place, and (with `defaults`: user functions, whose rules and vjps take every
+    argument) the constant defaults of the ones the call leaves out."""
+    if len(args) >= count:
         return args, kwargs
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         return args, kwargs
     args, kwargs = list(args), dict(kwargs)
-    for p in params[len(args):len(r.params)]:
+    for p in params[len(args):count]:
         if p.name in kwargs:
             args.append(kwargs.pop(p.name))
-        elif r.origin and isinstance(p.default, (int, float, bool, type(None))):
+        elif defaults and isinstance(p.default, (int, float, bool, type(None))):
             args.append(b.const(p.default))
         else:
             break
