@@ -25,9 +25,10 @@ from .errors import RecursiveFunction, SrcgradError, WrtError
 from .frontend.parse import Env, Parsed, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
+from .passes.base import GeneratedFunction, Namespace
 from .passes.normalize import normalize
 from .passes.reject import reject_unsupported
-from .passes.reverse import GeneratedFunction, Namespace, Reversed, reverse
+from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
 from .rules import lookup
 from .runtime import seed

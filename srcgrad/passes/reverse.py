@@ -21,7 +21,6 @@ everything else prepares or packages its output.
 from __future__ import annotations
 
 import copy
-import inspect
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,11 +32,9 @@ from .. import builder as b
 from ..analysis.activity import Activity, activity
 from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
-from ..frontend.parse import MISSING, Parsed, is_user_function
+from ..frontend.parse import Parsed
 from ..naming import Namer
-from ..rules import Overridden, Rule, instantiate, lookup
-from ..rules.numpy_rules import ATTRIBUTES, METHODS
-from ..rules.operator_rules import OPERATORS
+from ..rules import instantiate
 from ..runtime import (
     ADD_INTO,
     checked_grad,
@@ -50,33 +47,21 @@ from ..runtime import (
     unbroadcast,
     zeros_like,
 )
-from .annotate import hook, hook_names
+from .annotate import hook
+from .base import (
+    FunctionPass,
+    Namespace,
+    Operation,
+    all_statements,
+    is_write,
+    target_of,
+)
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
 # iteration's value of it will do, so the adjoint need not get the value back
 _SHAPE_ONLY = {unbroadcast: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1, zeros_like: 0,
                checked_grad: 1}
-
-
-@dataclass
-class Operation:
-    """What the value of one statement denotes, for the activity analysis and the adjoint."""
-
-    kind: str                    # rule | call | copy | subscript | tuple | none | missing
-    args: list[gast.AST] = field(default_factory=list)
-    kwargs: dict[str, gast.AST] = field(default_factory=dict)
-    rule: Rule | None = None
-    fun: Any = None
-    what: str = ""
-
-    def operands(self) -> list[str]:
-        """Names a derivative can flow through."""
-        if self.kind in ("none",) or (self.rule is not None and self.rule.kind != "rule"):
-            return []
-        atoms = self.args[:1] if self.kind == "subscript" else self.args
-        atoms = atoms + list(self.kwargs.values())
-        return [a.id for a in atoms if isinstance(a, gast.Name)]
 
 
 @dataclass
@@ -87,33 +72,6 @@ class Reversed:
     seed: str | None             # name of the result's adjoint, None if the result is inactive
     grads: list[str]             # adjoint names of the wrt parameters, in order
     taped: bool = False          # the forward pushes onto a tape the adjoint pops
-
-
-class GeneratedFunction:
-    """Placeholder under which a generated function's name is reserved in a Namespace."""
-
-
-class Namespace:
-    """The globals of one generated module: name -> (object, compile with numba?)."""
-
-    def __init__(self):
-        self.entries: dict[str, tuple[Any, bool]] = {}
-
-    def bind(self, name: str, obj: Any, jit: bool = False, avoid=frozenset()) -> str:
-        """Bind `obj` under `name`, or under `name_1`... if taken by something else."""
-        candidate, k = name, 0
-        while True:
-            held = self.entries.get(candidate)
-            if candidate not in avoid and (held is None or held[0] is obj):
-                self.entries[candidate] = (obj, jit or (held is not None and held[1]))
-                return candidate
-            k += 1
-            candidate = f"{name}_{k}"
-
-    def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:
-        """The objects to put in the module, without the generated functions' names."""
-        return {name: transform(obj, jit) for name, (obj, jit) in self.entries.items()
-                if not isinstance(obj, GeneratedFunction)}
 
 
 Callee = Callable[[Any, tuple[int, ...], gast.AST], str]
@@ -155,55 +113,19 @@ class _Adjoint:
     self_ref: bool = False           # `x = f(x)`: in the expressions, `x` is the old value
 
 
-def _all_statements(body: list[gast.stmt], into_loops: bool = True):
-    """Every statement of `body`, nested ones after their parent; with `into_loops` false,
-    not those of loops nested in it (where a `break` would belong to another loop)."""
-    for s in body:
-        yield s
-        if isinstance(s, gast.If):
-            yield from _all_statements(s.body, into_loops)
-            yield from _all_statements(s.orelse, into_loops)
-        elif into_loops and isinstance(s, (gast.For, gast.While)):
-            yield from _all_statements(s.body)
-
-
-def _target(stmt: gast.stmt) -> str | None:
-    """The name an assignment rebinds (None for `x[i] = v`)."""
-    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-        return stmt.targets[0].id
-    return None
-
-
-def _is_write(stmt: gast.stmt) -> bool:
-    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
-
-
 _VIEWS = {"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view", "flat",
           "real", "imag", "diagonal"}
 
 
-class _Reverse:
+class _Reverse(FunctionPass):
     def __init__(self, parsed, fn, wrt, namer, ns, callee, primal):
-        self.p = parsed
-        self.fn = fn
+        super().__init__(parsed, fn, namer, ns, primal)
         self.wrt = wrt
-        self.namer = namer
-        self.ns = ns
         self.callee = callee
-        self.primal = primal
-        self.params = [a.id for a in fn.args.args]
         self.intermediates = set(wrt) - set(self.params)  # wrt variables, assigned once
-        self.statements = list(_all_statements(fn.body))
-        self.locals = frozenset(self.params) | frozenset(
-            n.id for s in self.statements for n in gast.walk(s)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
-        self.hook_locals = hook_names(fn) | {
-            n.id for s in self.statements if hook(s) for t in s.body for n in gast.walk(t)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.adj: dict[str, str] = {}
         self.defined: set[str] = set()
         self.owned: set[str] = set()
-        self.tuples: dict[str, list[gast.AST]] = {}
         self.tapes: dict[tuple, str] = {}
         self.back_before: list[gast.stmt] = []
         self.in_place: set[str] = set()   # adjoints written in place somewhere
@@ -211,69 +133,6 @@ class _Reverse:
         self.pushes: dict[str, int] = {}       # the same, frozen after the dry run
         self.arrays: set[str] = set()          # tapes that are arrays, one entry per iteration
         self.counters: dict[int, str] = {}
-
-    def error(self, cls, node, message) -> SrcgradError:
-        return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
-                   col=getattr(node, "col_offset", None))
-
-    # ---- what a value denotes ----
-    def classify(self, value: gast.AST) -> Operation:
-        if isinstance(value, gast.Name):
-            return Operation("copy", [value]) if value.id in self.locals else Operation("none")
-        if isinstance(value, gast.Constant):
-            return Operation("none")
-        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
-            op = OPERATORS[type(value.op)]
-            args = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
-            return Operation("rule", args, rule=lookup(op), what=type(value.op).__name__)
-        if isinstance(value, (gast.Compare, gast.BoolOp)):
-            return Operation("none")
-        if isinstance(value, (gast.Tuple, gast.List)):
-            return Operation("tuple", list(value.elts))
-        if isinstance(value, gast.Subscript):
-            base = value.value
-            if isinstance(base, gast.Name) and base.id in self.tuples and \
-                    isinstance(value.slice, gast.Constant):
-                return Operation("copy", [self.tuples[base.id][value.slice.value]])
-            return Operation("subscript", [base])
-        if isinstance(value, gast.Attribute):
-            if self.p.env.resolve(value, self.locals) is not MISSING:
-                return Operation("none")
-            fun = ATTRIBUTES.get(value.attr)
-            return self.rule_call(fun, [value.value], {}, f"the attribute .{value.attr}")
-        if isinstance(value, gast.Call):
-            kwargs = {k.arg: k.value for k in value.keywords}
-            func = value.func
-            obj = self.p.env.resolve(func, self.locals)
-            if obj is MISSING and isinstance(func, gast.Attribute):
-                return self.rule_call(METHODS.get(func.attr), [func.value] + value.args,
-                                      kwargs, f"the method .{func.attr}()")
-            what = _dotted(func)
-            if obj is MISSING:
-                return Operation("missing", value.args, kwargs,
-                                 what=f"{what!r}: a call to a local value")
-            r = lookup(obj)
-            if r is not None:
-                if isinstance(obj, Overridden):  # in a gradient_override block
-                    obj, what = obj.primal, obj.what
-                if r.kind == "rule":
-                    args, kwargs = _by_position(obj, value.args, kwargs, len(r.params),
-                                                defaults=r.origin is not None)
-                return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
-                                 r, what=what)
-            if is_user_function(obj):
-                args, kwargs = _by_position(obj, value.args, kwargs,
-                                            len(inspect.signature(obj).parameters))
-                return Operation("call", args, kwargs, fun=obj, what=what)
-            return Operation("missing", value.args, kwargs,
-                             what=f"{what!r} has no gradient rule and no Python source")
-        return Operation("missing", what=type(value).__name__)
-
-    def rule_call(self, fun, args, kwargs, what) -> Operation:
-        r = lookup(fun) if fun is not None else None
-        if r is None:
-            return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
-        return Operation("rule", args, kwargs, r, what=what)
 
     def cheap(self, value: gast.AST) -> bool:
         """Whether the adjoint may run this operation again rather than tape its value."""
@@ -291,21 +150,21 @@ class _Reverse:
         body = self.fn.body
         self.ops: dict[int, Operation] = {}
         for stmt in self.statements:
-            if _target(stmt):
+            if target_of(stmt):
                 op = self.ops[id(stmt)] = self.classify(stmt.value)
                 if op.kind == "tuple":
-                    self.tuples[_target(stmt)] = op.args
-            elif _is_write(stmt):
+                    self.tuples[target_of(stmt)] = op.args
+            elif is_write(stmt):
                 self.ops[id(stmt)] = Operation("write", [stmt.value])
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
         self.check_constructors(act)
         self.check_writes()
         self.hooks = {id(s) for s in self.statements if hook(s) and hook(s)[0] in act.active}
         self.adjoints = {id(s): self.adjoint_of(s) for s in self.statements
-                         if (_target(s) or _is_write(s)) and self.changed(s) in act.active}
+                         if (target_of(s) or is_write(s)) and self.changed(s) in act.active}
         reads = self.reads()
         self.read_names = {r.var for r in reads}
-        self.written = {self.changed(s) for s in self.statements if _is_write(s)}
+        self.written = {self.changed(s) for s in self.statements if is_write(s)}
         self.tape = plan(body, self.params, reads, self.cheap, self.p.filename)
         result = body[-1].value
         seed = None
@@ -335,7 +194,7 @@ class _Reverse:
         return Reversed(forward, adjoint, result, seed, grads, taped)
 
     def changed(self, stmt: gast.stmt) -> str:
-        return _target(stmt) or stmt.targets[0].value.id
+        return target_of(stmt) or stmt.targets[0].value.id
 
     def flow(self) -> list[tuple[str, list[str]]]:
         """(changed name, names a derivative flows from) per assignment."""
@@ -353,7 +212,7 @@ class _Reverse:
                 continue
             names = [n.id for a in op.args + list(op.kwargs.values())
                      for n in gast.walk(a) if isinstance(n, gast.Name)]
-            if _target(stmt) in act.useful and any(n in act.varied for n in names):
+            if target_of(stmt) in act.useful and any(n in act.varied for n in names):
                 raise self.error(MissingRule, stmt,
                                  f"{op.what} builds a new array from a value being "
                                  f"differentiated, and no gradient flows through it; use "
@@ -364,7 +223,7 @@ class _Reverse:
         a view (the tape tracks arrays by name)."""
         views: dict[str, str] = {}
         for s in self.statements:
-            name, v = _target(s), getattr(s, "value", None)
+            name, v = target_of(s), getattr(s, "value", None)
             if name is None:
                 continue
             if isinstance(v, gast.Name) and v.id in self.locals:
@@ -378,9 +237,9 @@ class _Reverse:
                     v.func.attr in _VIEWS and isinstance(v.func.value, gast.Name) and \
                     v.func.value.id in self.locals:
                 views[name] = v.func.value.id
-        rebound = {_target(s) for s in self.statements if _target(s)}
+        rebound = {target_of(s) for s in self.statements if target_of(s)}
         for s in self.statements:
-            if not _is_write(s):
+            if not is_write(s):
                 continue
             name = s.targets[0].value.id
             root, seen = name, set()
@@ -509,13 +368,13 @@ class _Reverse:
             if a is not None:
                 exprs = a.pre + [e for _, e in a.add] + [e for _, i, e in a.add_at] + \
                     [i for _, i, e in a.add_at]
-                target = _target(s)
+                target = target_of(s)
                 for n in set().union(*map(names, exprs)) if exprs else set():
                     after = n == target and not a.self_ref
                     out.append(Read(n, s, after=after))
                 if a.result_copy:
                     out.append(Read(target, s, after=True))
-                if _is_write(s):
+                if is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
             if id(s) in self.hooks:
                 out += [Read(n, s) for t in s.body for n in names(t)]
@@ -528,10 +387,10 @@ class _Reverse:
             more = [s for s in self.statements if isinstance(s, (gast.If, gast.For))
                     and id(s) not in replayed and any(
                         id(t) in self.adjoints or id(t) in self.hooks
-                        or (_target(t) or "") in read
+                        or (target_of(t) or "") in read
                         or (isinstance(t, gast.For) and t.target.id in read)
-                        or (_is_write(t) and self.changed(t) in read)
-                        for t in _all_statements(s.body + s.orelse))]
+                        or (is_write(t) and self.changed(t) in read)
+                        for t in all_statements(s.body + s.orelse))]
             if not more:
                 return out
             for s in more:
@@ -572,12 +431,12 @@ class _Reverse:
             out = []
             if saved:
                 name = self.changed(stmt)
-                value = b.name(name) if _target(stmt) else b.call(
+                value = b.name(name) if target_of(stmt) else b.call(
                     b.name(self.bind("snapshot", snapshot)),
                     b.subscript(b.name(name), copy.deepcopy(stmt.targets[0].slice)))
                 out += self.push(self.tape_name(stmt), value, stmt)
             out.append(self.detached(stmt))
-            name = _target(stmt)
+            name = target_of(stmt)
             if name in self.tape.local and self.tape.local[name][2] == "tape":
                 out += self.push(self.tape_name(stmt), b.name(name), stmt)
             return out
@@ -618,8 +477,8 @@ class _Reverse:
         taken as a copy when the adjoint keeps it (a view would change under the write)."""
         stmt = self.bind_globals(copy.deepcopy(stmt))
         value = stmt.value
-        local = self.tape.local.get(_target(stmt))
-        kept = local[2] == "tape" if local else _target(stmt) in self.read_names
+        local = self.tape.local.get(target_of(stmt))
+        kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
         if kept and isinstance(value, gast.Subscript) and \
                 isinstance(value.value, gast.Name) and value.value.id in self.written:
             stmt.value = b.call(b.name(self.bind("snapshot", snapshot)), value)
@@ -629,7 +488,7 @@ class _Reverse:
         """One stack per saved name (its sites pop in reverse push order), and one per
         subscript-write site (what it saves may be a scalar or a slice)."""
         name = self.changed(stmt)
-        key = ("write", id(stmt)) if _is_write(stmt) else ("name", name)
+        key = ("write", id(stmt)) if is_write(stmt) else ("name", name)
         if key not in self.tapes:
             self.tapes[key] = self.namer.fresh(f"{name}_tape")
         return self.tapes[key]
@@ -685,38 +544,6 @@ class _Reverse:
             return None
         return loops[0]
 
-    def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
-        """Bind every global a forward statement names; rename it on a clash.
-
-        A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
-        generated module, so numba compiles every function the code reaches without
-        srcgrad writing into the user's modules. `shallow`: a compound statement's own
-        test or iterator only (its blocks are bound already)."""
-        if shallow:
-            parts = [getattr(stmt, f) for f in ("test", "iter") if hasattr(stmt, f)]
-            for part in parts:
-                self.bind_globals(b.make(gast.Expr, value=part))
-            return stmt
-        bound: set[int] = set()  # ids of the names already rebound to a primal copy
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
-                obj = self.p.env.resolve(node.func, self.locals)
-                if isinstance(obj, Overridden):  # the primal, as the user named it
-                    node.func, obj = copy.deepcopy(obj.func), obj.primal
-                if is_user_function(obj):
-                    node.func = b.name(self.primal(obj))
-                    bound.add(id(node.func))
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
-                    and node.id not in self.locals and node.id not in self.hook_locals \
-                    and id(node) not in bound:
-                obj = self.p.env.lookup(node.id)
-                if obj is MISSING:
-                    raise self.error(SrcgradError, stmt, f"name {node.id!r} is not defined")
-                node.id = self.ns.bind(node.id, obj, jit=is_user_function(obj),
-                                       avoid=self.locals)
-        return stmt
-
     # ---- adjoint ----
     def reverse_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
@@ -734,7 +561,7 @@ class _Reverse:
 
     def materialize(self, name: str) -> gast.stmt:
         """A block-local value, again: recomputed, or popped from its tape."""
-        stmt = next(s for s in self.statements if _target(s) == name)
+        stmt = next(s for s in self.statements if target_of(s) == name)
         if self.tape.local[name][2] == "recompute":
             return self.detached(stmt)
         return b.assign(name, self.pop(self.tape_name(stmt), stmt))
@@ -787,8 +614,8 @@ class _Reverse:
     def restore(self, stmt: gast.stmt) -> list[gast.stmt]:
         if id(stmt) not in self.tape.saved:
             return []
-        if _target(stmt):
-            return [b.assign(_target(stmt), self.pop(self.tape_name(stmt), stmt))]
+        if target_of(stmt):
+            return [b.assign(target_of(stmt), self.pop(self.tape_name(stmt), stmt))]
         target = copy.deepcopy(stmt.targets[0])
         return [b.assign(target, self.pop(self.tape_name(stmt), stmt))]
 
@@ -798,7 +625,7 @@ class _Reverse:
         out: list[gast.stmt] = []
         if a is None or name not in self.defined:
             return self.take_back() + self.restore(stmt)
-        if _is_write(stmt):
+        if is_write(stmt):
             out += self.take_back()
             for var, expr in a.add:
                 out += self.accumulate(var, expr)
@@ -913,12 +740,6 @@ class _Reverse:
             self.adj[var] = self.namer.adjoint(var)
         return self.adj[var]
 
-    def bind(self, name: str, obj: Any) -> str:
-        return self.ns.bind(name, obj, avoid=self.locals)
-
-    def zeros(self, var: str) -> gast.AST:
-        return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
-
     def accumulate(self, var: str, expr: gast.AST) -> list[gast.stmt]:
         dvar = self.adjoint_name(var)
         if var in self.defined and var in self.owned:  # no other name holds this array
@@ -971,7 +792,7 @@ class _Reverse:
 
 def _breaks(loop: gast.stmt) -> bool:
     """Whether the loop may end early (then its adjoint counts the iterations it ran)."""
-    return any(isinstance(s, gast.Break) for s in _all_statements(loop.body, into_loops=False))
+    return any(isinstance(s, gast.Break) for s in all_statements(loop.body, into_loops=False))
 
 
 def _iteration(loop: gast.For) -> gast.AST:
@@ -1026,29 +847,6 @@ def _reversed_range(args: list[gast.AST], trips: str | None) -> gast.AST:
                   b.binop(copy.deepcopy(start), gast.Sub(), copy.deepcopy(step)), neg)
 
 
-def _by_position(fun, args: list, kwargs: dict, count: int,
-                 defaults: bool = True) -> tuple[list, dict]:
-    """A call's first `count` operands in positional order, using `fun`'s own signature:
-    keyword arguments that name a positional parameter (`np.clip(x, a_min=...)`) moved
-    to their place, and (with `defaults`: user functions, whose rules and vjps take every
-    argument) the constant defaults of the ones the call leaves out."""
-    if len(args) >= count:
-        return args, kwargs
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return args, kwargs
-    args, kwargs = list(args), dict(kwargs)
-    for p in params[len(args):count]:
-        if p.name in kwargs:
-            args.append(kwargs.pop(p.name))
-        elif defaults and isinstance(p.default, (int, float, bool, type(None))):
-            args.append(b.const(p.default))
-        else:
-            break
-    return args, kwargs
-
-
 def _by_line(body: list[gast.stmt]):
     """Consecutive statements grouped by the user line they came from."""
     groups: list[tuple[int, list[gast.stmt]]] = []
@@ -1059,12 +857,3 @@ def _by_line(body: list[gast.stmt]):
         else:
             groups.append((line, [stmt]))
     return groups
-
-
-def _dotted(node: gast.AST) -> str:
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return type(node).__name__
-

@@ -1,0 +1,253 @@
+"""base: what the passes that emit code (`reverse`, `forward`) share.
+
+What the value of a normalized statement denotes (`Operation`: a rule, a call to a user
+function, a copy, a subscript, a tuple, nothing differentiable), the `Namespace` of the
+generated module, and `FunctionPass`, which holds one normalized function with the names
+it binds and emits its statements with their globals bound. Exists so that both modes of
+differentiation read a statement the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from .. import builder as b
+from ..errors import SrcgradError
+from ..frontend.parse import MISSING, Parsed, is_user_function
+from ..naming import Namer
+from ..rules import Overridden, Rule, lookup
+from ..rules.numpy_rules import ATTRIBUTES, METHODS
+from ..rules.operator_rules import OPERATORS
+from ..runtime import zeros_like
+from .annotate import hook, hook_names
+
+
+@dataclass
+class Operation:
+    """What the value of one statement denotes, for the activity analysis and the adjoint."""
+
+    kind: str                    # rule | call | copy | subscript | tuple | none | missing
+    args: list[gast.AST] = field(default_factory=list)
+    kwargs: dict[str, gast.AST] = field(default_factory=dict)
+    rule: Rule | None = None
+    fun: Any = None
+    what: str = ""
+
+    def operands(self) -> list[str]:
+        """Names a derivative can flow through."""
+        if self.kind in ("none",) or (self.rule is not None and self.rule.kind != "rule"):
+            return []
+        atoms = self.args[:1] if self.kind == "subscript" else self.args
+        atoms = atoms + list(self.kwargs.values())
+        return [a.id for a in atoms if isinstance(a, gast.Name)]
+
+
+class GeneratedFunction:
+    """Placeholder under which a generated function's name is reserved in a Namespace."""
+
+
+class Namespace:
+    """The globals of one generated module: name -> (object, compile with numba?)."""
+
+    def __init__(self):
+        self.entries: dict[str, tuple[Any, bool]] = {}
+
+    def bind(self, name: str, obj: Any, jit: bool = False, avoid=frozenset()) -> str:
+        """Bind `obj` under `name`, or under `name_1`... if taken by something else."""
+        candidate, k = name, 0
+        while True:
+            held = self.entries.get(candidate)
+            if candidate not in avoid and (held is None or held[0] is obj):
+                self.entries[candidate] = (obj, jit or (held is not None and held[1]))
+                return candidate
+            k += 1
+            candidate = f"{name}_{k}"
+
+    def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:
+        """The objects to put in the module, without the generated functions' names."""
+        return {name: transform(obj, jit) for name, (obj, jit) in self.entries.items()
+                if not isinstance(obj, GeneratedFunction)}
+
+
+
+def all_statements(body: list[gast.stmt], into_loops: bool = True):
+    """Every statement of `body`, nested ones after their parent; with `into_loops` false,
+    not those of loops nested in it (where a `break` would belong to another loop)."""
+    for s in body:
+        yield s
+        if isinstance(s, gast.If):
+            yield from all_statements(s.body, into_loops)
+            yield from all_statements(s.orelse, into_loops)
+        elif into_loops and isinstance(s, (gast.For, gast.While)):
+            yield from all_statements(s.body)
+
+
+def target_of(stmt: gast.stmt) -> str | None:
+    """The name an assignment rebinds (None for `x[i] = v`)."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+        return stmt.targets[0].id
+    return None
+
+
+def is_write(stmt: gast.stmt) -> bool:
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+class FunctionPass:
+    """One normalized function, the names it binds, and how its statements are read."""
+
+    def __init__(self, parsed: Parsed, fn: gast.FunctionDef, namer: Namer, ns: Namespace,
+                 primal: Callable[[Any], str]):
+        self.p = parsed
+        self.fn = fn
+        self.namer = namer
+        self.ns = ns
+        self.primal = primal
+        self.params = [a.id for a in fn.args.args]
+        self.statements = list(all_statements(fn.body))
+        self.locals = frozenset(self.params) | frozenset(
+            n.id for s in self.statements for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        self.hook_locals = hook_names(fn) | {
+            n.id for s in self.statements if hook(s) for t in s.body for n in gast.walk(t)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.tuples: dict[str, list[gast.AST]] = {}
+
+    def error(self, cls, node, message) -> SrcgradError:
+        return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
+                   col=getattr(node, "col_offset", None))
+
+    # ---- what a value denotes ----
+    def classify(self, value: gast.AST) -> Operation:
+        if isinstance(value, gast.Name):
+            return Operation("copy", [value]) if value.id in self.locals else Operation("none")
+        if isinstance(value, gast.Constant):
+            return Operation("none")
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            op = OPERATORS[type(value.op)]
+            args = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
+            return Operation("rule", args, rule=lookup(op), what=type(value.op).__name__)
+        if isinstance(value, (gast.Compare, gast.BoolOp)):
+            return Operation("none")
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return Operation("tuple", list(value.elts))
+        if isinstance(value, gast.Subscript):
+            base = value.value
+            if isinstance(base, gast.Name) and base.id in self.tuples and \
+                    isinstance(value.slice, gast.Constant):
+                return Operation("copy", [self.tuples[base.id][value.slice.value]])
+            return Operation("subscript", [base])
+        if isinstance(value, gast.Attribute):
+            if self.p.env.resolve(value, self.locals) is not MISSING:
+                return Operation("none")
+            fun = ATTRIBUTES.get(value.attr)
+            return self.rule_call(fun, [value.value], {}, f"the attribute .{value.attr}")
+        if isinstance(value, gast.Call):
+            kwargs = {k.arg: k.value for k in value.keywords}
+            func = value.func
+            obj = self.p.env.resolve(func, self.locals)
+            if obj is MISSING and isinstance(func, gast.Attribute):
+                return self.rule_call(METHODS.get(func.attr), [func.value] + value.args,
+                                      kwargs, f"the method .{func.attr}()")
+            what = dotted(func)
+            if obj is MISSING:
+                return Operation("missing", value.args, kwargs,
+                                 what=f"{what!r}: a call to a local value")
+            r = lookup(obj)
+            if r is not None:
+                if isinstance(obj, Overridden):  # in a gradient_override block
+                    obj, what = obj.primal, obj.what
+                if r.kind == "rule":
+                    args, kwargs = by_position(obj, value.args, kwargs, len(r.params),
+                                                defaults=r.origin is not None)
+                return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
+                                 r, what=what)
+            if is_user_function(obj):
+                args, kwargs = by_position(obj, value.args, kwargs,
+                                            len(inspect.signature(obj).parameters))
+                return Operation("call", args, kwargs, fun=obj, what=what)
+            return Operation("missing", value.args, kwargs,
+                             what=f"{what!r} has no gradient rule and no Python source")
+        return Operation("missing", what=type(value).__name__)
+
+    def rule_call(self, fun, args, kwargs, what) -> Operation:
+        r = lookup(fun) if fun is not None else None
+        if r is None:
+            return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
+        return Operation("rule", args, kwargs, r, what=what)
+
+    def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
+        """Bind every global a forward statement names; rename it on a clash.
+
+        A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
+        generated module, so numba compiles every function the code reaches without
+        srcgrad writing into the user's modules. `shallow`: a compound statement's own
+        test or iterator only (its blocks are bound already)."""
+        if shallow:
+            parts = [getattr(stmt, f) for f in ("test", "iter") if hasattr(stmt, f)]
+            for part in parts:
+                self.bind_globals(b.make(gast.Expr, value=part))
+            return stmt
+        bound: set[int] = set()  # ids of the names already rebound to a primal copy
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
+                obj = self.p.env.resolve(node.func, self.locals)
+                if isinstance(obj, Overridden):  # the primal, as the user named it
+                    node.func, obj = copy.deepcopy(obj.func), obj.primal
+                if is_user_function(obj):
+                    node.func = b.name(self.primal(obj))
+                    bound.add(id(node.func))
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
+                    and node.id not in self.locals and node.id not in self.hook_locals \
+                    and id(node) not in bound:
+                obj = self.p.env.lookup(node.id)
+                if obj is MISSING:
+                    raise self.error(SrcgradError, stmt, f"name {node.id!r} is not defined")
+                node.id = self.ns.bind(node.id, obj, jit=is_user_function(obj),
+                                       avoid=self.locals)
+        return stmt
+
+    def bind(self, name: str, obj: Any) -> str:
+        return self.ns.bind(name, obj, avoid=self.locals)
+
+    def zeros(self, var: str) -> gast.AST:
+        return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+
+
+def by_position(fun, args: list, kwargs: dict, count: int,
+                 defaults: bool = True) -> tuple[list, dict]:
+    """A call's first `count` operands in positional order, using `fun`'s own signature:
+    keyword arguments that name a positional parameter (`np.clip(x, a_min=...)`) moved
+    to their place, and (with `defaults`: user functions, whose rules and vjps take every
+    argument) the constant defaults of the ones the call leaves out."""
+    if len(args) >= count:
+        return args, kwargs
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return args, kwargs
+    args, kwargs = list(args), dict(kwargs)
+    for p in params[len(args):count]:
+        if p.name in kwargs:
+            args.append(kwargs.pop(p.name))
+        elif defaults and isinstance(p.default, (int, float, bool, type(None))):
+            args.append(b.const(p.default))
+        else:
+            break
+    return args, kwargs
+
+
+def dotted(node: gast.AST) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return f"{dotted(node.value)}.{node.attr}"
+    return type(node).__name__
+
