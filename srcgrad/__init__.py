@@ -16,7 +16,7 @@ from .annotations import (
     register_gradient,
     stop_gradient,
 )
-from .api import grad, source, value_and_grad, vjp
+from .api import grad, hessian, hvp, jacobian, jvp, source, value_and_grad, vjp
 from .checks import check_grad
 from .errors import (
     JitFallbackWarning,
@@ -33,7 +33,8 @@ from .errors import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "grad", "value_and_grad", "vjp", "source", "check_grad",
+    "grad", "value_and_grad", "vjp", "jvp", "hvp", "hessian", "jacobian", "source",
+    "check_grad",
     "stop_gradient", "identity", "register_gradient", "gradient_override", "adjoint", "grad_of",
     "SrcgradError", "UnsupportedSyntax", "NoSourceError", "MissingRule", "WrtError",
     "NonScalarOutput", "RuleError", "RecursiveFunction", "JitFallbackWarning",

@@ -39,7 +39,7 @@ def identity(x):
 nondifferentiable(stop_gradient)
 
 
-@rule(identity)
+@rule(identity, elementwise=True)
 def _identity_rule(dy, y, x):
     return dy
 

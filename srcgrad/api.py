@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import codegen
-from .compiler import Generated, generate
+from .compiler import Generated, generate, generate_grad_of, generate_jvp
 from .errors import (
     NONSCALAR_MARKER,
     JitFallbackWarning,
@@ -54,6 +54,14 @@ class Transform:
                                "iteration's saved values")
         functools.update_wrapper(self, fun)
         self.fun = fun
+        self.inner = fun if isinstance(fun, Transform) else None
+        if self.inner is not None and kind in ("grad", "value_and_grad") \
+                and self.inner.kind not in ("grad", "value_and_grad"):
+            raise SrcgradError(f"grad needs a scalar result; {self.inner!r} returns a "
+                               f"tuple or an array (use jacobian)")
+        if self.inner is not None and (static or kind == "vjp"):
+            raise SrcgradError(f"{kind} of a transform (here {self.inner!r}) supports no "
+                               f"static= and no vjp yet; use grad, jvp, hvp, hessian")
         self.kind = kind
         self.jit = False if _jit_disabled() else jit
         self.unroll = bool(unroll)
@@ -68,6 +76,7 @@ class Transform:
             if name in self.wrt:
                 raise WrtError(f"{name!r} cannot be both static and differentiated")
         self._options = (kind, wrt, jit, unroll)
+        self._wrt_option = wrt
         self._specialized: dict[tuple, Transform] = {}
         self._generated: Generated | None = None
         self._py: dict[str, Any] | None = None
@@ -81,10 +90,36 @@ class Transform:
     def generated(self) -> Generated:
         with self._lock:
             if self._generated is None:
-                kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
-                self._generated = generate(self.fun, self.wrt, kinds, self._many,
-                                           self.constants, self.unroll)
+                self._generated = self._generate()
         return self._generated
+
+    def _generate(self) -> Generated:
+        if self.kind == "hvp":  # forward over reverse: the jvp of the gradient's code
+            inner = Transform(self.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
+                              None, self.constants)
+            return generate_jvp(inner.entry_function(), self.wrt, self._many)
+        if self.kind == "jvp":
+            fun = self.inner.entry_function() if self.inner else self.fun
+            return generate_jvp(fun, self.wrt, self._many, self.constants, self.unroll)
+        if self.inner is not None:
+            return generate_grad_of(self.inner.entry_function(), self.inner.projection,
+                                    repr(self.inner)[9:-1], self.wrt, self._many)
+        kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
+        return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll)
+
+    @property
+    def role(self) -> str:
+        """The generated entry point that computes this transform."""
+        return {"vjp": "backward", "jvp": "jvp", "hvp": "jvp"}.get(self.kind, "grad")
+
+    @property
+    def projection(self) -> tuple[int, ...]:
+        """Where in what the entry point returns this transform's result is."""
+        return {"grad": (1,), "hvp": (1, 1)}.get(self.kind, ())
+
+    def entry_function(self):
+        """The generated entry point as plain Python (what a transform of this one reads)."""
+        return self._functions(jit=False)[self.generated.entries[self.role]]
 
     @property
     def source(self) -> str:
@@ -94,8 +129,7 @@ class Transform:
     @property
     def py_func(self):
         """The generated entry point as plain (not compiled) Python."""
-        entries = self._functions(jit=False)
-        return entries[self.generated.entries["backward" if self.kind == "vjp" else "grad"]]
+        return self.entry_function()
 
     def _functions(self, jit: bool) -> dict[str, Any]:
         gen = self.generated
@@ -175,6 +209,9 @@ class Transform:
         return min(best, key=best.get)
 
     def _nonscalar(self) -> NonScalarOutput:
+        if self.inner is not None:
+            return NonScalarOutput(f"grad needs a scalar result, but {self.inner!r} returns "
+                                   f"an array (use jacobian, or hessian of the function)")
         filename, lineno = self.generated.result_line
         return NonScalarOutput(f"grad needs a scalar result, but {self.fun.__qualname__} "
                                f"returns an array; use vjp with a cotangent",
@@ -214,6 +251,10 @@ class Transform:
         return self._specialized[key]
 
     def __call__(self, *args, **kwargs):
+        if self.kind in ("jvp", "hvp"):
+            if not args:
+                raise TypeError(f"{self!r} takes the arguments, then the tangents")
+            return self._along(args[:-1], kwargs, args[-1])
         values = self._args(args, kwargs)
         if self.static:
             return self.specialized(values)(*values)
@@ -226,8 +267,25 @@ class Transform:
         grads = tuple(map(_plain, grads)) if self._many else _plain(grads)
         return (_plain(value), grads) if self.kind == "value_and_grad" else grads
 
+    def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
+        """jvp: `(value, derivative along tangents)`; hvp: the Hessian times them."""
+        values = self._args(args, kwargs)
+        given = tangents if self._many else (tangents,)
+        if not isinstance(given, (tuple, list)) or len(given) != len(self.wrt):
+            raise SrcgradError(f"{self!r} takes one tangent per wrt argument "
+                               f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
+        checked = tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
+                        for name, t in zip(self.wrt, given, strict=True))
+        value, dvalue = self._call(self.role, values + checked)
+        if self.kind == "hvp":
+            return _tree(_plain, dvalue[1])
+        for k in self.inner.projection if self.inner else ():
+            value, dvalue = value[k], dvalue[k]
+        return _tree(_plain, value), _tree(_plain, dvalue)
+
     def __repr__(self) -> str:
-        return f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}>"
+        of = repr(self.inner)[9:-1] if self.inner else self.fun.__qualname__
+        return f"<srcgrad.{self.kind} of {of} wrt {', '.join(self.wrt)}>"
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -272,6 +330,136 @@ vjp.__doc__ = """`vjp(f)(*args) -> (value, pullback)`; `pullback(cotangent) -> g
     called many times, with any cotangent of the result's shape (the `grad_ys` seed of
     `tf.gradients`).
     """
+
+
+jvp = _transform("jvp")
+jvp.__doc__ = """Forward mode: `jvp(f)(*args, tangents) -> (value, derivative along tangents)`.
+
+    `tangents` has the shape of the `wrt` argument (a tuple of them if `wrt` is a tuple).
+    The generated code (`.source`) computes each value's tangent next to it, through the
+    function's loops and branches.
+
+    >>> def f(x, y):
+    ...     return x**2 + x*y + 3.0
+    >>> jvp(f, wrt=("x", "y"))(5.0, 3.0, (1.0, 0.0))
+    (43.0, 13.0)
+    """
+hvp = _transform("hvp")
+hvp.__doc__ = """Hessian-vector product `hvp(f)(*args, v) -> H v`, without forming H.
+
+    Forward mode over the generated gradient (`.source` shows it): one gradient's cost
+    a few times over, as `jax.jvp(jax.grad(f), ...)`.
+    """
+
+
+def hessian(fun=None, *, wrt=0, jit="auto", unroll=False):
+    """The dense Hessian of scalar `f`: shape `x.shape + x.shape` (nested tuples of blocks
+    for a tuple `wrt`), one `hvp` per entry of the `wrt` arguments."""
+    if fun is None:
+        return lambda f: hessian(f, wrt=wrt, jit=jit, unroll=unroll)
+    return Dense(fun, "hessian", wrt, jit, unroll)
+
+
+def jacobian(fun=None, *, wrt=0, jit="auto", unroll=False):
+    """The Jacobian of `f`: shape `f(x).shape + x.shape` (a tuple for a tuple `wrt`).
+
+    Built a column at a time with `jvp`, or a row at a time with the pullback of `vjp`,
+    whichever takes fewer passes for the arguments given."""
+    if fun is None:
+        return lambda f: jacobian(f, wrt=wrt, jit=jit, unroll=unroll)
+    return Dense(fun, "jacobian", wrt, jit, unroll)
+
+
+class Dense:
+    """`hessian` and `jacobian`: a dense derivative, one forward (or reverse) pass per
+    column (row); `.source` shows the generated code the passes run."""
+
+    def __init__(self, fun, kind: str, wrt, jit, unroll):
+        functools.update_wrapper(self, fun)
+        self.fun, self.kind, self._many = fun, kind, isinstance(wrt, (tuple, list))
+        if kind == "hessian":
+            self._forward = Transform(fun, "hvp", wrt, jit, (), unroll, None)
+            self._reverse = None
+        else:
+            self._forward = Transform(fun, "jvp", wrt, jit, (), unroll, None)
+            self._reverse = Transform(fun, "vjp", wrt, jit, (), unroll, None) \
+                if not isinstance(fun, Transform) else None
+        self.wrt = self._forward.wrt
+
+    @property
+    def source(self) -> str:
+        """The generated code of the passes (forward mode; and reverse for a Jacobian)."""
+        parts = [self._forward.source]
+        if self._reverse is not None:
+            parts.append(self._reverse.source)
+        return "\n\n".join(parts)
+
+    def __call__(self, *args, **kwargs):
+        t = self._forward
+        values = t._args(args, kwargs)
+        inputs = [np.asarray(values[t._params.index(w)], dtype=float) for w in self.wrt]
+        if self.kind == "jacobian" and self._reverse is not None:
+            value, pullback = self._reverse(*values)
+            if np.size(value) < sum(x.size for x in inputs):
+                return self._rows(np.asarray(value), pullback, inputs)
+        blocks = []  # blocks[j]: the derivative along each entry of input j
+        for j, x in enumerate(inputs):
+            columns = []
+            for k in range(x.size):
+                tangents = [_unit_like(v, k) if i == j else np.zeros_like(v)
+                            for i, v in enumerate(inputs)]
+                out = t(*values, tuple(tangents) if self._many else tangents[0])
+                columns.append(out[1] if self.kind == "jacobian" else out)
+            blocks.append(columns)
+        if self.kind == "jacobian":
+            out = [_from_columns(cols, x) for cols, x in zip(blocks, inputs, strict=True)]
+            return tuple(out) if self._many else out[0]
+        # hessian: blocks[j][k] holds, per input i, d grad_i / d x_j[k]
+        rows = []
+        for i in range(len(inputs)):
+            row = [_from_columns([c[i] if self._many else c for c in blocks[j]], inputs[j])
+                   for j in range(len(inputs))]
+            rows.append(tuple(row) if self._many else row[0])
+        return tuple(rows) if self._many else rows[0]
+
+    def _rows(self, value, pullback, inputs):
+        rows = [pullback(_unit_like(value, k)) for k in range(value.size)]
+        out = []
+        for i, x in enumerate(inputs):
+            stacked = np.array([np.asarray(r[i] if self._many else r, dtype=float)
+                                for r in rows]).reshape(value.shape + x.shape)
+            out.append(_plain(stacked))
+        return tuple(out) if self._many else out[0]
+
+    def __repr__(self) -> str:
+        return f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}>"
+
+
+def _unit_like(x: np.ndarray, k: int) -> Any:
+    e = np.zeros(np.shape(x))
+    e.flat[k] = 1.0
+    return e if e.ndim else 1.0
+
+
+def _from_columns(columns: list, x: np.ndarray) -> Any:
+    """Derivatives along each entry of `x` -> an array of shape out.shape + x.shape."""
+    cols = [np.asarray(c, dtype=float) for c in columns]
+    shape = cols[0].shape if cols else ()
+    return _plain(np.stack(cols, axis=-1).reshape(shape + x.shape) if cols else
+                  np.zeros(x.shape))
+
+
+def _tangent(name: str, arg: Any, t: Any, fun) -> Any:
+    if np.shape(t) != np.shape(arg):
+        raise SrcgradError(f"the tangent for {name!r} of {fun.__qualname__} has shape "
+                           f"{np.shape(t)}, but {name} has shape {np.shape(arg)}")
+    if isinstance(arg, np.ndarray):
+        return np.asarray(t, dtype=np.result_type(arg.dtype, np.float64))
+    return float(t) if np.ndim(arg) == 0 and not isinstance(t, np.ndarray) else t
+
+
+def _tree(f, value):
+    return tuple(_tree(f, v) for v in value) if isinstance(value, tuple) else f(value)
 
 
 def source(fun, **options) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
 from . import builder as b
 from .codegen import to_source
@@ -26,12 +27,13 @@ from .frontend.parse import Env, Parsed, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
+from .passes.forward import Forwarded, forward
 from .passes.normalize import normalize
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
 from .rules import lookup
-from .runtime import seed
+from .runtime import put_flat, seed, unit, zeros_like
 
 
 @dataclass
@@ -64,6 +66,29 @@ class _Module:
 
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None) -> tuple[Parsed, Reversed, Namer]:
+        parsed, tree, namer, wrt_names = self.front(fun, wrt, constants)
+        self.stack.append(parsed.fun)
+        try:
+            rev = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee, self.primal)
+        finally:
+            self.stack.pop()
+        return parsed, rev, namer
+
+    def prepare_forward(self, fun: Any, wrt: list[str] | list[int],
+                        constants: dict[str, Any] | None = None
+                        ) -> tuple[Parsed, Forwarded, Namer]:
+        parsed, tree, namer, wrt_names = self.front(fun, wrt, constants, forward_mode=True)
+        self.stack.append(parsed.fun)
+        try:
+            fwd = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
+                          self.primal)
+        finally:
+            self.stack.pop()
+        return parsed, fwd, namer
+
+    def front(self, fun: Any, wrt: list[str] | list[int], constants: dict[str, Any] | None,
+              forward_mode: bool = False) -> tuple[Parsed, gast.FunctionDef, Namer, list[str]]:
+        """parse -> annotate -> reject -> unroll -> normalize: the tree both modes read."""
         parsed = annotate(parse(fun))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
@@ -75,16 +100,15 @@ class _Module:
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
         for name in wrt_names:
             if name not in params:
+                if forward_mode:
+                    raise WrtError(f"wrt={name!r}: forward mode differentiates with respect "
+                                   f"to parameters only", filename=parsed.filename,
+                                   lineno=parsed.tree.lineno)
                 _check_intermediate(tree, name, parsed)
         namer = Namer(names_in(tree) - hook_names(tree) | set(self.ns.entries))
         tree = normalize(tree, parsed.env, namer, parsed.filename)
         _debug("normalize", tree)
-        self.stack.append(parsed.fun)
-        try:
-            rev = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee, self.primal)
-        finally:
-            self.stack.pop()
-        return parsed, rev, namer
+        return parsed, tree, namer, wrt_names
 
     def primal(self, fun: Any) -> str:
         """Name of a generated copy of user function `fun` (its forward code, no adjoint).
@@ -114,12 +138,7 @@ class _Module:
         key = (fun, positions)
         if key in self.callees:
             return self.callees[key]
-        if fun in self.stack:
-            caller = self.stack[-1]
-            raise RecursiveFunction(
-                f"{fun.__name__} calls itself (directly or through other functions); "
-                f"recursion cannot be differentiated",
-                filename=caller.__code__.co_filename, lineno=getattr(at, "lineno", None))
+        self.check_recursion(fun, at)
         parsed, rev, namer = self.prepare(fun, list(positions))
         name = self.function_name(f"{parsed.tree.name}_vjp")
         self.callees[key] = name
@@ -130,6 +149,102 @@ class _Module:
         body = rev.forward + rev.adjoint + [b.ret(_pack(rev.grads, many=len(positions) > 1))]
         self.functions.append(b.function(name, params + [dout], body, doc))
         return name
+
+
+    def jvp_callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
+        """Name of `fun_jvp(*args, *tangents) -> (value, tangent)`, generated once."""
+        key = (fun, positions, "jvp")
+        if key in self.callees:
+            return self.callees[key]
+        self.check_recursion(fun, at)
+        parsed, fwd, namer = self.prepare_forward(fun, list(positions))
+        name = self.function_name(f"{parsed.tree.name}_jvp")
+        self.callees[key] = name
+        params = [a.id for a in parsed.tree.args.args]
+        doc = (f"Value and tangent of {parsed.tree.name} ({_where(parsed)}) along tangents "
+               f"of {', '.join(params[i] for i in positions)}.")
+        body = fwd.body + [b.ret(b.tuple_([fwd.result, fwd.tangent]))]
+        self.functions.append(b.function(name, params + fwd.tangents, body, doc))
+        return name
+
+    def check_recursion(self, fun: Any, at: gast.AST) -> None:
+        if fun in self.stack:
+            caller = self.stack[-1]
+            raise RecursiveFunction(
+                f"{fun.__name__} calls itself (directly or through other functions); "
+                f"recursion cannot be differentiated",
+                filename=caller.__code__.co_filename, lineno=getattr(at, "lineno", None))
+
+
+def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
+                 constants: dict[str, Any] | None = None,
+                 unroll_loops: bool = False) -> Generated:
+    """Generate `f_jvp(*params, *tangents) -> (value, tangent)` for parameters `wrt`."""
+    m = _Module(unroll_loops)
+    parsed, fwd, namer = m.prepare_forward(fun, wrt, constants or {})
+    fname = parsed.tree.name
+    params = [a.id for a in parsed.tree.args.args]
+    name = m.function_name(f"{fname}_jvp")
+    body = fwd.body + [b.ret(b.tuple_([fwd.result, fwd.tangent]))]
+    doc = (f"Value of {fname} ({_where(parsed)}) and its derivative along the tangents "
+           f"{', '.join(fwd.tangents)} of {', '.join(wrt)}.")
+    main = [b.function(name, params + fwd.tangents, body, doc)]
+    return _assemble(main + m.functions, m, {"jvp": name}, parsed)
+
+
+def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: list[str],
+                     many: bool = False) -> Generated:
+    """`grad` of a transform whose generated entry is `entry` (its value: `projection`
+    of what `entry` returns): forward mode over the generated code, one pass per entry of
+    each `wrt` parameter, `f_grad_grad(*params) -> (value, grads)`."""
+    m = _Module()
+    parsed = parse(entry)
+    params = [a.id for a in parsed.tree.args.args]
+    positions = tuple(params.index(w) for w in wrt)
+    jvp = m.jvp_callee(entry, positions, parsed.tree)
+    namer = Namer(set(params) | set(m.ns.entries) | {f.name for f in m.functions})
+    bind = {f.__name__: m.ns.bind(f.__name__, f, avoid=namer.taken)
+            for f in (zeros_like, unit, put_flat)}
+    size = m.ns.bind("np", np, avoid=namer.taken)
+    out, dout, k = namer.fresh("out"), namer.fresh("dout"), namer.fresh("k")
+    grads = [namer.adjoint(w) for w in wrt]
+    body: list[gast.stmt] = []
+    for w, g in zip(wrt, grads, strict=True):
+        tangents = [b.call(b.name(bind["unit"] if v == w else bind["zeros_like"]), b.name(v),
+                           *([b.name(k)] if v == w else [])) for v in wrt]
+        loop = [b.assign(b.tuple_([b.name(out, store=True), b.name(dout, store=True)],
+                                  store=True),
+                         b.call(b.name(jvp), *[b.name(p) for p in params], *tangents)),
+                b.assign(g, b.call(b.name(bind["put_flat"]), b.name(g), b.name(k),
+                                   _project(b.name(dout), projection)))]
+        body += [b.comment(f"d({label}) / d{w}, one entry of {w} at a time"),
+                 b.assign(g, b.call(b.name(bind["zeros_like"]), b.name(w))),
+                 b.make(gast.For, target=b.name(k, store=True),
+                        iter=b.call(b.name("range"), b.call(b.dotted(f"{size}.size"), b.name(w))),
+                        body=loop, orelse=[])]
+    m.ns.bind("range", range)
+    name = m.function_name(f"{parsed.tree.name}_grad")
+    body.append(b.ret(b.tuple_([_project(b.name(out), projection), _pack(grads, many)])))
+    doc = f"Value and gradient of {label} with respect to {', '.join(wrt)}."
+    functions = [b.function(name, params, body, doc)] + m.functions
+    return _assemble(functions, m, {"grad": name}, parsed)
+
+
+def _project(node: gast.AST, projection: tuple[int, ...]) -> gast.AST:
+    for k in projection:
+        node = b.subscript(node, b.const(k))
+    return node
+
+
+def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
+              parsed: Parsed) -> Generated:
+    module = b.make(gast.Module, body=functions)
+    source = to_source(module)
+    _debug("generate", module)
+    last = parsed.tree.body[-1]
+    has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
+    return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
+                     [f.name for f in functions], has_loops)
 
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
@@ -180,13 +295,7 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         main.append(b.function(
             bwd, read + [dout], backward + [b.ret(grads)],
             f"Gradient of {fname} with respect to {of}, given the cotangent {dout}."))
-    module = b.make(gast.Module, body=main + m.functions)
-    source = to_source(module)
-    _debug("reverse", module)
-    last = parsed.tree.body[-1]
-    has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
-    return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
-                     [f.name for f in main + m.functions], has_loops)
+    return _assemble(main + m.functions, m, entries, parsed)
 
 
 def _through_adjoint(parsed: Parsed) -> Parsed:

@@ -156,6 +156,32 @@ def seed(y):
     return dtype.type(1.0) if dtype.kind == "f" else 1.0
 
 
+def unit(x, k):
+    """Basis vector k of x's space: 1.0 for a scalar x, else zeros of x's shape with a
+    1.0 at flat index k (a direction for forward mode, one entry of a gradient at a time).
+
+    >>> unit(np.zeros((2, 2)), 1)
+    array([[0., 1.],
+           [0., 0.]])
+    """
+    one = zeros_like(x)
+    if np.ndim(x) == 0:
+        return one + 1.0
+    one.flat[k] = 1.0
+    return one
+
+
+def put_flat(g, k, v):
+    """`g` with flat entry k set to the scalar `v` (in place for an array; for a scalar
+    g, `v` itself): how a gradient is filled in one forward-mode pass at a time."""
+    if np.ndim(v) != 0:
+        raise NonScalarOutput(_NONSCALAR)
+    if np.ndim(g) == 0:
+        return v
+    g.flat[k] = v
+    return g
+
+
 def matmul_lhs_grad(dy, a, b):
     """Adjoint of ``y = a @ b`` with respect to `a`, for 1-D and 2-D operands."""
     if np.ndim(b) == 1:
@@ -514,6 +540,31 @@ def _seed_typer(y):
     dtype = y.dtype if isinstance(y, types.Array) else y
     one = as_dtype(dtype).type(1.0) if isinstance(dtype, types.Float) else 1.0
     return lambda y: one
+
+
+@overload(unit)
+def _unit_typer(x, k):
+    if _is_scalar(x):
+        return lambda x, k: zeros_like(x) + 1.0
+
+    def impl(x, k):
+        one = zeros_like(x)
+        one.reshape(one.size)[k] = 1.0
+        return one
+    return impl
+
+
+@overload(put_flat)
+def _put_flat_typer(g, k, v):
+    if isinstance(v, types.Array) and v.ndim > 0:
+        raise TypingError(f"{NONSCALAR_MARKER}: {_NONSCALAR}")
+    if _is_scalar(g):
+        return lambda g, k, v: g * 0.0 + _item(v)
+
+    def impl(g, k, v):
+        g.reshape(g.size)[k] = _item(v)
+        return g
+    return impl
 
 
 @overload(_outer)

@@ -21,7 +21,7 @@ from .. import builder as b
 from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Parsed, is_user_function
 from ..naming import Namer
-from ..rules import Overridden, Rule, lookup
+from ..rules import Overridden, Rule, lookup, lookup_tangent
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
 from ..rules.operator_rules import OPERATORS
 from ..runtime import zeros_like
@@ -36,7 +36,7 @@ class Operation:
     args: list[gast.AST] = field(default_factory=list)
     kwargs: dict[str, gast.AST] = field(default_factory=dict)
     rule: Rule | None = None
-    fun: Any = None
+    fun: Any = None              # the primal (a rule), or the user function (a call)
     what: str = ""
 
     def operands(self) -> list[str]:
@@ -132,7 +132,7 @@ class FunctionPass:
         if isinstance(value, (gast.BinOp, gast.UnaryOp)):
             op = OPERATORS[type(value.op)]
             args = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
-            return Operation("rule", args, rule=lookup(op), what=type(value.op).__name__)
+            return Operation("rule", args, rule=lookup(op), fun=op, what=type(value.op).__name__)
         if isinstance(value, (gast.Compare, gast.BoolOp)):
             return Operation("none")
         if isinstance(value, (gast.Tuple, gast.List)):
@@ -161,14 +161,17 @@ class FunctionPass:
                                  what=f"{what!r}: a call to a local value")
             r = lookup(obj)
             if r is not None:
+                fun = obj
                 if isinstance(obj, Overridden):  # in a gradient_override block
                     obj, what = obj.primal, obj.what
                 if r.kind == "rule":
                     args, kwargs = by_position(obj, value.args, kwargs, len(r.params),
                                                 defaults=r.origin is not None)
                 return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
-                                 r, what=what)
-            if is_user_function(obj):
+                                 r, fun=fun, what=what)
+            if lookup_tangent(obj) is not None:  # a helper of generated code
+                return Operation("rule", value.args, kwargs, None, fun=obj, what=what)
+            if self.differentiable_source(obj):
                 args, kwargs = by_position(obj, value.args, kwargs,
                                             len(inspect.signature(obj).parameters))
                 return Operation("call", args, kwargs, fun=obj, what=what)
@@ -176,11 +179,15 @@ class FunctionPass:
                              what=f"{what!r} has no gradient rule and no Python source")
         return Operation("missing", what=type(value).__name__)
 
+    def differentiable_source(self, obj: Any) -> bool:
+        """Whether a call to `obj` is differentiated through its source."""
+        return is_user_function(obj)
+
     def rule_call(self, fun, args, kwargs, what) -> Operation:
         r = lookup(fun) if fun is not None else None
         if r is None:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
-        return Operation("rule", args, kwargs, r, what=what)
+        return Operation("rule", args, kwargs, r, fun=fun, what=what)
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.
@@ -251,3 +258,14 @@ def dotted(node: gast.AST) -> str:
         return f"{dotted(node.value)}.{node.attr}"
     return type(node).__name__
 
+
+def by_line(body: list[gast.stmt]):
+    """Consecutive statements grouped by the user line they came from."""
+    groups: list[tuple[int, list[gast.stmt]]] = []
+    for stmt in body:
+        line = getattr(stmt, "lineno", None)
+        if groups and groups[-1][0] == line:
+            groups[-1][1].append(stmt)
+        else:
+            groups.append((line, [stmt]))
+    return groups

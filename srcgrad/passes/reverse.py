@@ -53,6 +53,7 @@ from .base import (
     Namespace,
     Operation,
     all_statements,
+    by_line,
     is_write,
     target_of,
 )
@@ -271,7 +272,7 @@ class _Reverse(FunctionPass):
                 a.add.append((value.id, b.call(b.name(self.bind("unbroadcast", unbroadcast)),
                                                part, b.name(value.id))))
             return a
-        if op.kind == "missing":
+        if op.kind == "missing" or op.kind == "rule" and op.rule is None:
             raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
         a = _Adjoint()
         active = [i for i, x in enumerate(op.args)
@@ -405,7 +406,7 @@ class _Reverse(FunctionPass):
     # ---- forward ----
     def forward_block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
-        for lineno, group in _by_line(stmts):
+        for lineno, group in by_line(stmts):
             code = [s for stmt in group for s in self.forward_statement(stmt)]
             if code:
                 out += [b.comment(f"line {lineno}: {self.p.line(lineno)}")] + code
@@ -549,7 +550,7 @@ class _Reverse(FunctionPass):
         out: list[gast.stmt] = []
         at = self.tape.at.get(id(stmts), {})
         index = {id(s): k for k, s in enumerate(stmts)}
-        for lineno, group in reversed(_by_line(stmts)):
+        for lineno, group in reversed(by_line(stmts)):
             start = len(out)
             for stmt in reversed(group):
                 for name in at.get(index[id(stmt)], []):
@@ -845,15 +846,3 @@ def _reversed_range(args: list[gast.AST], trips: str | None) -> gast.AST:
         b.make(gast.UnaryOp, op=gast.USub(), operand=copy.deepcopy(step))
     return b.call(b.name("range"), last,
                   b.binop(copy.deepcopy(start), gast.Sub(), copy.deepcopy(step)), neg)
-
-
-def _by_line(body: list[gast.stmt]):
-    """Consecutive statements grouped by the user line they came from."""
-    groups: list[tuple[int, list[gast.stmt]]] = []
-    for stmt in body:
-        line = getattr(stmt, "lineno", None)
-        if groups and groups[-1][0] == line:
-            groups[-1][1].append(stmt)
-        else:
-            groups.append((line, [stmt]))
-    return groups

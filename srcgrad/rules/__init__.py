@@ -47,6 +47,7 @@ class Rule:
     defaults: dict[str, Any] = field(default_factory=dict)  # keyword parameters
     template: list[gast.AST | None] | gast.AST | None = None  # inlinable return value
     origin: str | None = None   # "file.py:12" for a user's rule: its results are checked
+    elementwise: bool = False   # per-argument templates are `unbroadcast(J_i dy, x_i)`
 
     @property
     def name(self) -> str:
@@ -121,14 +122,70 @@ def _check_returns(fn: Callable, nargs: int) -> None:
                             f"gradient per argument (None for no gradient)")
 
 
-def rule(*primals: Any) -> Callable[[Callable], Callable]:
-    """Register the decorated function as the gradient rule of every primal given."""
+def rule(*primals: Any, elementwise: bool = False) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the gradient rule of every primal given.
+
+    `elementwise`: the primal acts entry by entry (after broadcasting), so its Jacobian
+    is diagonal and the rule, with `dy` read as an argument's tangent and without the
+    `unbroadcast`, is also its tangent (forward-mode) rule.
+    """
     def register(fn: Callable) -> Callable:
         r = make_rule(fn)
+        r.elementwise = elementwise
         for p in primals:
             RULES[_key(p)] = r
         return fn
     return register
+
+
+@dataclass
+class Tangent:
+    """How forward mode differentiates a primal: `rule`, a tangent rule
+    ``tangent(dx, y, *args)`` giving per argument J_i dx (dx: that argument's tangent);
+    `linear`, the primal itself applied to the tangents of the arguments at `positions`
+    (it is jointly linear in them); `elementwise`, the adjoint rule read as a tangent
+    rule; or `nondifferentiable` / `constructor` as for the adjoint."""
+
+    kind: str
+    rule: Rule | None = None
+    positions: tuple[int, ...] = ()
+
+
+TANGENTS: dict[Any, Tangent] = {}
+
+
+def tangent(*primals: Any) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the tangent rule of every primal given."""
+    def register(fn: Callable) -> Callable:
+        r = make_rule(fn)
+        for p in primals:
+            TANGENTS[_key(p)] = Tangent("rule", r)
+        return fn
+    return register
+
+
+def linear(*primals: Any, positions: tuple[int, ...] = (0,)) -> None:
+    """Mark primals that are (jointly) linear in the arguments at `positions`: their
+    tangent is the primal applied to those arguments' tangents (`np.sum(dx, axis=0)`)."""
+    for p in primals:
+        TANGENTS[_key(p)] = Tangent("linear", positions=positions)
+
+
+def lookup_tangent(primal: Any) -> Tangent | None:
+    """The forward-mode rule of `primal`; None if it has none (a custom adjoint rule:
+    an adjoint is not a tangent, as in JAX's `custom_vjp`)."""
+    if isinstance(primal, Overridden):
+        return None
+    try:
+        t = TANGENTS.get(_key(primal))
+        r = RULES.get(_key(primal))
+    except TypeError:
+        return None
+    if t is not None:
+        return t
+    if r is not None and r.origin is None and (r.elementwise or r.kind != "rule"):
+        return Tangent("elementwise", r) if r.kind == "rule" else Tangent(r.kind)
+    return None
 
 
 def nondifferentiable(*primals: Any) -> None:
@@ -325,4 +382,4 @@ def _fold_binop(node: gast.BinOp) -> gast.AST:
     return node
 
 
-from . import builtin_rules, numpy_rules, operator_rules  # noqa: E402,F401  (registrations)
+from . import builtin_rules, numpy_rules, operator_rules, runtime_rules  # noqa: E402,F401,I001

@@ -9,24 +9,24 @@ from ..runtime import unbroadcast
 from . import nondifferentiable, rule
 
 
-@rule(builtins.abs, math.fabs, np.abs, np.absolute)
+@rule(builtins.abs, math.fabs, np.abs, np.absolute, elementwise=True)
 def abs_(dy, y, x):
     return dy * np.sign(x)
 
 
-@rule(builtins.float)
+@rule(builtins.float, elementwise=True)
 def float_(dy, y, x):
     return dy
 
 
-@rule(builtins.max, np.maximum, np.fmax)
+@rule(builtins.max, np.maximum, np.fmax, elementwise=True)
 def maximum(dy, y, a, b):
     # ties split the gradient evenly, as JAX does
     return (unbroadcast(dy * ((a > b) + 0.5 * (a == b)), a),
             unbroadcast(dy * ((b > a) + 0.5 * (a == b)), b))
 
 
-@rule(builtins.min, np.minimum, np.fmin)
+@rule(builtins.min, np.minimum, np.fmin, elementwise=True)
 def minimum(dy, y, a, b):
     return (unbroadcast(dy * ((a < b) + 0.5 * (a == b)), a),
             unbroadcast(dy * ((b < a) + 0.5 * (a == b)), b))

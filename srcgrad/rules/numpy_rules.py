@@ -18,107 +18,107 @@ from ..runtime import (
     unbroadcast,
     unstack_like,
 )
-from . import constructor, nondifferentiable, rule
+from . import constructor, linear, nondifferentiable, rule, tangent
 
 # ---- elementwise, one argument ----
 
 
-@rule(np.sin, math.sin)
+@rule(np.sin, math.sin, elementwise=True)
 def sin(dy, y, x):
     return dy * np.cos(x)
 
 
-@rule(np.cos, math.cos)
+@rule(np.cos, math.cos, elementwise=True)
 def cos(dy, y, x):
     return -dy * np.sin(x)
 
 
-@rule(np.tan, math.tan)
+@rule(np.tan, math.tan, elementwise=True)
 def tan(dy, y, x):
     return dy * (1.0 + y * y)
 
 
-@rule(np.arcsin, math.asin)
+@rule(np.arcsin, math.asin, elementwise=True)
 def arcsin(dy, y, x):
     return dy / np.sqrt(1.0 - x * x)
 
 
-@rule(np.arccos, math.acos)
+@rule(np.arccos, math.acos, elementwise=True)
 def arccos(dy, y, x):
     return -dy / np.sqrt(1.0 - x * x)
 
 
-@rule(np.arctan, math.atan)
+@rule(np.arctan, math.atan, elementwise=True)
 def arctan(dy, y, x):
     return dy / (1.0 + x * x)
 
 
-@rule(np.sinh, math.sinh)
+@rule(np.sinh, math.sinh, elementwise=True)
 def sinh(dy, y, x):
     return dy * np.cosh(x)
 
 
-@rule(np.cosh, math.cosh)
+@rule(np.cosh, math.cosh, elementwise=True)
 def cosh(dy, y, x):
     return dy * np.sinh(x)
 
 
-@rule(np.tanh, math.tanh)
+@rule(np.tanh, math.tanh, elementwise=True)
 def tanh(dy, y, x):
     return dy * (1.0 - y * y)
 
 
-@rule(np.exp, math.exp)
+@rule(np.exp, math.exp, elementwise=True)
 def exp(dy, y, x):
     return dy * y
 
 
-@rule(np.exp2)
+@rule(np.exp2, elementwise=True)
 def exp2(dy, y, x):
     return dy * y * np.log(2.0)
 
 
-@rule(np.expm1, math.expm1)
+@rule(np.expm1, math.expm1, elementwise=True)
 def expm1(dy, y, x):
     return dy * (y + 1.0)
 
 
-@rule(np.log, math.log)
+@rule(np.log, math.log, elementwise=True)
 def log(dy, y, x):
     return dy / x
 
 
-@rule(np.log2, math.log2)
+@rule(np.log2, math.log2, elementwise=True)
 def log2(dy, y, x):
     return dy / (x * np.log(2.0))
 
 
-@rule(np.log10, math.log10)
+@rule(np.log10, math.log10, elementwise=True)
 def log10(dy, y, x):
     return dy / (x * np.log(10.0))
 
 
-@rule(np.log1p, math.log1p)
+@rule(np.log1p, math.log1p, elementwise=True)
 def log1p(dy, y, x):
     return dy / (1.0 + x)
 
 
-@rule(np.sqrt, math.sqrt)
+@rule(np.sqrt, math.sqrt, elementwise=True)
 def sqrt(dy, y, x):
     return dy * 0.5 / y
 
 
-@rule(np.cbrt)
+@rule(np.cbrt, elementwise=True)
 def cbrt(dy, y, x):
     return dy / (3.0 * y * y)
 
 
-@rule(np.square)
+@rule(np.square, elementwise=True)
 def square(dy, y, x):
     return dy * 2.0 * x
 
 
-@rule(np.reciprocal)
+@rule(np.reciprocal, elementwise=True)
 def reciprocal(dy, y, x):
     return -dy * y * y
 
@@ -126,28 +126,28 @@ def reciprocal(dy, y, x):
 # ---- elementwise, two or three arguments ----
 
 
-@rule(np.arctan2, math.atan2)
+@rule(np.arctan2, math.atan2, elementwise=True)
 def arctan2(dy, y, a, b):
     return (unbroadcast(dy * b / (a * a + b * b), a),
             unbroadcast(-dy * a / (a * a + b * b), b))
 
 
-@rule(np.hypot, math.hypot)
+@rule(np.hypot, math.hypot, elementwise=True)
 def hypot(dy, y, a, b):
     return unbroadcast(dy * a / y, a), unbroadcast(dy * b / y, b)
 
 
-@rule(np.logaddexp)
+@rule(np.logaddexp, elementwise=True)
 def logaddexp(dy, y, a, b):
     return unbroadcast(dy * np.exp(a - y), a), unbroadcast(dy * np.exp(b - y), b)
 
 
-@rule(np.where)
+@rule(np.where, elementwise=True)
 def where(dy, y, cond, a, b):
     return None, unbroadcast(np.where(cond, dy, 0.0), a), unbroadcast(np.where(cond, 0.0, dy), b)
 
 
-@rule(np.clip)
+@rule(np.clip, elementwise=True)
 def clip(dy, y, x, lo, hi):
     return (unbroadcast(dy * ((x >= lo) & (x <= hi)), x),
             unbroadcast(dy * (x < lo), lo), unbroadcast(dy * (x > hi), hi))
@@ -171,9 +171,21 @@ def extremum(dy, y, x, axis=None, keepdims=False):
     return extremum_grad(dy, y, x, axis, keepdims)
 
 
+@tangent(np.max, np.amax, np.min, np.amin)
+def extremum_tangent(dx, y, x, axis=None, keepdims=False):
+    # the tangents at the extremum's positions, averaged over ties (the adjoint's split)
+    return np.sum(dx * extremum_grad(np.ones_like(y), y, x, axis, True), axis=axis,
+                  keepdims=keepdims)
+
+
 @rule(np.prod)
 def prod(dy, y, x, axis=None, keepdims=False):
     return sum_grad(dy * y, x, axis, keepdims) / x
+
+
+@tangent(np.prod)
+def prod_tangent(dx, y, x, axis=None, keepdims=False):
+    return y * np.sum(dx / x, axis=axis, keepdims=keepdims)
 
 
 @rule(np.var)
@@ -183,11 +195,25 @@ def var(dy, y, x, axis=None, keepdims=False, ddof=0):
     return sum_grad(dy, x, axis, keepdims) * (2.0 / (n - ddof)) * centered
 
 
+@tangent(np.var)
+def var_tangent(dx, y, x, axis=None, keepdims=False, ddof=0):
+    n = np.size(x) / np.size(y)
+    centered = x - np.mean(x, axis=axis, keepdims=True)
+    return np.sum(centered * dx, axis=axis, keepdims=keepdims) * (2.0 / (n - ddof))
+
+
 @rule(np.std)
 def std(dy, y, x, axis=None, keepdims=False, ddof=0):
     n = np.size(x) / np.size(y)
     centered = x - np.mean(x, axis=axis, keepdims=True)
     return sum_grad(dy / y, x, axis, keepdims) * (1.0 / (n - ddof)) * centered
+
+
+@tangent(np.std)
+def std_tangent(dx, y, x, axis=None, keepdims=False, ddof=0):
+    n = np.size(x) / np.size(y)
+    centered = x - np.mean(x, axis=axis, keepdims=True)
+    return np.sum(centered * dx, axis=axis, keepdims=keepdims) / ((n - ddof) * y)
 
 
 # ---- shapes and linear algebra ----
@@ -216,6 +242,16 @@ def stack(dy, y, arrays, axis=0):
 @rule(np.outer)
 def outer(dy, y, a, b):
     return dy @ np.ravel(b), np.ravel(a) @ dy
+
+
+@tangent(np.outer)
+def outer_tangent(dx, y, a, b):
+    return np.outer(dx, b), np.outer(a, dx)
+
+
+# linear maps: the tangent is the map applied to the tangent
+linear(np.sum, np.mean, np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
+       np.ascontiguousarray, np.copy, np.concatenate, np.stack)
 
 
 # ---- no gradient, and producers ----

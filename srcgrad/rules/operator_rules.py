@@ -10,7 +10,7 @@ import gast
 import numpy as np
 
 from ..runtime import matmul_lhs_grad, matmul_rhs_grad, unbroadcast
-from . import nondifferentiable, rule
+from . import nondifferentiable, rule, tangent
 
 OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -29,43 +29,43 @@ OPERATORS = {
 
 
 # ---- arithmetic ----
-@rule(operator.add, np.add)
+@rule(operator.add, np.add, elementwise=True)
 def add(dy, y, a, b):
     return unbroadcast(dy, a), unbroadcast(dy, b)
 
 
-@rule(operator.sub, np.subtract)
+@rule(operator.sub, np.subtract, elementwise=True)
 def sub(dy, y, a, b):
     return unbroadcast(dy, a), unbroadcast(-dy, b)
 
 
-@rule(operator.mul, np.multiply)
+@rule(operator.mul, np.multiply, elementwise=True)
 def mul(dy, y, a, b):
     return unbroadcast(dy * b, a), unbroadcast(dy * a, b)
 
 
-@rule(operator.truediv, np.divide, np.true_divide)
+@rule(operator.truediv, np.divide, np.true_divide, elementwise=True)
 def truediv(dy, y, a, b):
     return unbroadcast(dy / b, a), unbroadcast(-dy * y / b, b)
 
 
-@rule(operator.pow, np.power, np.float_power, pow)
+@rule(operator.pow, np.power, np.float_power, pow, elementwise=True)
 def power(dy, y, a, b):
     return unbroadcast(dy * b * a ** (b - 1), a), unbroadcast(dy * y * np.log(a), b)
 
 
-@rule(operator.mod, np.mod, np.remainder)
+@rule(operator.mod, np.mod, np.remainder, elementwise=True)
 def mod(dy, y, a, b):
     # a % b = a - b * floor(a / b); floor has zero gradient
     return unbroadcast(dy, a), unbroadcast(-dy * np.floor(a / b), b)
 
 
-@rule(operator.neg, np.negative)
+@rule(operator.neg, np.negative, elementwise=True)
 def neg(dy, y, x):
     return -dy
 
 
-@rule(operator.pos, np.positive)
+@rule(operator.pos, np.positive, elementwise=True)
 def pos(dy, y, x):
     return dy
 
@@ -74,6 +74,11 @@ def pos(dy, y, x):
 @rule(operator.matmul, np.matmul, np.dot)
 def matmul(dy, y, a, b):
     return matmul_lhs_grad(dy, a, b), matmul_rhs_grad(dy, a, b)
+
+
+@tangent(operator.matmul, np.matmul, np.dot)
+def matmul_tangent(dx, y, a, b):
+    return dx @ b, a @ dx
 
 
 # ---- no gradient ----

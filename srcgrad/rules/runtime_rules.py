@@ -1,0 +1,43 @@
+"""Tangent rules of the helpers generated code calls (`srcgrad.runtime`).
+
+Forward mode over a generated gradient (`hvp`, `hessian`, `grad(grad(f))`) meets these
+helpers. Most are linear in the cotangent they move (`unbroadcast(g, like)` in `g`);
+the tape helpers are linear in what they store; the adjoints of a product are bilinear.
+"""
+
+from ..runtime import (
+    checked_grad,
+    extremum_grad,
+    matmul_lhs_grad,
+    matmul_rhs_grad,
+    mean_grad,
+    new_tape,
+    put_flat,
+    record,
+    reshape_as,
+    seed,
+    snapshot,
+    split_like,
+    sum_grad,
+    unbroadcast,
+    unit,
+    unstack_like,
+    zeros_like,
+)
+from . import linear, nondifferentiable, tangent
+
+linear(unbroadcast, sum_grad, mean_grad, extremum_grad, reshape_as, split_like, unstack_like,
+       snapshot, checked_grad, new_tape)
+# `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g
+linear(record, put_flat, positions=(0, 2))
+nondifferentiable(seed, zeros_like, unit)
+
+
+@tangent(matmul_lhs_grad)
+def matmul_lhs_grad_tangent(dx, y, dy, a, b):
+    return matmul_lhs_grad(dx, a, b), None, matmul_lhs_grad(dy, a, dx)
+
+
+@tangent(matmul_rhs_grad)
+def matmul_rhs_grad_tangent(dx, y, dy, a, b):
+    return matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b), None
