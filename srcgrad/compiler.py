@@ -279,11 +279,14 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         dout = rev.seed or namer.fresh("dout")
         fwd = entries["forward"] = m.function_name(f"{fname}_forward")
         bwd = entries["backward"] = m.function_name(f"{fname}_backward")
-        if rev.taped:
-            # the tape lives in one call: the backward pass runs the forward code again
+        # the tape lives in one call, and a branch defines names on one path only: then
+        # the backward pass runs the forward code again
+        replay = rev.taped or any(isinstance(s, gast.If) for s in rev.forward)
+        if replay:
             read, backward = list(params), rev.forward + rev.adjoint
         else:
-            local = set(params) | {s.targets[0].id for s in _assigns(rev.forward)}
+            local = set(params) | {n.id for s in rev.forward for n in gast.walk(s)
+                                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
             read = [n for n in _ordered_loads(rev.adjoint) if n in local]
             backward = rev.adjoint
         main.append(b.function(
@@ -328,10 +331,6 @@ def _check_intermediate(fn: gast.FunctionDef, name: str, parsed: Parsed) -> None
                    f"assigned once, by an assignment at the top level of the function "
                    f"(not in a loop, branch or block); {name!r} is not",
                    filename=parsed.filename, lineno=where.lineno)
-
-
-def _assigns(stmts) -> list[gast.Assign]:
-    return [s for s in stmts if isinstance(s, gast.Assign)]
 
 
 def _ordered_loads(stmts) -> list[str]:

@@ -198,7 +198,8 @@ class _Forward(FunctionPass):
         prev = self.namer.fresh(f"{name}_prev") if reads_self else None
         expr = self.tangent(stmt, name, op, prev)
         out = [self.bind_globals(copy.deepcopy(stmt)), b.assign(dname, expr)]
-        if prev and prev in _names([expr]):  # the tangent reads the value `stmt` replaces
+        if prev and any(isinstance(n, gast.Name) and n.id == prev for n in gast.walk(expr)):
+            # the tangent reads the value `stmt` replaces
             out.insert(0, b.assign(prev, b.name(name)))
         return out
 
