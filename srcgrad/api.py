@@ -70,6 +70,10 @@ class Transform:
         self._params = list(self._signature.parameters)
         self._many = isinstance(wrt, (tuple, list))
         self.wrt = [_param_name(w, self._params, fun) for w in (wrt if self._many else [wrt])]
+        for name in self.wrt:
+            if kind in ("jvp", "hvp") and name not in self._params:
+                raise WrtError(f"wrt={name!r}: forward mode differentiates with respect to "
+                               f"parameters only ({', '.join(self._params)})")
         static = static if isinstance(static, (tuple, list)) else (static,)
         self.static = [_param_name(w, self._params, fun, "static") for w in static]
         for name in self.static:

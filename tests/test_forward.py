@@ -1,0 +1,91 @@
+"""The forward-mode pass and the transforms built on it: what the independent corpus
+(tests/higher.py) does not cover -- the generated code's form and the errors."""
+
+import numpy as np
+import pytest
+
+import srcgrad
+
+
+def poly(x, y):
+    return x ** 2 * y + 3.0 * x
+
+
+def accumulate(x, n):
+    s = 0.0
+    for _ in range(n):
+        s = s * x + 1.0
+    return s
+
+
+@srcgrad.register_gradient("ForwardTestSTE")
+def _ste(dy, y, x):
+    return dy
+
+
+def quantized(w):
+    with srcgrad.gradient_override({np.round: "ForwardTestSTE"}):
+        q = np.round(w)
+    return np.sum(q * w)
+
+
+def hooked(x):
+    y = x * x
+    with srcgrad.grad_of(y) as dy:
+        dy = dy * 0.0
+    return y * x
+
+
+def test_jvp_hand_values(jit):
+    # d(x^2 y + 3x) = (2xy + 3) dx + x^2 dy at (2, 5)
+    assert srcgrad.jvp(poly, wrt=("x", "y"), jit=jit)(2.0, 5.0, (1.0, 0.0)) == (26.0, 23.0)
+    assert srcgrad.jvp(poly, wrt=("x", "y"), jit=jit)(2.0, 5.0, (0.0, 1.0)) == (26.0, 4.0)
+    # s = 1 + x + x^2 (n = 3): ds/dx = 1 + 2x
+    assert srcgrad.jvp(accumulate, jit=jit)(2.0, 3, 1.0) == (7.0, 5.0)
+
+
+def test_jvp_source_keeps_the_loop_and_names():
+    src = srcgrad.jvp(accumulate).source
+    assert "def accumulate_jvp(x, n, dx):" in src
+    assert "for _ in range(n):" in src
+    assert "ds = zeros_like(s)" in src      # s starts as a constant, then varies with x
+    assert "tape" not in src                # forward mode needs no tape
+    compile(src, "<jvp>", "exec")
+
+
+def test_grad_of_grad_source_is_forward_over_the_gradient():
+    src = srcgrad.grad(srcgrad.grad(poly)).source
+    assert "def poly_grad_grad(x, y):" in src and "poly_grad_jvp(" in src
+    assert srcgrad.grad(srcgrad.grad(poly))(2.0, 5.0) == 10.0   # d2/dx2 = 2y
+
+
+def test_custom_adjoint_is_refused_by_jvp_and_differentiated_by_hessian():
+    with pytest.raises(srcgrad.MissingRule, match=r"custom gradient rule.*forward mode"):
+        srcgrad.jvp(quantized, jit=False)(np.array([0.4, 1.6]), np.ones(2))
+    assert np.allclose(srcgrad.grad(quantized, jit=False)(np.array([0.4, 1.6])), [0.4, 3.6])
+    # forward over the generated gradient differentiates the gradient the rule defines:
+    # d/dw (round(w) + w) = 1 where round's own derivative is 0
+    assert np.allclose(srcgrad.hessian(quantized, jit=False)(np.array([0.4, 1.6])), np.eye(2))
+
+
+def test_jvp_ignores_grad_of_hooks(jit):
+    # the hook zeroes dy in the backward pass only; the derivative of x^3 is 3x^2
+    assert srcgrad.grad(hooked, jit=jit)(2.0) == 4.0
+    assert srcgrad.jvp(hooked, jit=jit)(2.0, 1.0) == (8.0, 12.0)
+
+
+def test_jvp_wrt_an_intermediate_is_refused():
+    with pytest.raises(srcgrad.WrtError, match="parameters only"):
+        srcgrad.jvp(accumulate, wrt="s", jit=False)(2.0, 3, 1.0)
+
+
+def test_tangent_count_and_shape_are_checked():
+    with pytest.raises(srcgrad.SrcgradError, match="one tangent per wrt"):
+        srcgrad.jvp(poly, wrt=("x", "y"), jit=False)(2.0, 5.0, 1.0)
+    with pytest.raises(srcgrad.SrcgradError, match="shape"):
+        srcgrad.jvp(accumulate, jit=False)(2.0, 3, np.ones(2))
+
+
+def test_grad_of_a_non_scalar_transform_is_refused():
+    with pytest.raises(srcgrad.SrcgradError, match="scalar"):
+        srcgrad.grad(srcgrad.jvp(poly))
