@@ -150,7 +150,6 @@ class _Module:
         self.functions.append(b.function(name, params + [dout], body, doc))
         return name
 
-
     def jvp_callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
         """Name of `fun_jvp(*args, *tangents) -> (value, tangent)`, generated once."""
         key = (fun, positions, "jvp")
