@@ -56,7 +56,7 @@ class Transform:
         self.fun = fun
         self.inner = fun if isinstance(fun, Transform) else None
         if self.inner is not None and kind in ("grad", "value_and_grad") \
-                and self.inner.kind not in ("grad", "value_and_grad"):
+                and self.inner.kind != "grad":
             raise SrcgradError(f"grad needs a scalar result; {self.inner!r} returns a "
                                f"tuple or an array (use jacobian)")
         if self.inner is not None and (static or kind == "vjp"):
@@ -107,7 +107,7 @@ class Transform:
             return generate_jvp(fun, self.wrt, self._many, self.constants, self.unroll)
         if self.inner is not None:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
-                                    repr(self.inner)[9:-1], self.wrt, self._many)
+                                    self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
         return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll)
 
@@ -287,9 +287,14 @@ class Transform:
             value, dvalue = value[k], dvalue[k]
         return _tree(_plain, value), _tree(_plain, dvalue)
 
+    @property
+    def label(self) -> str:
+        """What this transform computes, in words: "grad of f wrt x"."""
+        of = self.inner.label if self.inner else self.fun.__qualname__
+        return f"{self.kind} of {of} wrt {', '.join(self.wrt)}"
+
     def __repr__(self) -> str:
-        of = repr(self.inner)[9:-1] if self.inner else self.fun.__qualname__
-        return f"<srcgrad.{self.kind} of {of} wrt {', '.join(self.wrt)}>"
+        return f"<srcgrad.{self.label}>"
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)

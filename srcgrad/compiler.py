@@ -58,37 +58,16 @@ class _Module:
         self.unroll_loops = unroll_loops
         self.ns = Namespace()
         self.functions: list[gast.FunctionDef] = []
-        self.callees: dict[tuple[Any, tuple[int, ...]], str] = {}
+        self.callees: dict[tuple[Any, tuple[int, ...], str], str] = {}  # (fun, positions, kind)
         self.stack: list[Any] = []
 
     def function_name(self, base: str) -> str:
         return self.ns.bind(base, GeneratedFunction())
 
     def prepare(self, fun: Any, wrt: list[str] | list[int],
-                constants: dict[str, Any] | None = None) -> tuple[Parsed, Reversed, Namer]:
-        parsed, tree, namer, wrt_names = self.front(fun, wrt, constants)
-        self.stack.append(parsed.fun)
-        try:
-            rev = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee, self.primal)
-        finally:
-            self.stack.pop()
-        return parsed, rev, namer
-
-    def prepare_forward(self, fun: Any, wrt: list[str] | list[int],
-                        constants: dict[str, Any] | None = None
-                        ) -> tuple[Parsed, Forwarded, Namer]:
-        parsed, tree, namer, wrt_names = self.front(fun, wrt, constants, forward_mode=True)
-        self.stack.append(parsed.fun)
-        try:
-            fwd = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
-                          self.primal)
-        finally:
-            self.stack.pop()
-        return parsed, fwd, namer
-
-    def front(self, fun: Any, wrt: list[str] | list[int], constants: dict[str, Any] | None,
-              forward_mode: bool = False) -> tuple[Parsed, gast.FunctionDef, Namer, list[str]]:
-        """parse -> annotate -> reject -> unroll -> normalize: the tree both modes read."""
+                constants: dict[str, Any] | None = None, forward_mode: bool = False
+                ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
+        """parse -> annotate -> reject -> unroll -> normalize -> reverse (or forward)."""
         parsed = annotate(parse(fun))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
@@ -99,23 +78,29 @@ class _Module:
         params = [a.id for a in tree.args.args]
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
         for name in wrt_names:
-            if name not in params:
-                if forward_mode:
-                    raise WrtError(f"wrt={name!r}: forward mode differentiates with respect "
-                                   f"to parameters only", filename=parsed.filename,
-                                   lineno=parsed.tree.lineno)
+            if name not in params:  # (forward mode: the api allows parameters only)
                 _check_intermediate(tree, name, parsed)
         namer = Namer(names_in(tree) - hook_names(tree) | set(self.ns.entries))
         tree = normalize(tree, parsed.env, namer, parsed.filename)
         _debug("normalize", tree)
-        return parsed, tree, namer, wrt_names
+        self.stack.append(parsed.fun)
+        try:
+            if forward_mode:
+                out = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
+                              self.primal)
+            else:
+                out = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee,
+                              self.primal)
+        finally:
+            self.stack.pop()
+        return parsed, out, namer
 
     def primal(self, fun: Any) -> str:
         """Name of a generated copy of user function `fun` (its forward code, no adjoint).
 
         A function srcgrad cannot parse is called as it is (compiled with numba if
         possible), which is fine as long as no derivative flows through it."""
-        key = (fun, None)
+        key = (fun, (), "primal")
         if key in self.callees:
             return self.callees[key]
         if fun in self.stack:
@@ -133,46 +118,37 @@ class _Module:
         self.functions.append(copy_fn)
         return name
 
-    def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
-        """Name of `fun_vjp(*args, dout) -> grads of args[positions]`, generated once."""
-        key = (fun, positions)
+    def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST,
+               kind: str = "vjp") -> str:
+        """Name of `fun_vjp(*args, dout) -> grads of args[positions]` (or, for kind "jvp",
+        `fun_jvp(*args, *tangents of args[positions]) -> (value, tangent)`), made once."""
+        key = (fun, positions, kind)
         if key in self.callees:
             return self.callees[key]
-        self.check_recursion(fun, at)
-        parsed, rev, namer = self.prepare(fun, list(positions))
-        name = self.function_name(f"{parsed.tree.name}_vjp")
-        self.callees[key] = name
-        params = [a.id for a in parsed.tree.args.args]
-        dout = rev.seed or namer.fresh("dout")
-        doc = (f"Vector-Jacobian product of {parsed.tree.name} "
-               f"({_where(parsed)}) for {', '.join(params[i] for i in positions)}.")
-        body = rev.forward + rev.adjoint + [b.ret(_pack(rev.grads, many=len(positions) > 1))]
-        self.functions.append(b.function(name, params + [dout], body, doc))
-        return name
-
-    def jvp_callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
-        """Name of `fun_jvp(*args, *tangents) -> (value, tangent)`, generated once."""
-        key = (fun, positions, "jvp")
-        if key in self.callees:
-            return self.callees[key]
-        self.check_recursion(fun, at)
-        parsed, fwd, namer = self.prepare_forward(fun, list(positions))
-        name = self.function_name(f"{parsed.tree.name}_jvp")
-        self.callees[key] = name
-        params = [a.id for a in parsed.tree.args.args]
-        doc = (f"Value and tangent of {parsed.tree.name} ({_where(parsed)}) along tangents "
-               f"of {', '.join(params[i] for i in positions)}.")
-        body = fwd.body + [b.ret(b.tuple_([fwd.result, fwd.tangent]))]
-        self.functions.append(b.function(name, params + fwd.tangents, body, doc))
-        return name
-
-    def check_recursion(self, fun: Any, at: gast.AST) -> None:
         if fun in self.stack:
             caller = self.stack[-1]
             raise RecursiveFunction(
                 f"{fun.__name__} calls itself (directly or through other functions); "
                 f"recursion cannot be differentiated",
                 filename=caller.__code__.co_filename, lineno=getattr(at, "lineno", None))
+        parsed, out, namer = self.prepare(fun, list(positions), forward_mode=kind == "jvp")
+        name = self.callees[key] = self.function_name(f"{parsed.tree.name}_{kind}")
+        params = [a.id for a in parsed.tree.args.args]
+        of = f"{parsed.tree.name} ({_where(parsed)})"
+        along = ", ".join(params[i] for i in positions)
+        if kind == "jvp":
+            doc = f"Value and tangent of {of} along tangents of {along}."
+            params, body = params + out.tangents, out.body + [
+                b.ret(b.tuple_([out.result, out.tangent]))]
+        else:
+            doc = f"Vector-Jacobian product of {of} for {along}."
+            params, body = params + [out.seed or namer.fresh("dout")], out.forward + \
+                out.adjoint + [b.ret(_pack(out.grads, many=len(positions) > 1))]
+        self.functions.append(b.function(name, params, body, doc))
+        return name
+
+    def jvp_callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
+        return self.callee(fun, positions, at, "jvp")
 
 
 def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
@@ -180,7 +156,7 @@ def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
                  unroll_loops: bool = False) -> Generated:
     """Generate `f_jvp(*params, *tangents) -> (value, tangent)` for parameters `wrt`."""
     m = _Module(unroll_loops)
-    parsed, fwd, namer = m.prepare_forward(fun, wrt, constants or {})
+    parsed, fwd, namer = m.prepare(fun, wrt, constants or {}, forward_mode=True)
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
     name = m.function_name(f"{fname}_jvp")

@@ -89,3 +89,19 @@ def test_tangent_count_and_shape_are_checked():
 def test_grad_of_a_non_scalar_transform_is_refused():
     with pytest.raises(srcgrad.SrcgradError, match="scalar"):
         srcgrad.grad(srcgrad.jvp(poly))
+
+
+def reductions(x):
+    return (np.max(x) + np.var(x) + np.sum(np.std(x, axis=0)) + np.prod(x)
+            + np.sum(np.max(x, axis=1)) + np.sum(np.mean(x.T, axis=1) ** 2))
+
+
+def test_reduction_tangent_rules_against_differences(jit, rng):
+    # max/min, var, std, prod have tangent rules of their own; sum, mean, transpose are
+    # linear; checked against a central difference along v
+    x, v = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    value, slope = srcgrad.jvp(reductions, jit=jit)(x, v)
+    h = 1e-6
+    assert value == pytest.approx(reductions(x), rel=1e-12)
+    assert slope == pytest.approx((reductions(x + h * v) - reductions(x - h * v)) / (2 * h),
+                                  rel=1e-6)

@@ -69,6 +69,12 @@ class Namespace:
             k += 1
             candidate = f"{name}_{k}"
 
+    def called(self, node: gast.AST) -> Any:
+        """The object a generated call `name(...)` calls, if `name` is bound here."""
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            return self.entries.get(node.func.id, (None,))[0]
+        return None
+
     def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:
         """The objects to put in the module, without the generated functions' names."""
         return {name: transform(obj, jit) for name, (obj, jit) in self.entries.items()

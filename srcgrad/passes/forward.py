@@ -123,9 +123,8 @@ class _Forward(FunctionPass):
                 out.append((target_of(s), self.operands(op)))
             elif is_write(s):
                 out.append((s.targets[0].value.id, _names([s.value])))
-            elif isinstance(s, gast.Expr) and self.effect(s.value):
-                into, values = self.effect(s.value)
-                out.append((into, _names(values)))
+            elif isinstance(s, gast.Expr) and (found := self.effect(s.value)):
+                out.append((found[0], _names(found[1])))
         return out
 
     def operands(self, op: Operation) -> list[str]:
@@ -194,12 +193,12 @@ class _Forward(FunctionPass):
         dname = self.tangent_name(name)
         if op.kind == "call" and self.active(op.args):
             return [self.user_call(stmt, name, op)]
-        reads_self = name in _names(op.args + list(op.kwargs.values()))
-        prev = self.namer.fresh(f"{name}_prev") if reads_self else None
-        expr = self.tangent(stmt, name, op, prev)
+        expr = self.tangent(stmt, name, op)
         out = [self.bind_globals(copy.deepcopy(stmt)), b.assign(dname, expr)]
-        if prev and any(isinstance(n, gast.Name) and n.id == prev for n in gast.walk(expr)):
-            # the tangent reads the value `stmt` replaces
+        if any(isinstance(n, gast.Name) and n.id == _PREV for n in gast.walk(expr)):
+            # the tangent reads the value `stmt` replaces: keep it
+            prev = self.namer.fresh(f"{name}_prev")
+            _rename(expr, {_PREV: prev})
             out.insert(0, b.assign(prev, b.name(name)))
         return out
 
@@ -231,7 +230,7 @@ class _Forward(FunctionPass):
             op = Operation("rule", list(call.args[1:]), {}, None, fun=helper, what=helper.__name__)
             value = b.call(b.name(self.bind(helper.__name__, helper)), *copy.deepcopy(op.args))
             for part in self.parts(stmt, value, op):
-                adder = _is_call_to(part, helper, self.ns)
+                adder = self.ns.called(part) is helper
                 out.append(b.make(gast.Expr, value=b.call(
                     b.name(self.bind(obj.__name__, obj)), dinto, *part.args)) if adder else
                     b.make(gast.AugAssign, target=copy.deepcopy(dinto), op=gast.Add(),
@@ -256,9 +255,9 @@ class _Forward(FunctionPass):
         return b.assign(targets, call)
 
     # ---- tangents of values ----
-    def tangent(self, stmt: gast.Assign, name: str, op: Operation, prev: str | None) -> gast.AST:
-        """The tangent of `name = stmt.value`; the value's own operands named `name` are
-        read as `prev` (their value before the assignment)."""
+    def tangent(self, stmt: gast.Assign, name: str, op: Operation) -> gast.AST:
+        """The tangent of `name = stmt.value`; where it reads an operand `name` (the value
+        before the assignment), it reads `_PREV`."""
         if op.kind == "copy":
             return self.tangent_or_zero(op.args[0], name)
         if op.kind == "tuple":
@@ -274,10 +273,10 @@ class _Forward(FunctionPass):
         if op.kind == "rule" and (op.rule is None or op.rule.kind == "rule"):
             t = lookup_tangent(op.fun)
             if t is not None and t.kind == "linear":
-                parts = self.parts(stmt, b.name(name), op, stmt.value, (name, prev))
+                parts = [self.linear(stmt.value, [op.args[k] for k in t.positions], name)]
             else:  # the result is `name` after the statement, an operand `name` before it
-                renames = {_RESULT: name, **({name: prev} if prev else {})}
-                parts = [_rename(p, renames) for p in self.parts(stmt, b.name(_RESULT), op)]
+                parts = [_rename(p, {name: _PREV, _RESULT: name})
+                         for p in self.parts(stmt, b.name(_RESULT), op)]
             return _sum(parts) if parts else self.zeros(name)
         if op.kind == "rule" and op.rule.kind == "constructor" and self.active(
                 op.args + list(op.kwargs.values()), deep=True):
@@ -289,9 +288,9 @@ class _Forward(FunctionPass):
             raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
         return self.zeros(name)
 
-    def parts(self, stmt: gast.stmt, y: gast.AST, op: Operation,
-              value: gast.AST | None = None, rename: tuple | None = None) -> list[gast.AST]:
-        """J_i dx_i of the operation, one per argument that has a tangent."""
+    def parts(self, stmt: gast.stmt, y: gast.AST, op: Operation) -> list[gast.AST]:
+        """J_i dx_i of the operation (result `y`), one per argument that has a tangent;
+        for a tangent rule (`linear` maps are `self.linear`)."""
         active = [k for k, a in enumerate(op.args) if self.active([a])]
         if not active:
             return []
@@ -303,13 +302,6 @@ class _Forward(FunctionPass):
                              f"adjoint (reverse mode) only; forward mode (jvp, hvp, "
                              f"hessian, grad of grad) needs the derivative itself, as in "
                              f"JAX's custom_vjp")
-        if t.kind == "linear":
-            if value is None:  # (not a statement's value: op.args are the call's)
-                value = b.call(b.name(self.bind(op.fun.__name__, op.fun)), *op.args)
-                return [_copy_swapping(value, {id(op.args[k]): self.tangent_or_zero(
-                    op.args[k]) for k in t.positions})]
-            return [self.linear(value, [op.args[k] for k in t.positions],
-                                rename if rename and rename[1] else None)]
         parts = []
         for k in active:
             d = b.name(self.tangent_name(op.args[k].id))
@@ -326,19 +318,18 @@ class _Forward(FunctionPass):
                     b.subscript(inst.whole, b.const(k))
             if part is None:
                 continue
-            if t.kind == "elementwise" and _is_call_to(part, unbroadcast, self.ns):
+            if t.kind == "elementwise" and self.ns.called(part) is unbroadcast:
                 part = part.args[0]
             parts.append(part)
         return parts
 
-    def linear(self, value: gast.AST, at: list[gast.AST], rename: tuple | None = None) -> gast.AST:
+    def linear(self, value: gast.AST, at: list[gast.AST], name: str | None = None) -> gast.AST:
         """`value` (a call linear in its operands `at`) with those operands replaced by
-        their tangents; `rename` = (name, prev): other operands `name` read as `prev`."""
+        their tangents; other operands `name` (the statement's target) read as `_PREV`."""
         swap = {id(a): self.tangent_or_zero(a) for a in at}
-        if rename:
-            for node in gast.walk(value):
-                if isinstance(node, gast.Name) and node.id == rename[0] and id(node) not in swap:
-                    swap[id(node)] = b.name(rename[1])
+        for node in gast.walk(value):
+            if isinstance(node, gast.Name) and node.id == name and id(node) not in swap:
+                swap[id(node)] = b.name(_PREV)
         return self.substitute(value, swap)
 
     def substitute(self, value: gast.AST, swap: dict[int, gast.AST]) -> gast.AST:
@@ -390,11 +381,6 @@ def _method(value: gast.AST, name: str) -> bool:
         value.func.attr == name and isinstance(value.func.value, gast.Name)
 
 
-def _is_call_to(node: gast.AST, fun: Any, ns: Namespace) -> bool:
-    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
-        ns.entries.get(node.func.id, (None,))[0] is fun
-
-
 def _rename(expr: gast.AST, names: dict[str, str]) -> gast.AST:
     for node in gast.walk(expr):
         if isinstance(node, gast.Name) and node.id in names:
@@ -402,21 +388,9 @@ def _rename(expr: gast.AST, names: dict[str, str]) -> gast.AST:
     return expr
 
 
-_RESULT = "srcgrad_result"  # stands for the statement's result while its tangent is built
-
-
-def _copy_swapping(node: gast.AST, swap: dict[int, gast.AST]) -> gast.AST:
-    """A deep copy of generated expression `node`, the nodes in `swap` replaced."""
-    if id(node) in swap:
-        return copy.deepcopy(swap[id(node)])
-    new = copy.copy(node)
-    for field, value in gast.iter_fields(node):
-        if isinstance(value, gast.AST):
-            setattr(new, field, _copy_swapping(value, swap))
-        elif isinstance(value, list):
-            setattr(new, field, [_copy_swapping(v, swap) if isinstance(v, gast.AST) else v
-                                 for v in value])
-    return new
+# stand for a statement's result, and for the value its target held before, while the
+# statement's tangent is built
+_RESULT, _PREV = "srcgrad_result", "srcgrad_prev"
 
 
 def _sum(parts: list[gast.AST]) -> gast.AST:

@@ -354,12 +354,9 @@ class _Reverse(FunctionPass):
         def names(node):
             shape_only = set()
             for call in gast.walk(node):  # `unbroadcast(g, x)` reads x for its shape only
-                if isinstance(call, gast.Call) and isinstance(call.func, gast.Name):
-                    held = self.ns.entries.get(call.func.id)
-                    k = _SHAPE_ONLY.get(held[0]) if held else None
-                    if k is not None and len(call.args) > k and \
-                            isinstance(call.args[k], gast.Name):
-                        shape_only.add(id(call.args[k]))
+                k = _SHAPE_ONLY.get(self.ns.called(call))
+                if k is not None and len(call.args) > k and isinstance(call.args[k], gast.Name):
+                    shape_only.add(id(call.args[k]))
             return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
                     and n.id in self.locals and n.id not in adjoint_names
                     and n.id not in self.hook_locals and id(n) not in shape_only}
@@ -510,8 +507,7 @@ class _Reverse(FunctionPass):
             return [b.make(gast.Expr, value=b.call(b.make(
                 gast.Attribute, value=b.name(tape), attr="append", ctx=gast.Load()), value))]
         self.arrays.add(tape)
-        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
-                self.ns.entries.get(value.func.id, (None,))[0] is snapshot:
+        if self.ns.called(value) is snapshot:
             value = value.args[0]  # the array tape copies what it stores
         k = _iteration(loop)
         trips = loop.iter.args[0] if len(loop.iter.args) == 1 else \
@@ -762,12 +758,8 @@ class _Reverse(FunctionPass):
 
     def adder(self, expr: gast.AST) -> str | None:
         """The name of the helper that adds `expr` (a helper call) into an array in place."""
-        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name):
-            held = self.ns.entries.get(expr.func.id)
-            if held and held[0] in ADD_INTO:
-                fn = ADD_INTO[held[0]]
-                return self.bind(fn.__name__, fn)
-        return None
+        fn = ADD_INTO.get(self.ns.called(expr))
+        return self.bind(fn.__name__, fn) if fn else None
 
     def own(self, var: str) -> list[gast.stmt]:
         """Make `d<var>` an array this pass allocated, so it may be written in place."""
