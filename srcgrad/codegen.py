@@ -12,6 +12,7 @@ entry, written once, never a temporary left behind.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -68,12 +69,20 @@ def fingerprint(source: str, namespace: dict[str, Any]) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=1)
 def _versions() -> str:
+    """numba's, NumPy's and srcgrad's versions, srcgrad's as a digest of its own code: the
+    helpers' numba overloads are compiled into the generated functions, so numba's disk
+    cache of them must not outlive an edit to those helpers."""
     import numba
     import numpy
 
-    from . import __version__
-    return f"srcgrad {__version__} numba {numba.__version__} numpy {numpy.__version__}"
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return (f"srcgrad {digest.hexdigest()[:12]} numba {numba.__version__} "
+            f"numpy {numpy.__version__}")
 
 
 def _describe(obj: Any) -> str:
