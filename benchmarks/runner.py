@@ -38,6 +38,7 @@ from benchmarks import first_line, workloads
 
 RTOL = 1e-6
 BATCH_SECONDS = 0.02  # one timed sample: as many calls of a contender as fill this
+WARMUP_CALLS = 3      # untimed calls of each contender before its batch size is chosen
 COLDSTART_TIMEOUT = 600
 JAX_FIRST_CALL_TIMEOUT = 60  # s; DESIGN section 6 quotes JAX's unrolled loops against 60 s
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,7 +210,12 @@ def _measure(rows: list[Row], repeat: int) -> None:
     timers = [timeit.Timer(r.call) for r in timed]
     numbers = []
     for t in timers:
-        n, seconds = t.autorange()  # warm-up, and the time per call
+        # warm-up first: a tiered contender (srcgrad's jit="auto" on straight-line code)
+        # compiles on its second call, which autorange would time as the time per call
+        # (seconds), leaving that row one call per sample, each after the other rows
+        # have run
+        t.timeit(WARMUP_CALLS)
+        n, seconds = t.autorange()  # the time per call
         numbers.append(max(1, round(BATCH_SECONDS * n / seconds)))
     samples = [[] for _ in timed]
     for _ in range(repeat):
