@@ -211,6 +211,22 @@ def add_matmul_rhs_grad(out, dy, a, b):
 ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rhs_grad}
 
 
+def where(cond, x, y):
+    """``np.where(cond, x, y)``, as generated adjoint code calls it (see `FASTER`).
+
+    >>> where(np.array([True, False]), np.array([1.0, 2.0]), 0.0)
+    array([1., 0.])
+    """
+    return np.where(cond, x, y)
+
+
+# NumPy functions whose numba form is slow on the arguments gradient rules give them, and
+# the helper with the same results that generated adjoint code calls instead: numba's
+# np.where broadcasts a scalar branch and reads it through a strided flat iterator, ~14x
+# slower than a loop (numba 0.68)
+FASTER = {np.where: where}
+
+
 def reshape_as(dy, x):
     """`dy` with x's shape: the adjoint of reshape, ravel, squeeze, expand_dims, copy."""
     if np.ndim(x) == 0:
@@ -244,6 +260,21 @@ def _expand(v, x, axis):
 def _outer(u, v):
     """The outer product of vectors `u` and `v`."""
     return np.outer(u, v)
+
+
+def _flat(v):
+    """An array as 1-D (a view of a C-contiguous one); a scalar as itself."""
+    return np.ravel(v) if isinstance(v, np.ndarray) else v
+
+
+def _elem(v, i):
+    """Entry `i` of a 1-D array; a scalar is every entry."""
+    return v[i] if isinstance(v, np.ndarray) else v
+
+
+def _shaped_like(v, like):
+    """Whether `v` is a scalar or has like's shape (then no broadcasting pairs them)."""
+    return not isinstance(v, np.ndarray) or v.shape == like.shape
 
 
 def _reduced_axes(ndim, axis):
@@ -457,6 +488,21 @@ def _check_reduced_size(size, shape, reduced):
         raise ValueError("the cotangent does not match the shape of the reduction")
 
 
+@register_jitable
+def _row_start(r, shape, reduced):
+    """The flat index into the reduction over `reduced` that the first entry of row `r`
+    (x seen as rows along its last axis, in C order) feeds."""
+    last = len(shape) - 1
+    k, mult = 0, 1 if reduced[last] else shape[last]
+    for i in range(last - 1, -1, -1):
+        c = r % shape[i]
+        r //= shape[i]
+        if not reduced[i]:
+            k += c * mult
+            mult *= shape[i]
+    return k
+
+
 @overload(_spread)
 def _spread_typer(dy, x, axis, n):
     cast = _float_scalar(dy)
@@ -465,9 +511,21 @@ def _spread_typer(dy, x, axis, n):
         reduced = _reduced_axes(x.ndim, axis)
         d = _ravel(dy)
         _check_reduced_size(d.size, x.shape, reduced)
+        q = np.empty(d.size, cast)
+        for k in range(d.size):
+            q[k] = d[k] / n
         out = np.empty(x.shape, cast)
-        for idx in np.ndindex(x.shape):
-            out[idx] = d[_reduced_index(idx, x.shape, reduced)] / n
+        if out.size == 0:
+            return out
+        # a row at a time along the last axis: its entries read q at one index (that
+        # axis reduced) or consecutive ones (kept), so no per-entry index arithmetic
+        width = x.shape[x.ndim - 1]
+        rows = out.reshape(out.size // width, width)  # a view: out is C-contiguous
+        step = 0 if reduced[x.ndim - 1] else 1
+        for r in range(rows.shape[0]):
+            k = _row_start(r, x.shape, reduced)
+            for j in range(width):
+                rows[r, j] = q[k + j * step]
         return out
     return impl
 
@@ -625,6 +683,49 @@ def _add_matmul_rhs_grad_typer(out, dy, a, b):
 
     def impl(out, dy, a, b):
         out += matmul_rhs_grad(dy, a, b)
+    return impl
+
+
+@overload(_flat)
+def _flat_typer(v):
+    if isinstance(v, types.Array):  # only C-contiguous arrays come here: a view
+        return lambda v: v.reshape(v.size)
+    return lambda v: v
+
+
+@overload(_elem)
+def _elem_typer(v, i):
+    if isinstance(v, types.Array):
+        return lambda v, i: v[i]
+    return lambda v, i: v
+
+
+@overload(_shaped_like)
+def _shaped_like_typer(v, like):
+    if isinstance(v, types.Array):
+        return lambda v, like: v.shape == like.shape
+    return lambda v, like: True
+
+
+@overload(where)
+def _where_typer(cond, x, y):
+    arrays = [t for t in (x, y) if isinstance(t, types.Array)]
+    if not (isinstance(cond, types.Array) and cond.ndim > 0 and cond.layout == "C"
+            and all(isinstance(t, types.Array) or _is_scalar(t) for t in (x, y))
+            and all(a.layout == "C" and a.ndim == cond.ndim for a in arrays)):
+        return lambda cond, x, y: np.where(cond, x, y)
+    # the result dtype numba's np.where gives, so that both forms type alike
+    dtype = np.promote_types(*[as_dtype(t.dtype if isinstance(t, types.Array)
+                                        else types.unliteral(t)) for t in (x, y)])
+
+    def impl(cond, x, y):
+        if not (_shaped_like(x, cond) and _shaped_like(y, cond)):
+            return np.where(cond, x, y)  # broadcasting
+        out = np.empty(cond.shape, dtype)
+        c, o, xs, ys = cond.reshape(cond.size), out.reshape(out.size), _flat(x), _flat(y)
+        for i in range(o.size):
+            o[i] = _elem(xs, i) if c[i] else _elem(ys, i)
+        return out
     return impl
 
 

@@ -26,13 +26,15 @@ from srcgrad.runtime import (
     snapshot,
     sum_grad,
     unbroadcast,
+    where,
     zeros_like,
 )
 
 # (shape of x, axis) for every axis valid for the shape.
 REDUCTIONS = [((), None), ((3,), None), ((3,), 0), ((3,), -1),
               ((2, 3), None), ((2, 3), 0), ((2, 3), -1), ((2, 3), 1),
-              ((2, 1, 4), None), ((2, 1, 4), 0), ((2, 1, 4), -1), ((2, 1, 4), 1)]
+              ((2, 1, 4), None), ((2, 1, 4), 0), ((2, 1, 4), -1), ((2, 1, 4), 1),
+              ((2, 3, 4), 1), ((2, 3, 4), 2)]
 
 
 def data(shape, seed=0):
@@ -279,3 +281,28 @@ def test_record_stores_one_entry(jit, value):
     tape = run(jit, record_nb, tape, 2, value)
     np.testing.assert_array_equal(tape[2], value)
     np.testing.assert_array_equal(tape[1], np.zeros_like(value))
+
+
+# ---- where: np.where, with a loop for the forms gradient rules give it ----
+
+where_nb = njit(lambda cond, x, y: where(cond, x, y))
+numba_where = njit(lambda cond, x, y: np.where(cond, x, y))
+COND = data((3, 4)) > 0.0
+
+
+@pytest.mark.parametrize(("cond", "x", "y"), [
+    (COND, data((3, 4)), 0.0),                   # a rule's np.where(cond, dy, 0.0)
+    (COND, 0.0, data((3, 4))),
+    (COND, data((3, 4)), data((3, 4), 1)),
+    (COND, data((3, 4)).astype(np.float32), 0.0),
+    (COND, 2, 1.5),
+    (data((3, 4)), data((3, 4), 1), -1.0),       # a float condition: nonzero is true
+    (COND, data((1, 4)), 0.0),                   # broadcast: NumPy's form
+    (COND, data((4, 3)).T, 0.0),                 # not C-contiguous: NumPy's form
+    (COND[:, 0], data(3), 0.0),
+])
+def test_where_is_np_where(jit, cond, x, y):
+    got = run(jit, where_nb, cond, x, y)
+    np.testing.assert_array_equal(got, np.where(cond, x, y))
+    if jit:  # the type numba's own np.where gives, so the two forms unify
+        assert got.dtype == numba_where(cond, x, y).dtype

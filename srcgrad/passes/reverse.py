@@ -37,6 +37,7 @@ from ..naming import Namer
 from ..rules import instantiate
 from ..runtime import (
     ADD_INTO,
+    FASTER,
     checked_grad,
     mean_grad,
     new_tape,
@@ -307,6 +308,8 @@ class _Reverse(FunctionPass):
             raise self.error(type(exc), stmt, exc.message) from None
         for name, (obj, jit) in inst.needs.items():
             self.ns.bind(name, obj, jit=jit)
+        for expr in (inst.per_arg or []) + [inst.whole]:
+            self.faster(expr, inst.needs)
         if inst.per_arg is not None:
             parts = [(i, inst.per_arg[i]) for i in active
                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
@@ -320,6 +323,24 @@ class _Reverse(FunctionPass):
             what = f"the gradient rule {op.rule.name} ({op.rule.origin})"
             parts = [(i, self.checked(expr, op.args[i], stmt, what)) for i, expr in parts]
         a.add += [(op.args[i].id, expr) for i, expr in parts]
+
+    def faster(self, expr: gast.AST | None, needs: dict[str, tuple[Any, bool]]) -> None:
+        """Point the calls in `expr`, a rule's instance, of NumPy functions whose numba
+        form is slow (`np.where(cond, dy, 0.0)`) at srcgrad's forms (`runtime.FASTER`).
+        The expression is the instance's own copy, so it is changed in place."""
+        for node in gast.walk(expr) if expr is not None else ():
+            if not isinstance(node, gast.Call):
+                continue
+            func = node.func
+            if isinstance(func, gast.Name):
+                obj = needs.get(func.id, (None,))[0]
+            elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+                obj = getattr(needs.get(func.value.id, (None,))[0], func.attr, None)
+            else:
+                continue
+            form = next((f for fun, f in FASTER.items() if fun is obj), None)
+            if form is not None:
+                node.func = b.name(self.bind(form.__name__, form))
 
     def checked(self, grad: gast.AST, arg: gast.AST, stmt: gast.stmt, what: str) -> gast.AST:
         """`grad`, which user code (`what`) gave for `arg`, checked at run time to have
