@@ -105,3 +105,17 @@ def test_reduction_tangent_rules_against_differences(jit, rng):
     assert value == pytest.approx(reductions(x), rel=1e-12)
     assert slope == pytest.approx((reductions(x + h * v) - reductions(x - h * v)) / (2 * h),
                                   rel=1e-6)
+
+
+def piecewise(x):
+    return np.sum(x * np.where(x > 0.0, x ** 2, 2.0))  # x^3 where x > 0, else 2x
+
+
+def test_hvp_through_the_where_of_a_generated_gradient(jit, rng):
+    # the gradient calls srcgrad's `where` (np.where's faster numba form); forward mode
+    # over it needs that helper's tangent (the cotangent it moves, x, is varied here):
+    # H v = where(x > 0, 6 x v, 0) by hand
+    assert "(where(" in srcgrad.grad(piecewise).source
+    x, v = rng.standard_normal(7), rng.standard_normal(7)
+    hv = srcgrad.hvp(piecewise, jit=jit)(x, v)
+    np.testing.assert_allclose(hv, np.where(x > 0.0, 6.0 * x * v, 0.0), rtol=1e-12)

@@ -22,6 +22,7 @@ from ..runtime import (
     unbroadcast,
     unit,
     unstack_like,
+    where,
     zeros_like,
 )
 from . import linear, nondifferentiable, tangent
@@ -30,6 +31,8 @@ linear(unbroadcast, sum_grad, mean_grad, extremum_grad, reshape_as, split_like, 
        snapshot, checked_grad, new_tape)
 # `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g
 linear(record, put_flat, positions=(0, 2))
+# `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
+linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit)
 
 
