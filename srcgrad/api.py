@@ -101,7 +101,8 @@ class Transform:
         if self.kind == "hvp":  # forward over reverse: the jvp of the gradient's code
             inner = Transform(self.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
                               None, self.constants)
-            return generate_jvp(inner.entry_function(), self.wrt, self._many)
+            return generate_jvp(inner.entry_function(), self.wrt, self._many,
+                                only=inner.projection)
         if self.kind == "jvp":
             fun = self.inner.entry_function() if self.inner else self.fun
             return generate_jvp(fun, self.wrt, self._many, self.constants, self.unroll)
@@ -119,7 +120,7 @@ class Transform:
     @property
     def projection(self) -> tuple[int, ...]:
         """Where in what the entry point returns this transform's result is."""
-        return {"grad": (1,), "hvp": (1, 1)}.get(self.kind, ())
+        return {"grad": (1,)}.get(self.kind, ())
 
     def entry_function(self):
         """The generated entry point as plain Python (what a transform of this one reads)."""
@@ -280,9 +281,9 @@ class Transform:
                                f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
         checked = tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
                         for name, t in zip(self.wrt, given, strict=True))
+        if self.kind == "hvp":  # the entry returns the product only
+            return _tree(_plain, self._call(self.role, values + checked))
         value, dvalue = self._call(self.role, values + checked)
-        if self.kind == "hvp":
-            return _tree(_plain, dvalue[1])
         for k in self.inner.projection if self.inner else ():
             value, dvalue = value[k], dvalue[k]
         return _tree(_plain, value), _tree(_plain, dvalue)

@@ -29,6 +29,7 @@ from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.forward import Forwarded, forward
 from .passes.normalize import normalize
+from .passes.optimize import dead_code
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
@@ -153,16 +154,23 @@ class _Module:
 
 def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
                  constants: dict[str, Any] | None = None,
-                 unroll_loops: bool = False) -> Generated:
-    """Generate `f_jvp(*params, *tangents) -> (value, tangent)` for parameters `wrt`."""
+                 unroll_loops: bool = False,
+                 only: tuple[int, ...] | None = None) -> Generated:
+    """Generate `f_jvp(*params, *tangents) -> (value, tangent)` for parameters `wrt`;
+    with `only`, `f_jvp(*params, *tangents) -> tangent[only]` (`hvp`: the tangent of the
+    gradient that a `grad` entry returns, not of its value), and no code for the rest."""
     m = _Module(unroll_loops)
     parsed, fwd, namer = m.prepare(fun, wrt, constants or {}, forward_mode=True)
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
     name = m.function_name(f"{fname}_jvp")
-    body = fwd.body + [b.ret(b.tuple_([fwd.result, fwd.tangent]))]
-    doc = (f"Value of {fname} ({_where(parsed)}) and its derivative along the tangents "
-           f"{', '.join(fwd.tangents)} of {', '.join(wrt)}.")
+    tangents = f"along the tangents {', '.join(fwd.tangents)} of {', '.join(wrt)}"
+    if only is None:
+        body = fwd.body + [b.ret(b.tuple_([fwd.result, fwd.tangent]))]
+        doc = f"Value of {fname} ({_where(parsed)}) and its derivative {tangents}."
+    else:
+        body = fwd.body + [b.ret(_select(fwd.body, fwd.tangent, only))]
+        doc = f"Derivative of {fname} ({_where(parsed)}) {tangents}, entry {only} only."
     main = [b.function(name, params + fwd.tangents, body, doc)]
     return _assemble(main + m.functions, m, {"jvp": name}, parsed)
 
@@ -211,9 +219,23 @@ def _project(node: gast.AST, projection: tuple[int, ...]) -> gast.AST:
     return node
 
 
+def _select(body: list[gast.stmt], node: gast.AST, projection: tuple[int, ...]) -> gast.AST:
+    """`_project(node, projection)`, read off the tuples `body` builds where it can (so
+    that the other entries are dead code)."""
+    built = {s.targets[0].id: s.value for s in body
+             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
+    for depth, k in enumerate(projection):
+        if isinstance(node, gast.Name) and isinstance(built.get(node.id), gast.Tuple):
+            node = built[node.id]
+        if not isinstance(node, gast.Tuple):
+            return _project(node, projection[depth:])
+        node = node.elts[k]
+    return node
+
+
 def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
               parsed: Parsed) -> Generated:
-    module = b.make(gast.Module, body=functions)
+    module = b.make(gast.Module, body=[dead_code(f, m.ns) for f in functions])
     source = to_source(module)
     _debug("generate", module)
     last = parsed.tree.body[-1]

@@ -1,0 +1,194 @@
+"""optimize: remove the dead code of a generated function.
+
+An assignment to names of a value without effects is dead where none of those names is
+read afterwards (on any path: liveness, backwards, to a fixed point over loops). Forward
+mode over a gradient is where that pays: `hvp` needs the tangent of the gradient, not the
+gradient itself, so the products that compute the gradient go.
+
+What has no effect is decided conservatively: operators, subscripts and tuples, NumPy and
+math functions (not `np.random`, nothing given `out=`), a few builtins, and srcgrad's
+helpers that only return a value. Method calls (`tape.pop()`), calls of generated or user
+functions, writes into arrays and every other statement stay, with what they read.
+A comment whose code went goes with it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import types
+from typing import Any
+
+import gast
+import numpy as np
+
+from .. import builder as b
+from .. import runtime
+from .base import Namespace
+
+# srcgrad helpers that only return a value (record, put_flat and the in-place adders
+# write into an argument)
+_PURE_HELPERS = frozenset([
+    runtime.unbroadcast, runtime.sum_grad, runtime.mean_grad, runtime.extremum_grad,
+    runtime.reshape_as, runtime.split_like, runtime.unstack_like, runtime.snapshot,
+    runtime.seed, runtime.zeros_like, runtime.unit, runtime.matmul_lhs_grad,
+    runtime.matmul_rhs_grad, runtime.where, runtime.new_tape])
+_PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
+
+
+def dead_code(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
+    """`fn` without the assignments whose values are never read and have no effect."""
+    fn = copy.copy(fn)
+    fn.body = _Sweep(ns, prune=True).block(fn.body, set(), set()) or [b.make(gast.Pass)]
+    return fn
+
+
+class _Sweep:
+    """Liveness, backwards over a block; with `prune`, nested blocks lose their dead code
+    too (a loop's body is pruned once, after its fixed point)."""
+
+    def __init__(self, ns: Namespace, prune: bool):
+        self.ns, self.prune = ns, prune
+
+    def block(self, stmts: list[gast.stmt], live: set[str], loop: set[str]
+              ) -> list[gast.stmt]:
+        """`stmts` without dead code, given the names `live` after them and, inside a
+        loop, `loop`: those live where a break or continue jumps. Updates `live` to the
+        names live before them."""
+        kept: list[gast.stmt] = []
+        went = stayed = False  # of the code between this statement and the next comment
+        for stmt in reversed(stmts):
+            if _is_comment(stmt):
+                if stayed or not went:  # else the comment's code all went
+                    kept.append(stmt)
+                went = stayed = False
+            else:
+                new = self.keep(stmt, live, loop)
+                if new is not None:
+                    kept.append(new)
+                went, stayed = went or new is None, stayed or new is not None
+        return kept[::-1]
+
+    def keep(self, stmt: gast.stmt, live: set[str], loop: set[str]) -> gast.stmt | None:
+        """`stmt`, pruned inside (a copy: generated functions share statements), or None
+        if it is dead; updates `live` across it."""
+        if isinstance(stmt, gast.Assign) and self.pure(stmt.value):
+            stored = _stored(stmt.targets)
+            if stored is not None:
+                if not stored & live:
+                    return None
+                live -= stored
+                live |= _reads(stmt.value)
+                return stmt
+        if isinstance(stmt, gast.Return):
+            live.clear()
+            live |= _reads(stmt.value) if stmt.value is not None else set()
+        elif isinstance(stmt, (gast.Break, gast.Continue)):
+            live |= loop
+        elif isinstance(stmt, gast.If):
+            other = set(live)
+            body = self.block(stmt.body, live, loop)
+            orelse = self.block(stmt.orelse, other, loop)
+            live |= other | _reads(stmt.test)
+            if self.prune:
+                stmt = copy.copy(stmt)
+                stmt.body, stmt.orelse = body or [b.make(gast.Pass)], orelse
+        elif isinstance(stmt, (gast.For, gast.While)):
+            stmt = self.loop(stmt, live)
+        else:
+            live |= _reads(stmt)
+        return stmt
+
+    def loop(self, stmt: gast.For | gast.While, live: set[str]) -> gast.For | gast.While:
+        """Prune a loop's body with the names live at its head, a fixed point: after the
+        loop, or read by the next trip before being set."""
+        if isinstance(stmt, gast.For):
+            head_reads, set_each_trip = _reads(stmt.iter), _stored([stmt.target]) or set()
+        else:
+            head_reads, set_each_trip = _reads(stmt.test), set()
+        after = set(live) | _reads_all(stmt.orelse)
+        head = after | head_reads
+        analysis = _Sweep(self.ns, prune=False)
+        while True:
+            inside = set(head)
+            analysis.block(stmt.body, inside, head)
+            new = after | head_reads | (inside - set_each_trip)
+            if new == head:
+                break
+            head = new
+        live |= head
+        if self.prune:
+            stmt = copy.copy(stmt)
+            stmt.body = self.block(stmt.body, set(head), head) or [b.make(gast.Pass)]
+        return stmt
+
+    def pure(self, node: gast.AST) -> bool:
+        """Whether evaluating `node` has no effect but its value."""
+        for n in gast.walk(node):
+            if isinstance(n, (gast.Lambda, gast.NamedExpr, gast.Await, gast.Yield,
+                              gast.YieldFrom)):
+                return False
+            if isinstance(n, gast.Call) and not self.pure_call(n):
+                return False
+        return True
+
+    def pure_call(self, call: gast.Call) -> bool:
+        if any(k.arg == "out" for k in call.keywords):
+            return False
+        fun = self.resolve(call.func)
+        if fun is None:
+            return False
+        if isinstance(fun, np.ufunc) or fun in _PURE_HELPERS or fun in _PURE_BUILTINS:
+            return True
+        module = getattr(fun, "__module__", None) or ""
+        if getattr(math, getattr(fun, "__name__", ""), None) is fun:
+            return True
+        return module.startswith("numpy") and not module.startswith("numpy.random") \
+            and getattr(np, getattr(fun, "__name__", ""), None) is fun \
+            and fun not in _NUMPY_WRITERS
+
+    def resolve(self, func: gast.AST) -> Any:
+        """The object a generated call's function names, if bound (`np.sum`)."""
+        if isinstance(func, gast.Name):
+            return self.ns.entries.get(func.id, (None,))[0]
+        if isinstance(func, gast.Attribute):
+            owner = self.resolve(func.value)
+            if isinstance(owner, types.ModuleType):
+                return getattr(owner, func.attr, None)
+        return None
+
+
+_NUMPY_WRITERS = frozenset(getattr(np, n) for n in (
+    "copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
+    if hasattr(np, n))
+
+
+def _is_comment(stmt: gast.stmt) -> bool:
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+            and isinstance(stmt.value.value, str)
+            and stmt.value.value.startswith(b.COMMENT_MARK))
+
+
+def _stored(targets: list[gast.AST]) -> set[str] | None:
+    """The names `targets` bind, if they are names and tuples of names only."""
+    names: set[str] = set()
+    for t in targets:
+        if isinstance(t, gast.Name):
+            names.add(t.id)
+        elif isinstance(t, (gast.Tuple, gast.List)):
+            inner = _stored(t.elts)
+            if inner is None:
+                return None
+            names |= inner
+        else:
+            return None
+    return names
+
+
+def _reads(node: gast.AST) -> set[str]:
+    return {n.id for n in gast.walk(node)
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Store)}
+
+
+def _reads_all(stmts: list[gast.stmt]) -> set[str]:
+    return set().union(*(_reads(s) for s in stmts)) if stmts else set()

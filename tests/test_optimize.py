@@ -1,0 +1,154 @@
+"""The dead-code pass (srcgrad/passes/optimize.py): what goes, what must stay, and that the
+pruned function computes what the original does."""
+
+import textwrap
+
+import gast
+import numpy as np
+
+import srcgrad
+from srcgrad import builder as b
+from srcgrad import runtime
+from srcgrad.codegen import to_source
+from srcgrad.passes.base import Namespace
+from srcgrad.passes.optimize import dead_code
+
+
+def pruned(source: str) -> tuple[str, dict]:
+    """The function in `source` without its dead code, as source, and the globals both
+    forms run with."""
+    fn = gast.parse(textwrap.dedent(source)).body[0]
+    ns = Namespace()
+    for name, obj in [("np", np), ("zeros_like", runtime.zeros_like), ("print", print),
+                      ("range", range), ("len", len)]:
+        ns.bind(name, obj)
+    return to_source(b.make(gast.Module, body=[dead_code(fn, ns)])), ns.globals()
+
+
+def same_results(source: str, *calls: tuple) -> str:
+    """The pruned source, after checking it returns what the original returns."""
+    new, env = pruned(source)
+    old_ns, new_ns = dict(env), dict(env)
+    exec(textwrap.dedent(source), old_ns)
+    exec(new, new_ns)
+    name = next(k for k in new_ns if k not in env and k != "__builtins__")
+    for args in calls:
+        np.testing.assert_equal(new_ns[name](*args), old_ns[name](*args))
+    return new
+
+
+def statement(source: str, start: str) -> bool:
+    """Whether a line of `source` starts with `start`."""
+    return any(line.strip().startswith(start) for line in source.splitlines())
+
+
+def test_unread_values_go_with_their_comments():
+    new = same_results('''
+        def f(x):
+            "doc"
+            "__srcgrad_comment__:line 1: a = x * 2"
+            a = x * 2
+            unused = np.sin(a)
+            "__srcgrad_comment__:line 2: dead = np.cos(x)"
+            dead = np.cos(x)
+            "__srcgrad_comment__:line 3: return a"
+            return a
+    ''', (1.5,), (np.arange(3.0),))
+    assert "unused" not in new and "dead" not in new and "np.cos" not in new
+    assert "# line 1: a = x * 2" in new and "line 2" not in new and "# line 3" in new
+    assert '"""doc"""' in new
+
+
+def test_a_value_read_on_the_next_trip_of_a_loop_stays():
+    new = same_results('''
+        def f(x, n):
+            prev = 0.0
+            s = 0.0
+            for i in range(n):
+                s = s + prev
+                prev = x * i
+                waste = prev * 3.0
+            return s
+    ''', (2.0, 0), (2.0, 4))
+    assert "prev = x * i" in new and "waste" not in new
+
+
+def test_while_break_continue_and_branches():
+    new = same_results('''
+        def f(x):
+            k = 0
+            y = x
+            last = 0.0
+            while k < 10:
+                k = k + 1
+                if k == 3:
+                    continue
+                z = y * 2.0
+                t = np.exp(z)
+                if z > 50.0:
+                    last = z
+                    break
+                y = z
+            return last + y
+    ''', (1.0,), (0.25,))
+    assert "np.exp" not in new and not statement(new, "t =")
+    assert "last = z" in new and "break" in new and "continue" in new
+
+
+def test_effects_stay():
+    new, _ = pruned('''
+        def f(x, tape):
+            a = tape.pop()
+            b = np.random.normal()
+            c = zeros_like(x)
+            c[0] = 1.0
+            d = np.zeros(3)
+            np.add(x, x, out=d)
+            e = print(x)
+            g = np.add(x, x, out=np.zeros(3))
+            return x
+    ''')
+    for line in ["a = tape.pop()", "b = np.random.normal()", "c[0] = 1.0",
+                 "np.add(x, x, out=d)", "e = print(x)", "g = np.add(x, x, out="]:
+        assert line in new, (line, new)
+    # c and d are read by statements that stay; nothing else is dead here
+    assert "c = zeros_like(x)" in new and "d = np.zeros(3)" in new
+
+
+def test_an_emptied_block_keeps_a_pass():
+    new = same_results('''
+        def f(x):
+            if x > 0.0:
+                a = x * 2.0
+            else:
+                a = x * 3.0
+            for i in range(3):
+                w = i * x
+            return x
+    ''', (1.0,), (-1.0,))
+    assert not statement(new, "a =") and not statement(new, "w =") and "pass" in new
+
+
+def mlp(W1, b1, W2, X):
+    h = np.tanh(X @ W1 + b1)
+    return np.sum((h @ W2) ** 2)
+
+
+def test_hvp_computes_no_gradient(jit, rng):
+    # hvp needs the tangent of the gradient, not the gradient: the products that compute
+    # dW1, db1, dW2 are gone from its code, and the product matches differences of the
+    # gradient
+    hvp = srcgrad.hvp(mlp, wrt=(0, 1, 2), jit=jit)
+    source = hvp.source
+    for grad_only in ["dW1 =", "db1 =", "dW2 ="]:
+        assert not statement(source, grad_only), source
+    assert statement(source, "ddW1 ="), source
+    W1, b1, W2, X = (rng.standard_normal(s) for s in [(3, 4), 4, (4, 2), (5, 3)])
+    v = tuple(rng.standard_normal(np.shape(a)) for a in (W1, b1, W2))
+    got = hvp(W1, b1, W2, X, v)
+    g = srcgrad.grad(mlp, wrt=(0, 1, 2), jit=False)
+    h = 1e-5
+    plus = g(*(a + h * d for a, d in zip((W1, b1, W2), v, strict=True)), X)
+    minus = g(*(a - h * d for a, d in zip((W1, b1, W2), v, strict=True)), X)
+    for out, p, m in zip(got, plus, minus, strict=True):
+        np.testing.assert_allclose(out, (p - m) / (2 * h), rtol=1e-6, atol=1e-8)
