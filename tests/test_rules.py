@@ -278,3 +278,55 @@ def test_rules_are_plain_functions():
     assert tanh(1.0, np.tanh(0.5), 0.5) == pytest.approx(1 - np.tanh(0.5) ** 2)
     da, db = mul(1.0, 6.0, 2.0, 3.0)
     assert (da, db) == (3.0, 2.0)
+
+
+# ---- uniform rules: the cotangent of a full reduction kept as a scalar ----
+
+
+def mean_square(r, y):
+    return np.mean((r - y) ** 2)
+
+
+def sum_sin(x):
+    return np.sum(np.sin(x))
+
+
+def mean_of_product(a, b):
+    return np.mean(a * b)  # a (3, 1), b (1, 4): neither operand has the result's shape
+
+
+def mean_read_twice(x):
+    s = x ** 2
+    return np.mean(s) + np.sum(s[0])
+
+
+def sum_over_axis(x):
+    return np.sum(np.sum(x ** 2, axis=0))
+
+
+UNIFORM_CASES = {
+    # f, args, the gradient wrt argument 0 by hand
+    mean_square: (lambda rng: (rng.standard_normal((4, 3)), rng.standard_normal((4, 3))),
+                  lambda r, y: 2.0 * (r - y) / r.size),
+    sum_sin: (lambda rng: (rng.standard_normal(5),), np.cos),
+    mean_of_product: (lambda rng: (rng.standard_normal((3, 1)), rng.standard_normal((1, 4))),
+                      lambda a, b: np.broadcast_to(np.sum(b) / 12.0, (3, 1))),
+    mean_read_twice: (lambda rng: (rng.standard_normal((2, 3)),),
+                      lambda x: 2.0 * x / x.size + np.concatenate([2.0 * x[:1], 0 * x[1:]])),
+    sum_over_axis: (lambda rng: (rng.standard_normal((2, 3)),), lambda x: 2.0 * x),
+}
+
+
+@pytest.mark.parametrize("fun", list(UNIFORM_CASES), ids=lambda f: f.__name__)
+def test_uniform_cotangent_of_a_full_reduction(fun, jit, rng):
+    # where a full sum or mean reduces a value that an elementwise rule made from one
+    # variable, the adjoint passes the cotangent on as a scalar (no array is filled);
+    # elsewhere it fills one: both checked against the gradient by hand and differences
+    make, by_hand = UNIFORM_CASES[fun]
+    args = make(rng)
+    source = srcgrad.grad(fun).source
+    scalar = fun in (mean_square, sum_sin)
+    assert ("mean_grad(" not in source and "sum_grad(" not in source) == scalar, source
+    got = srcgrad.grad(fun, jit=jit)(*args)
+    np.testing.assert_allclose(got, by_hand(*args), rtol=1e-12, atol=1e-15)
+    assert_grad(fun, [got], args, [0])

@@ -34,7 +34,7 @@ from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
 from ..frontend.parse import Parsed
 from ..naming import Namer
-from ..rules import instantiate
+from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
     ADD_INTO,
     FASTER,
@@ -162,6 +162,9 @@ class _Reverse(FunctionPass):
         self.check_constructors(act)
         self.check_writes()
         self.hooks = {id(s) for s in self.statements if hook(s) and hook(s)[0] in act.active}
+        self.uniform_at = {id(s): u for s in self.statements if target_of(s)
+                           and (u := self.uniform(s, self.ops[id(s)])) is not None}
+        self.scalar_adjoints = {self.ops[k].args[0].id for k in self.uniform_at}
         self.adjoints = {id(s): self.adjoint_of(s) for s in self.statements
                          if (target_of(s) or is_write(s)) and self.changed(s) in act.active}
         reads = self.reads()
@@ -302,8 +305,10 @@ class _Reverse(FunctionPass):
         return a
 
     def apply_rule(self, stmt, op: Operation, dy, result, active, a: _Adjoint) -> None:
+        rule = self.uniform_at.get(id(stmt)) or op.rule
         try:
-            inst = instantiate(op.rule, dy, result, op.args, op.kwargs, self.bind)
+            inst = instantiate(rule, dy, result, op.args, op.kwargs, self.bind,
+                               scalar_dy=target_of(stmt) in self.scalar_adjoints)
         except SrcgradError as exc:
             raise self.error(type(exc), stmt, exc.message) from None
         for name, (obj, jit) in inst.needs.items():
@@ -313,7 +318,7 @@ class _Reverse(FunctionPass):
         if inst.per_arg is not None:
             parts = [(i, inst.per_arg[i]) for i in active
                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
-        elif len(op.rule.params) == 1:
+        elif len(rule.params) == 1:
             parts = [(0, inst.whole)]
         else:
             tmp = self.namer.temp()
@@ -323,6 +328,34 @@ class _Reverse(FunctionPass):
             what = f"the gradient rule {op.rule.name} ({op.rule.origin})"
             parts = [(i, self.checked(expr, op.args[i], stmt, what)) for i, expr in parts]
         a.add += [(op.args[i].id, expr) for i, expr in parts]
+
+    def uniform(self, stmt: gast.Assign, op: Operation) -> Rule | None:
+        """The uniform rule of a reduction over every axis, `y = np.mean(x)`, where x is
+        made by a built-in elementwise rule from one variable and constants (`r ** 2`:
+        x has that variable's shape) and read nowhere else (both at the top level, x not
+        a wrt): x's cotangent stays a scalar there, which x's rule broadcasts."""
+        try:
+            u = UNIFORM.get(op.fun)
+        except TypeError:
+            return None
+        x = op.args[0] if len(op.args) == 1 and not op.kwargs else None
+        if u is None or op.rule is not lookup(op.fun) or not isinstance(x, gast.Name) \
+                or x.id in self.intermediates:
+            return None
+        top = {id(s) for s in self.fn.body}
+        made = [s for s in self.statements
+                if (target_of(s) or is_write(s)) and self.changed(s) == x.id]
+        reads = [n for n in gast.walk(self.fn) if isinstance(n, gast.Name)
+                 and n.id == x.id and not isinstance(n.ctx, gast.Store)]
+        if len(made) != 1 or len(reads) != 1 or not {id(made[0]), id(stmt)} <= top:
+            return None
+        producer = self.ops.get(id(made[0]))
+        if producer is None or producer.kind != "rule" or producer.rule is None \
+                or not producer.rule.elementwise or producer.rule is not lookup(producer.fun) \
+                or producer.kwargs \
+                or sum(not isinstance(a, gast.Constant) for a in producer.args) != 1:
+            return None
+        return u
 
     def faster(self, expr: gast.AST | None, needs: dict[str, tuple[Any, bool]]) -> None:
         """Point the calls in `expr`, a rule's instance, of NumPy functions whose numba

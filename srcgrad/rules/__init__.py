@@ -138,6 +138,22 @@ def rule(*primals: Any, elementwise: bool = False) -> Callable[[Callable], Calla
     return register
 
 
+UNIFORM: dict[Any, Rule] = {}
+
+
+def uniform(*primals: Any) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the *uniform* rule of reductions over every
+    axis (`np.sum(x)`, `np.mean(x)`): the cotangent of x, which is the same for every
+    entry, as a scalar. The adjoint uses it where x feeds an elementwise rule only, which
+    broadcasts it (no array of x's shape is filled)."""
+    def register(fn: Callable) -> Callable:
+        r = make_rule(fn)
+        for p in primals:
+            UNIFORM[_key(p)] = r
+        return fn
+    return register
+
+
 @dataclass
 class Tangent:
     """How forward mode differentiates a primal: `rule`, a tangent rule
@@ -250,11 +266,13 @@ class Instance:
 
 
 def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
-                kwargs: dict[str, gast.AST], rename: Callable[[str, Any], str]) -> Instance:
+                kwargs: dict[str, gast.AST], rename: Callable[[str, Any], str],
+                scalar_dy: bool = False) -> Instance:
     """Copy `r` into the call site: parameters become the call's operands.
 
     `rename(name, obj)` returns the name under which the generated module binds `obj`
-    (the rule's own global name unless that clashes).
+    (the rule's own global name unless that clashes). `scalar_dy`: dy is a scalar that
+    stands for an array of y's shape (see `uniform`), so every `unbroadcast` stays.
     """
     if len(args) > len(r.params) + len(r.defaults):
         raise RuleError(f"gradient rule {r.name} takes {len(r.params)} argument(s), the "
@@ -288,7 +306,7 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
             return None
         expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
         expr = _drop_defaults(expr, needs)
-        if position is not None:
+        if position is not None and not scalar_dy:
             others = [a for i, a in enumerate(args) if i != position]
             expr = _drop_unbroadcast(expr, others, needs)
         return fold(expr)

@@ -18,7 +18,7 @@ from ..runtime import (
     unbroadcast,
     unstack_like,
 )
-from . import constructor, linear, nondifferentiable, rule, tangent
+from . import constructor, linear, nondifferentiable, rule, tangent, uniform
 
 # ---- elementwise, one argument ----
 
@@ -164,6 +164,16 @@ def sum_(dy, y, x, axis=None, keepdims=False):
 @rule(np.mean)
 def mean(dy, y, x, axis=None, keepdims=False):
     return mean_grad(dy, x, axis, keepdims)
+
+
+@uniform(np.sum)
+def sum_uniform(dy, y, x):
+    return dy
+
+
+@uniform(np.mean)
+def mean_uniform(dy, y, x):
+    return dy / np.size(x)
 
 
 @rule(np.max, np.amax, np.min, np.amin)
