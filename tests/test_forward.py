@@ -53,6 +53,19 @@ def test_jvp_source_keeps_the_loop_and_names():
     compile(src, "<jvp>", "exec")
 
 
+def square_sum(x):
+    return np.sum(x * x)
+
+
+def test_equal_tangent_terms_are_counted_once(jit, rng):
+    # d(x * x) = dx * x + x * dx, written once with its count
+    src = srcgrad.jvp(square_sum).source
+    assert "2 * (dx * x)" in src and "dx * x + dx * x" not in src, src
+    x, v = rng.standard_normal(4), rng.standard_normal(4)
+    value, slope = srcgrad.jvp(square_sum, jit=jit)(x, v)
+    assert slope == pytest.approx(2.0 * np.dot(x, v), rel=1e-12)
+
+
 def test_grad_of_grad_source_is_forward_over_the_gradient():
     src = srcgrad.grad(srcgrad.grad(poly)).source
     assert "def poly_grad_grad(x, y):" in src and "poly_grad_jvp(" in src

@@ -394,7 +394,13 @@ _RESULT, _PREV = "srcgrad_result", "srcgrad_prev"
 
 
 def _sum(parts: list[gast.AST]) -> gast.AST:
-    total = parts[0]
-    for part in parts[1:]:
-        total = b.binop(total, gast.Add(), part)
+    """`p1 + p2 + ...`, equal parts once with their count (`x * x` has the tangent
+    `2 * (dx * x)`, not `dx * x + dx * x`)."""
+    counts: dict[str, list] = {}
+    for part in parts:
+        counts.setdefault(gast.dump(part), [part, 0])[1] += 1
+    terms = [p if n == 1 else b.binop(b.const(n), gast.Mult(), p) for p, n in counts.values()]
+    total = terms[0]
+    for term in terms[1:]:
+        total = b.binop(total, gast.Add(), term)
     return total
