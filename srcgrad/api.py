@@ -59,9 +59,12 @@ class Transform:
                 and self.inner.kind != "grad":
             raise SrcgradError(f"grad needs a scalar result; {self.inner!r} returns a "
                                f"tuple or an array (use jacobian)")
-        if self.inner is not None and (static or kind == "vjp"):
-            raise SrcgradError(f"{kind} of a transform (here {self.inner!r}) supports no "
-                               f"static= and no vjp yet; use grad, jvp, hvp, hessian")
+        if self.inner is not None and static:
+            raise SrcgradError(f"{kind} of a transform (here {self.inner!r}) takes no "
+                               f"static=")
+        if self.inner is not None and kind == "vjp" and self.inner.kind != "grad":
+            raise SrcgradError(f"vjp of a transform differentiates a gradient (grad); "
+                               f"{self.inner!r} is not one: use jvp or jacobian")
         self.kind = kind
         self.jit = False if _jit_disabled() else jit
         self.unroll = bool(unroll)
@@ -88,6 +91,15 @@ class Transform:
         self._fallback: str | None = None
         self._choice: dict[tuple, str] = {}
         self._lock = threading.Lock()
+        self._transposed = self._transpose() if self.inner and kind == "vjp" else None
+
+    def _transpose(self) -> Transform:
+        """The pullback of vjp(grad(g, wrt=a), wrt=b): the Hessian of g is symmetric, so
+        u -> (d grad_a g / db)^T u is the derivative of grad_b g along u in a, a jvp."""
+        inner = self.inner
+        grad_b = Transform(inner.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
+                           None)
+        return Transform(grad_b, "jvp", inner._wrt_option, self.jit, (), self.unroll, None)
 
     # ---- generated code ----
     @property
@@ -98,6 +110,8 @@ class Transform:
         return self._generated
 
     def _generate(self) -> Generated:
+        if self._transposed is not None:  # the pullback's code; the value is the inner's
+            return self._transposed.generated
         if self.kind == "hvp":  # forward over reverse: the jvp of the gradient's code
             inner = Transform(self.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
                               None, self.constants)
@@ -263,6 +277,8 @@ class Transform:
         values = self._args(args, kwargs)
         if self.static:
             return self.specialized(values)(*values)
+        if self._transposed is not None:
+            return self.inner(*values), _Transposed(self._transposed, values)
         if self.kind == "vjp":
             value, saved = self._call("forward", values)
             return value, _Pullback(self, saved)
@@ -310,6 +326,16 @@ class _Pullback:
 
     def __call__(self, cotangent):
         return self._t._call("backward", tuple(self._saved) + (cotangent,))
+
+
+class _Transposed:
+    """The pullback of `vjp` of a gradient: a jvp of another gradient (`_transpose`)."""
+
+    def __init__(self, jvp: Transform, values: tuple):
+        self._jvp, self._values = jvp, values
+
+    def __call__(self, cotangent):
+        return self._jvp(*self._values, cotangent)[1]
 
 
 def _transform(kind: str):

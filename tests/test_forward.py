@@ -132,3 +132,39 @@ def test_hvp_through_the_where_of_a_generated_gradient(jit, rng):
     x, v = rng.standard_normal(7), rng.standard_normal(7)
     hv = srcgrad.hvp(piecewise, jit=jit)(x, v)
     np.testing.assert_allclose(hv, np.where(x > 0.0, 6.0 * x * v, 0.0), rtol=1e-12)
+
+
+def mixed(x, y):
+    return np.sum(x ** 2 * y) + np.sum(np.sin(x))
+
+
+def test_vjp_of_a_gradient_by_hand_and_differences(jit, rng):
+    # grad_x = 2 x y + cos x: d/dx = diag(2 y - sin x), d/dy = diag(2 x); the pullback
+    # of u is (J_x^T u, J_y^T u), called many times
+    x, y = rng.standard_normal(3), rng.standard_normal(3)
+    gx = srcgrad.grad(mixed, wrt=0)
+    value, pullback = srcgrad.vjp(gx, wrt=(0, 1), jit=jit)(x, y)
+    np.testing.assert_allclose(value, 2 * x * y + np.cos(x), rtol=1e-12)
+    for _ in range(2):
+        u, w = rng.standard_normal(3), rng.standard_normal(3)
+        px, py = pullback(u)
+        np.testing.assert_allclose(px, (2 * y - np.sin(x)) * u, rtol=1e-12)
+        np.testing.assert_allclose(py, 2 * x * u, rtol=1e-12)
+        # <J_y^T u, w> = <u, J_y w>, J_y w by differences of the gradient along w
+        h = 1e-6
+        plain = srcgrad.grad(mixed, wrt=0, jit=False)
+        jw = (plain(x, y + h * w) - plain(x, y - h * w)) / (2 * h)
+        assert np.dot(py, w) == pytest.approx(np.dot(u, jw), rel=1e-6)
+    # the third derivative of x^3 is 6: the pullback of grad(grad(cube)) at any x
+    value, pullback = srcgrad.vjp(srcgrad.grad(srcgrad.grad(cube)), jit=jit)(2.0)
+    assert value == 12.0 and pullback(1.0) == 6.0 and pullback(0.5) == 3.0
+
+
+def cube(x):
+    return x * x * x
+
+
+def test_vjp_of_a_transform_that_is_not_a_gradient_is_refused():
+    with pytest.raises(srcgrad.SrcgradError, match="vjp of a transform"):
+        srcgrad.vjp(srcgrad.jvp(poly))
+    assert "def " in srcgrad.vjp(srcgrad.grad(poly)).source  # the pullback's code
