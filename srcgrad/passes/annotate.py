@@ -30,6 +30,7 @@ from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env, Parsed
 from ..naming import names_in
 from ..rules import NAMED, Overridden, Rule, user_rule
+from ..rules.numpy_rules import METHODS
 
 
 def hook(stmt: gast.stmt) -> tuple[str, str] | None:
@@ -185,6 +186,10 @@ class _Annotator:
 
     def override(self, call: gast.Call, keys: list[list[_Key]]) -> None:
         obj = self.p.env.resolve(call.func, self.locals)
+        method = None
+        if obj is MISSING and isinstance(call.func, gast.Attribute) \
+                and call.func.attr in METHODS:  # `x.sum()` matches the keys of np.sum
+            obj, method = METHODS[call.func.attr], call.func.attr
         if obj is MISSING:
             return
         found = None
@@ -201,7 +206,9 @@ class _Annotator:
         name = f"{fresh}_{k}"
         self.taken.add(name)
         self.bound[name] = Overridden(obj, found.rule, copy.deepcopy(call.func),
-                                      _source(call.func))
+                                      _source(call.func), method)
+        if method is not None:
+            call.args = [call.func.value] + call.args
         call.func = b.located(b.name(name), call.func)
 
     def matches(self, spec: Any, obj: Any, func: gast.AST) -> bool:

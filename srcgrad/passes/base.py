@@ -211,7 +211,11 @@ class FunctionPass:
         for node in gast.walk(stmt):
             if isinstance(node, gast.Call) and isinstance(node.func, (gast.Name, gast.Attribute)):
                 obj = self.p.env.resolve(node.func, self.locals)
-                if isinstance(obj, Overridden):  # the primal, as the user named it
+                if isinstance(obj, Overridden) and obj.method:  # `x.sum()`, as written
+                    node.func = b.make(gast.Attribute, value=node.args[0], attr=obj.method,
+                                       ctx=gast.Load())
+                    node.args, obj = node.args[1:], obj.primal
+                elif isinstance(obj, Overridden):  # the primal, as the user named it
                     node.func, obj = copy.deepcopy(obj.func), obj.primal
                 if is_user_function(obj):
                     node.func = b.name(self.primal(obj))

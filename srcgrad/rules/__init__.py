@@ -219,12 +219,15 @@ def constructor(*primals: Any) -> None:
 @dataclass(eq=False)
 class Overridden:
     """A primal as called inside a `gradient_override` block: `rule` replaces its own.
-    `func` is how the user's code names the primal (`np.sign`), for the forward code."""
+    `func` is how the user's code names the primal (`np.sign`), for the forward code;
+    `method`, the method name where the user called it as one (`x.sum()`: the call now
+    passes x first, and the forward code calls the method again)."""
 
     primal: Any
     rule: Rule
     func: gast.AST
     what: str
+    method: str | None = None
 
 
 def lookup(primal: Any) -> Rule | None:
