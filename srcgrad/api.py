@@ -491,7 +491,7 @@ def _tangent(name: str, arg: Any, t: Any, fun) -> Any:
                            f"{np.shape(t)}, but {name} has shape {np.shape(arg)}")
     if isinstance(arg, np.ndarray):
         return np.asarray(t, dtype=np.result_type(arg.dtype, np.float64))
-    return float(t) if np.ndim(arg) == 0 and not isinstance(t, np.ndarray) else t
+    return float(t) if np.ndim(arg) == 0 else t  # a scalar's tangent: a float, as it is
 
 
 def _tree(f, value):

@@ -572,3 +572,52 @@ def test_the_simplest_write_raises_srcgrad_error_and_leaves_the_input():
     with pytest.raises(srcgrad.SrcgradError):
         srcgrad.grad(f)(x)
     np.testing.assert_array_equal(x, [1.0, 2.0])
+
+
+# ---- conditional expressions: an if statement that sets a temporary ----
+
+
+def leaky(x):
+    y = x if x > 0.0 else 0.1 * x
+    return y * y
+
+
+def nested_in_call(x, y):
+    return np.sin(x * y if x > y else x + y) * 2.0
+
+
+def abs_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + (x[i] ** 2 if x[i] > 0.0 else -x[i])
+    return s
+
+
+@pytest.mark.parametrize("x, want", [(3.0, 6.0), (-2.0, 0.02 * -2.0)])
+def test_conditional_expression_by_hand(x, want, jit):
+    # y = x (x > 0): d y^2 = 2x;  y = 0.1 x: d (0.01 x^2) = 0.02 x
+    assert srcgrad.grad(leaky, jit=jit)(x) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("fun, args, positions", [
+    (nested_in_call, (1.3, 0.4), [0, 1]),
+    (nested_in_call, (0.2, 0.9), [0, 1]),
+    (abs_sum, (np.array([0.5, -1.5, 2.0, -0.25]),), [0]),
+])
+def test_conditional_expression_against_differences(fun, args, positions, jit):
+    grads = srcgrad.grad(fun, wrt=tuple(positions), jit=jit)(*args)
+    assert_grad(fun, grads, args, positions)
+    # and forward mode: the derivative along the first argument
+    _, slope = srcgrad.jvp(fun, wrt=0, jit=jit)(*args, np.ones_like(args[0]))
+    assert np.sum(grads[0]) == pytest.approx(slope, rel=1e-10)
+
+
+def test_conditional_expression_evaluates_the_branch_taken_only():
+    src = srcgrad.grad(leaky).source
+    assert "if " in src and "else:" in src, src
+    # x / 0 in the branch not taken would raise at run time if it were evaluated
+    assert srcgrad.grad(lambda_free_div, jit=False)(2.0) == 1.0
+
+
+def lambda_free_div(x):
+    return x if x > 1.0 else x / 0.0

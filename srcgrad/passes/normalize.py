@@ -288,6 +288,8 @@ class _Normalizer:
             return node
         if isinstance(node, gast.Attribute) and self.is_global(node):
             return node
+        if isinstance(node, gast.IfExp):
+            return self.if_exp(node)
         value = self.operation(node)
         tmp = self.namer.temp()
         self.emit(b.assign(tmp, value))
@@ -330,9 +332,21 @@ class _Normalizer:
         if isinstance(node, (gast.Tuple, gast.List)):
             return b.make(type(node), elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.IfExp):
-            raise self.error(node, "conditional expressions (a if c else b) are not "
-                                   "supported yet; use np.where")
+            return self.if_exp(node)
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
+
+    def if_exp(self, node: gast.IfExp) -> gast.AST:
+        """`a if c else b`: an if statement that sets a temporary (only the branch taken
+        is evaluated, as in Python)."""
+        test, tmp = self.atom(node.test), self.namer.temp()
+        branches = []
+        for value in (node.body, node.orelse):
+            outer, self.out = self.out, []
+            self.emit(b.assign(tmp, self.operation(value)))
+            branch, self.out = self.out, outer
+            branches.append(branch)
+        self.emit(b.make(gast.If, test=test, body=branches[0], orelse=branches[1]))
+        return b.name(tmp)
 
     def compare(self, node: gast.Compare) -> gast.AST:
         operands = [self.atom(node.left)] + [self.atom(c) for c in node.comparators]
