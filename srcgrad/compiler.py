@@ -29,7 +29,7 @@ from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.forward import Forwarded, forward
 from .passes.normalize import normalize
-from .passes.optimize import dead_code
+from .passes.optimize import optimize
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
@@ -170,7 +170,8 @@ def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
         doc = f"Value of {fname} ({_where(parsed)}) and its derivative {tangents}."
     else:
         body = fwd.body + [b.ret(_select(fwd.body, fwd.tangent, only))]
-        doc = f"Derivative of {fname} ({_where(parsed)}) {tangents}, entry {only} only."
+        entry = "".join(f"[{k}]" for k in only)
+        doc = f"Derivative of {fname}(...){entry} ({_where(parsed)}) {tangents}."
     main = [b.function(name, params + fwd.tangents, body, doc)]
     return _assemble(main + m.functions, m, {"jvp": name}, parsed)
 
@@ -235,7 +236,7 @@ def _select(body: list[gast.stmt], node: gast.AST, projection: tuple[int, ...]) 
 
 def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
               parsed: Parsed) -> Generated:
-    module = b.make(gast.Module, body=[dead_code(f, m.ns) for f in functions])
+    module = b.make(gast.Module, body=[optimize(f, m.ns) for f in functions])
     source = to_source(module)
     _debug("generate", module)
     last = parsed.tree.body[-1]

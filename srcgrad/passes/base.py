@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,9 +71,18 @@ class Namespace:
             candidate = f"{name}_{k}"
 
     def called(self, node: gast.AST) -> Any:
-        """The object a generated call `name(...)` calls, if `name` is bound here."""
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
-            return self.entries.get(node.func.id, (None,))[0]
+        """The object a generated call (`name(...)`, `np.sum(...)`) calls, if bound here."""
+        return self.resolve(node.func) if isinstance(node, gast.Call) else None
+
+    def resolve(self, node: gast.AST) -> Any:
+        """The object a generated name (`zeros_like`) or module attribute (`np.sum`)
+        denotes, if bound here; else None."""
+        if isinstance(node, gast.Name):
+            return self.entries.get(node.id, (None,))[0]
+        if isinstance(node, gast.Attribute):
+            owner = self.resolve(node.value)
+            if isinstance(owner, types.ModuleType):
+                return getattr(owner, node.attr, None)
         return None
 
     def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:

@@ -338,14 +338,11 @@ class _Normalizer:
     def if_exp(self, node: gast.IfExp) -> gast.AST:
         """`a if c else b`: an if statement that sets a temporary (only the branch taken
         is evaluated, as in Python)."""
-        test, tmp = self.atom(node.test), self.namer.temp()
-        branches = []
-        for value in (node.body, node.orelse):
-            outer, self.out = self.out, []
-            self.emit(b.assign(tmp, self.operation(value)))
-            branch, self.out = self.out, outer
-            branches.append(branch)
-        self.emit(b.make(gast.If, test=test, body=branches[0], orelse=branches[1]))
+        test, tmp, origin = self.atom(node.test), self.namer.temp(), self.origin
+        body, orelse = [self.block([b.located(b.assign(tmp, value), origin)])
+                        for value in (node.body, node.orelse)]
+        self.origin = origin
+        self.emit(b.make(gast.If, test=test, body=body, orelse=orelse))
         return b.name(tmp)
 
     def compare(self, node: gast.Compare) -> gast.AST:

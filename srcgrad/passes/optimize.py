@@ -1,4 +1,4 @@
-"""optimize: remove the dead code of a generated function.
+"""optimize: remove the dead code of a generated function, and comments that repeat.
 
 An assignment to names of a value without effects is dead where none of those names is
 read afterwards (on any path: liveness, backwards, to a fixed point over loops). Forward
@@ -9,15 +9,14 @@ What has no effect is decided conservatively: operators, subscripts and tuples, 
 math functions (not `np.random`, nothing given `out=`), a few builtins, and srcgrad's
 helpers that only return a value. Method calls (`tape.pop()`), calls of generated or user
 functions, writes into arrays and every other statement stay, with what they read.
-A comment whose code went goes with it.
+A comment whose code went goes with it, and so does a comment inside a branch or loop
+that repeats the one in force (`y = a if c else b` is one line, though an `if`).
 """
 
 from __future__ import annotations
 
 import copy
 import math
-import types
-from typing import Any
 
 import gast
 import numpy as np
@@ -34,6 +33,30 @@ _PURE_HELPERS = frozenset([
     runtime.seed, runtime.zeros_like, runtime.unit, runtime.matmul_lhs_grad,
     runtime.matmul_rhs_grad, runtime.where, runtime.new_tape])
 _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
+
+
+def optimize(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
+    """`fn` without dead code and without repeated comments."""
+    fn = dead_code(fn, ns)
+    fn.body = _unrepeated(fn.body, None)
+    return fn
+
+
+def _unrepeated(stmts: list[gast.stmt], current: str | None) -> list[gast.stmt]:
+    """`stmts` without the comments equal to the one in force (`current`, then the last
+    one seen), in nested blocks too (their compound statements copied)."""
+    out = []
+    for stmt in stmts:
+        if _is_comment(stmt):
+            if stmt.value.value == current:
+                continue
+            current = stmt.value.value
+        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt = copy.copy(stmt)
+            stmt.body = _unrepeated(stmt.body, current)
+            stmt.orelse = _unrepeated(stmt.orelse, current)
+        out.append(stmt)
+    return out
 
 
 def dead_code(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
@@ -135,7 +158,7 @@ class _Sweep:
     def pure_call(self, call: gast.Call) -> bool:
         if any(k.arg == "out" for k in call.keywords):
             return False
-        fun = self.resolve(call.func)
+        fun = self.ns.resolve(call.func)
         if fun is None:
             return False
         if isinstance(fun, np.ufunc) or fun in _PURE_HELPERS or fun in _PURE_BUILTINS:
@@ -146,16 +169,6 @@ class _Sweep:
         return module.startswith("numpy") and not module.startswith("numpy.random") \
             and getattr(np, getattr(fun, "__name__", ""), None) is fun \
             and fun not in _NUMPY_WRITERS
-
-    def resolve(self, func: gast.AST) -> Any:
-        """The object a generated call's function names, if bound (`np.sum`)."""
-        if isinstance(func, gast.Name):
-            return self.ns.entries.get(func.id, (None,))[0]
-        if isinstance(func, gast.Attribute):
-            owner = self.resolve(func.value)
-            if isinstance(owner, types.ModuleType):
-                return getattr(owner, func.attr, None)
-        return None
 
 
 _NUMPY_WRITERS = frozenset(getattr(np, n) for n in (

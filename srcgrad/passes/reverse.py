@@ -37,7 +37,6 @@ from ..naming import Namer
 from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
     ADD_INTO,
-    FASTER,
     checked_grad,
     mean_grad,
     new_tape,
@@ -313,8 +312,6 @@ class _Reverse(FunctionPass):
             raise self.error(type(exc), stmt, exc.message) from None
         for name, (obj, jit) in inst.needs.items():
             self.ns.bind(name, obj, jit=jit)
-        for expr in (inst.per_arg or []) + [inst.whole]:
-            self.faster(expr, inst.needs)
         if inst.per_arg is not None:
             parts = [(i, inst.per_arg[i]) for i in active
                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
@@ -356,24 +353,6 @@ class _Reverse(FunctionPass):
                 or sum(not isinstance(a, gast.Constant) for a in producer.args) != 1:
             return None
         return u
-
-    def faster(self, expr: gast.AST | None, needs: dict[str, tuple[Any, bool]]) -> None:
-        """Point the calls in `expr`, a rule's instance, of NumPy functions whose numba
-        form is slow (`np.where(cond, dy, 0.0)`) at srcgrad's forms (`runtime.FASTER`).
-        The expression is the instance's own copy, so it is changed in place."""
-        for node in gast.walk(expr) if expr is not None else ():
-            if not isinstance(node, gast.Call):
-                continue
-            func = node.func
-            if isinstance(func, gast.Name):
-                obj = needs.get(func.id, (None,))[0]
-            elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-                obj = getattr(needs.get(func.value.id, (None,))[0], func.attr, None)
-            else:
-                continue
-            form = next((f for fun, f in FASTER.items() if fun is obj), None)
-            if form is not None:
-                node.func = b.name(self.bind(form.__name__, form))
 
     def checked(self, grad: gast.AST, arg: gast.AST, stmt: gast.stmt, what: str) -> gast.AST:
         """`grad`, which user code (`what`) gave for `arg`, checked at run time to have

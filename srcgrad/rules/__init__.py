@@ -32,7 +32,7 @@ import gast
 from .. import builder as b
 from ..errors import RuleError
 from ..frontend.parse import is_user_function
-from ..runtime import unbroadcast
+from ..runtime import FASTER, unbroadcast
 
 MISSING_DEFAULT = inspect.Parameter.empty
 
@@ -308,7 +308,7 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
         if expr is None:
             return None
         expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
-        expr = _drop_defaults(expr, needs)
+        expr = _drop_defaults(_faster(expr, needs, rename), needs)
         if position is not None and not scalar_dy:
             others = [a for i, a in enumerate(args) if i != position]
             expr = _drop_unbroadcast(expr, others, needs)
@@ -333,6 +333,28 @@ class _Substitute(gast.NodeTransformer):
         new = self.rename(node.id, obj)
         self.needs[new] = (obj, is_user_function(obj))  # a user's helper: compiled too
         return b.name(new)
+
+
+def _faster(expr: gast.AST, needs: dict[str, tuple[Any, bool]],
+            rename: Callable[[str, Any], str]) -> gast.AST:
+    """The calls of NumPy functions whose numba form is slow on what rules give them
+    (`np.where(cond, dy, 0.0)`) call srcgrad's form instead (`runtime.FASTER`)."""
+    for node in gast.walk(expr):
+        if not isinstance(node, gast.Call):
+            continue
+        func = node.func
+        if isinstance(func, gast.Name):
+            obj = needs.get(func.id, (None,))[0]
+        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            obj = getattr(needs.get(func.value.id, (None,))[0], func.attr, None)
+        else:
+            continue
+        form = next((f for fun, f in FASTER.items() if fun is obj), None)
+        if form is not None:
+            name = rename(form.__name__, form)
+            needs[name] = (form, False)
+            node.func = b.name(name)
+    return expr
 
 
 def _drop_defaults(expr: gast.AST, needs: dict[str, tuple[Any, bool]]) -> gast.AST:
