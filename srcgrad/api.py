@@ -124,7 +124,8 @@ class Transform:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
-        return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll)
+        return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
+                        value=self.kind != "grad")
 
     @property
     def role(self) -> str:
@@ -133,8 +134,9 @@ class Transform:
 
     @property
     def projection(self) -> tuple[int, ...]:
-        """Where in what the entry point returns this transform's result is."""
-        return {"grad": (1,)}.get(self.kind, ())
+        """Where in what the entry point returns this transform's result is (a `grad`
+        of a transform returns the value too, to check that it is a scalar)."""
+        return (1,) if self.kind == "grad" and self.inner is not None else ()
 
     def entry_function(self):
         """The generated entry point as plain Python (what a transform of this one reads)."""
@@ -282,9 +284,12 @@ class Transform:
         if self.kind == "vjp":
             value, saved = self._call("forward", values)
             return value, _Pullback(self, saved)
-        value, grads = self._call("grad", values)
-        if np.ndim(value) != 0:
-            raise self._nonscalar()
+        if self.kind == "grad" and self.inner is None:  # the generated code checks
+            grads = self._call("grad", values)
+        else:
+            value, grads = self._call("grad", values)
+            if np.ndim(value) != 0:
+                raise self._nonscalar()
         grads = tuple(map(_plain, grads)) if self._many else _plain(grads)
         return (_plain(value), grads) if self.kind == "value_and_grad" else grads
 

@@ -247,10 +247,11 @@ def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, 
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
              many: bool = False, constants: dict[str, Any] | None = None,
-             unroll_loops: bool = False) -> Generated:
+             unroll_loops: bool = False, value: bool = True) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
-    kinds: "grad" gives `f_grad(*params) -> (value, grads)`; "vjp" gives
+    kinds: "grad" gives `f_grad(*params) -> (value, grads)` (`-> grads` without
+    `value`: then nothing computes the value that the gradient does not need); "vjp" gives
     `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
     Gradients come as a tuple if `many`, else as the one gradient.
     """
@@ -266,13 +267,17 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     if "grad" in kinds:
         name = entries["grad"] = m.function_name(f"{fname}_grad")
         body = list(rev.forward)
-        if rev.seed:
+        check = b.call(m.ns.bind("seed", seed, avoid=namer.taken), rev.result)
+        if rev.seed:  # a full reduction needs no check: nor, unless returned, its value
             body += [b.comment("adjoint"),
-                     b.assign(rev.seed, b.call(m.ns.bind("seed", seed, avoid=namer.taken),
-                                               rev.result))]
-        body += rev.adjoint + [b.ret(b.tuple_([rev.result, grads]))]
+                     b.assign(rev.seed, b.const(1.0) if rev.scalar else check)]
+        elif not (value or rev.scalar):
+            body += [b.comment("the result is constant, the gradient zero; is it a scalar?"),
+                     b.make(gast.Expr, value=check)]
+        body += rev.adjoint + [b.ret(b.tuple_([rev.result, grads]) if value else grads)]
+        what = "Value and gradient" if value else "Gradient"
         main.append(b.function(name, params, body,
-                               f"Value and gradient of {fname} ({where}) with respect to {of}."))
+                               f"{what} of {fname} ({where}) with respect to {of}."))
     if "vjp" in kinds:
         dout = rev.seed or namer.fresh("dout")
         fwd = entries["forward"] = m.function_name(f"{fname}_forward")

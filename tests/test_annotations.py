@@ -1020,3 +1020,81 @@ def test_override_keys_match_method_calls(jit, rng):
     # the forward code calls the methods as written
     source = srcgrad.grad(method_sum_by_function).source
     assert ".sum(axis=0)" in source and "w.mean()" in source, source
+
+
+# ---- a lambda as the rule; grad_of on a variable no gradient flows through ----
+HALF = 0.5
+NEGATE = lambda dy, y, x: -dy  # noqa: E731 (a rule alone on its line: inlined too)
+
+
+def override_with_a_lambda(w, c):
+    with srcgrad.gradient_override(
+            {np.sign: lambda dy, y, x: np.where(np.abs(x) <= 1.0, dy * HALF, 0.0)}):
+        wb = np.sign(w)
+    return np.sum(wb * c)
+
+
+def ste_surrogate(w, c, base):
+    # equal to override_with_a_lambda at `base`; its derivative is the intended gradient
+    w0 = base[0]
+    return np.sum((np.sign(w0) + HALF * (np.clip(w, -1, 1) - np.clip(w0, -1, 1))) * c)
+
+
+def test_a_lambda_as_the_rule(jit, rng):
+    w, c = rng.uniform(-1.5, 1.5, (3, 4)), rng.standard_normal((3, 4))
+    got = srcgrad.grad(override_with_a_lambda, jit=jit)(w, c)
+    np.testing.assert_allclose(got, np.where(np.abs(w) <= 1.0, HALF * c, 0.0), rtol=1e-14)
+    assert_grad(lambda w_, c_: ste_surrogate(w_, c_, (w, c)), [got], (w, c), [0])
+    source = srcgrad.grad(override_with_a_lambda).source
+    assert "where(np.abs(w) <= 1.0, dwb * HALF, 0.0)" in source, source  # inlined
+
+
+def reversed_by_a_global_lambda(x):
+    with srcgrad.gradient_override({srcgrad.identity: NEGATE}):
+        y = srcgrad.identity(x)
+    return 3.0 * y
+
+
+def test_a_global_lambda_as_the_rule(jit):
+    assert srcgrad.grad(reversed_by_a_global_lambda, jit=jit)(0.4) == -3.0
+    assert "checked_grad(-dy," in srcgrad.grad(reversed_by_a_global_lambda).source
+
+
+def lambda_reading_a_local(x):
+    s = 2.0
+    with srcgrad.gradient_override({np.sin: lambda dy, y, x: dy * s}):
+        y = np.sin(x)
+    return y
+
+
+def lambda_returning_two(x):
+    with srcgrad.gradient_override({np.sin: lambda dy, y, x: (dy, dy)}):
+        y = np.sin(x)
+    return y
+
+
+@pytest.mark.parametrize("fun,fragment", [(lambda_reading_a_local, "variables (s)"),
+                                          (lambda_returning_two, "returns 2 gradient(s)")])
+def test_a_bad_lambda_rule(fun, fragment, jit):
+    with pytest.raises(SrcgradError) as info:
+        srcgrad.grad(fun, jit=jit)(1.0)
+    assert_names(info, [line_of(fun, "with srcgrad")], fragment)
+
+
+def grad_of_inactive(x, c):
+    h = x * 2.0
+    with srcgrad.grad_of(c) as dc:
+        print("dc =", dc)
+    k = c * 3.0
+    with srcgrad.grad_of(k) as dk:
+        dk = np.clip(dk, -1.0, 1.0)
+    return h * c
+
+
+def test_grad_of_a_variable_without_gradient_sees_zero(jit, capfd):
+    # wrt x only: no gradient flows through c or k; their blocks still run, with zero
+    assert srcgrad.grad(grad_of_inactive, jit=jit)(1.0, 4.0) == 8.0
+    out = capfd.readouterr().out
+    assert float(out.split("dc =")[-1].split()[0]) == 0.0, out
+    code = [line.strip() for line in srcgrad.grad(grad_of_inactive).source.splitlines()]
+    assert "k = c * 3.0" not in code  # the clip of a zero nobody reads is dead code

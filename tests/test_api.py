@@ -58,9 +58,10 @@ def test_source_reads_like_a_hand_written_adjoint():
 
 def test_py_func_is_plain_python():
     g = srcgrad.grad(F.poly, wrt=(0, 1))
-    value, grads = g.py_func(5.0, 3.0)
-    assert value == 43.0 and grads == (13.0, 5.0)
+    assert g.py_func(5.0, 3.0) == (13.0, 5.0)  # grad's code returns the gradients only
     assert not hasattr(g.py_func, "signatures")
+    value, grads = srcgrad.value_and_grad(F.poly, wrt=(0, 1)).py_func(5.0, 3.0)
+    assert value == 43.0 and grads == (13.0, 5.0)
 
 
 def test_vjp_pullback_many_times_with_seeds(jit):

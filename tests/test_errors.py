@@ -147,6 +147,17 @@ def test_non_scalar_result(jit):
     assert "use vjp" in str(info.value) and "return x * 2.0" in str(info.value)
 
 
+def constant_array_result(x):
+    return np.ones(3)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_non_scalar_constant_result(jit):
+    # no gradient flows (the gradient is zero), but grad still needs a scalar result
+    with pytest.raises(NonScalarOutput, match="use vjp"):
+        srcgrad.grad(constant_array_result, jit=jit)(2.0)
+
+
 def recursive(x, n):
     return recursive(x, n) * x
 

@@ -18,6 +18,7 @@ statement form for hooks.
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 from typing import Any
@@ -164,6 +165,8 @@ class _Annotator:
     def value(self, node: gast.AST | None, stmt: gast.With, what: str) -> Any:
         if isinstance(node, gast.Constant):
             return node.value
+        if isinstance(node, gast.Lambda) and what == "value":
+            return self.lambda_rule(node, stmt)
         obj = self.p.env.resolve(node, self.locals) if node is not None else MISSING
         if obj is MISSING:
             raise self.error(RuleError, stmt,
@@ -171,7 +174,25 @@ class _Annotator:
                              f"or a function srcgrad can find when it compiles")
         return obj
 
+    def lambda_rule(self, node: gast.Lambda, stmt: gast.With) -> Rule:
+        """A rule written as a lambda in the block's line: a function of the module (and
+        closure) of the function, whose body is the rule's template."""
+        params = {a.id for a in node.args.args}
+        local = sorted({n.id for n in gast.walk(node.body) if isinstance(n, gast.Name)
+                        and n.id in self.locals and n.id not in params})
+        if local:
+            raise self.error(RuleError, stmt,
+                             f"a gradient rule written as a lambda reads only its parameters "
+                             f"and globals, not the function's variables ({', '.join(local)})")
+        expr = ast.fix_missing_locations(gast.gast_to_ast(
+            gast.Expression(body=copy.deepcopy(node))))
+        fn = eval(compile(expr, self.p.filename, "eval"),
+                  {**self.p.env.globals, **self.p.env.closure})
+        return user_rule(fn, copy.deepcopy(node.body))
+
     def rule(self, value: Any, stmt: gast.With) -> Rule:
+        if isinstance(value, Rule):
+            return value
         if isinstance(value, str):
             if value not in NAMED:
                 known = ", ".join(sorted(NAMED)) or "none yet"

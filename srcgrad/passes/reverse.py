@@ -73,6 +73,7 @@ class Reversed:
     seed: str | None             # name of the result's adjoint, None if the result is inactive
     grads: list[str]             # adjoint names of the wrt parameters, in order
     taped: bool = False          # the forward pushes onto a tape the adjoint pops
+    scalar: bool = False         # the result is a full reduction: a scalar by construction
 
 
 Callee = Callable[[Any, tuple[int, ...], gast.AST], str]
@@ -160,7 +161,7 @@ class _Reverse(FunctionPass):
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
         self.check_constructors(act)
         self.check_writes()
-        self.hooks = {id(s) for s in self.statements if hook(s) and hook(s)[0] in act.active}
+        self.hooks = {id(s) for s in self.statements if hook(s)}  # inactive: dh is zero
         self.uniform_at = {id(s): u for s in self.statements if target_of(s)
                            and (u := self.uniform(s, self.ops[id(s)])) is not None}
         self.scalar_adjoints = {self.ops[k].args[0].id for k in self.uniform_at}
@@ -195,7 +196,9 @@ class _Reverse(FunctionPass):
             result = b.name(value)
         taped = bool(self.tapes) or any(isinstance(s, (gast.For, gast.While))
                                         for s in self.statements)
-        return Reversed(forward, adjoint, result, seed, grads, taped)
+        made = self.made_once(result.id) if isinstance(result, gast.Name) else None
+        scalar = made is not None and self.full_reduction(self.ops.get(id(made))) is not None
+        return Reversed(forward, adjoint, result, seed, grads, taped, scalar)
 
     def changed(self, stmt: gast.stmt) -> str:
         return target_of(stmt) or stmt.targets[0].value.id
@@ -304,9 +307,12 @@ class _Reverse(FunctionPass):
         return a
 
     def apply_rule(self, stmt, op: Operation, dy, result, active, a: _Adjoint) -> None:
-        rule = self.uniform_at.get(id(stmt)) or op.rule
+        rule, args = op.rule, op.args
+        if id(stmt) in self.uniform_at:
+            rule, stand_in = self.uniform_at[id(stmt)]
+            args = [stand_in]
         try:
-            inst = instantiate(rule, dy, result, op.args, op.kwargs, self.bind,
+            inst = instantiate(rule, dy, result, args, op.kwargs, self.bind,
                                scalar_dy=target_of(stmt) in self.scalar_adjoints)
         except SrcgradError as exc:
             raise self.error(type(exc), stmt, exc.message) from None
@@ -326,33 +332,45 @@ class _Reverse(FunctionPass):
             parts = [(i, self.checked(expr, op.args[i], stmt, what)) for i, expr in parts]
         a.add += [(op.args[i].id, expr) for i, expr in parts]
 
-    def uniform(self, stmt: gast.Assign, op: Operation) -> Rule | None:
-        """The uniform rule of a reduction over every axis, `y = np.mean(x)`, where x is
-        made by a built-in elementwise rule from one variable and constants (`r ** 2`:
-        x has that variable's shape) and read nowhere else (both at the top level, x not
-        a wrt): x's cotangent stays a scalar there, which x's rule broadcasts."""
+    def full_reduction(self, op: Operation | None) -> Rule | None:
+        """The uniform rule of `op` if it reduces one operand over every axis
+        (`np.mean(x)`, no axis): its value is a scalar whatever x's shape."""
+        if op is None or op.kind != "rule" or len(op.args) != 1 or op.kwargs:
+            return None
         try:
-            u = UNIFORM.get(op.fun)
+            return UNIFORM.get(op.fun)
         except TypeError:
             return None
-        x = op.args[0] if len(op.args) == 1 and not op.kwargs else None
-        if u is None or op.rule is not lookup(op.fun) or not isinstance(x, gast.Name) \
-                or x.id in self.intermediates:
-            return None
-        top = {id(s) for s in self.fn.body}
+
+    def made_once(self, var: str) -> gast.stmt | None:
+        """The one statement that sets `var`, if it is at the top level of the function."""
         made = [s for s in self.statements
-                if (target_of(s) or is_write(s)) and self.changed(s) == x.id]
+                if (target_of(s) or is_write(s)) and self.changed(s) == var]
+        return made[0] if len(made) == 1 and any(made[0] is s for s in self.fn.body) \
+            else None
+
+    def uniform(self, stmt: gast.Assign, op: Operation) -> tuple[Rule, gast.AST] | None:
+        """The uniform rule of a reduction over every axis, `y = np.mean(x)`, where x is
+        made by a built-in elementwise rule from one variable v and constants (`r ** 2`)
+        and read nowhere else (both at the top level, x not a wrt): x's cotangent stays a
+        scalar there, which x's rule broadcasts. With the rule comes v, which has x's shape
+        and stands in for x (a uniform rule reads x for its shape only): x itself is then
+        needed by nothing but the value."""
+        u = self.full_reduction(op)
+        x = op.args[0] if u is not None else None
+        if not isinstance(x, gast.Name) or op.rule is not lookup(op.fun) \
+                or x.id in self.intermediates or not any(stmt is s for s in self.fn.body):
+            return None
+        made = self.made_once(x.id)
         reads = [n for n in gast.walk(self.fn) if isinstance(n, gast.Name)
                  and n.id == x.id and not isinstance(n.ctx, gast.Store)]
-        if len(made) != 1 or len(reads) != 1 or not {id(made[0]), id(stmt)} <= top:
+        producer = self.ops.get(id(made)) if made is not None else None
+        if producer is None or len(reads) != 1 or producer.kind != "rule" \
+                or producer.rule is None or not producer.rule.elementwise \
+                or producer.rule is not lookup(producer.fun) or producer.kwargs:
             return None
-        producer = self.ops.get(id(made[0]))
-        if producer is None or producer.kind != "rule" or producer.rule is None \
-                or not producer.rule.elementwise or producer.rule is not lookup(producer.fun) \
-                or producer.kwargs \
-                or sum(not isinstance(a, gast.Constant) for a in producer.args) != 1:
-            return None
-        return u
+        operands = [a for a in producer.args if not isinstance(a, gast.Constant)]
+        return (u, operands[0]) if len(operands) == 1 else None
 
     def checked(self, grad: gast.AST, arg: gast.AST, stmt: gast.stmt, what: str) -> gast.AST:
         """`grad`, which user code (`what`) gave for `arg`, checked at run time to have
@@ -621,7 +639,8 @@ class _Reverse(FunctionPass):
 
     def reverse_hook(self, stmt: gast.With) -> list[gast.stmt]:
         """The block of `with grad_of(h) as dh:`, with `dh` the adjoint of `h` as it is
-        here: complete for everything after the block. The block may rebind it."""
+        here: complete for everything after the block (zero if h is inactive: no
+        gradient flows through it). The block may rebind it."""
         var, dname = hook(stmt)
         out = [] if var in self.defined else [b.assign(self.adjoint_name(var),
                                                        self.zeros(var))]
@@ -634,7 +653,7 @@ class _Reverse(FunctionPass):
                 if isinstance(n, gast.Name) and n.id == dname:
                     n.id = dvar
             out.append(s)
-        if assigns:
+        if assigns and var in self.act.active:  # (else nothing reads the zero it gives)
             out.append(b.assign(dvar, self.checked(b.name(dvar), b.name(var), stmt,
                                                    f"the grad_of({var}) block")))
         self.defined.add(var)

@@ -67,8 +67,10 @@ def _key(primal: Any) -> Any:
     return primal
 
 
-def make_rule(fn: Callable) -> Rule:
-    """Check `fn`'s signature and prepare its template (raises RuleError if malformed)."""
+def make_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
+    """Check `fn`'s signature and prepare its template (raises RuleError if malformed).
+    `body`: the expression `fn` returns, for a lambda (inspect cannot cut one out of its
+    line); else it is read from fn's source."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -81,11 +83,13 @@ def make_rule(fn: Callable) -> Rule:
     positional = [p.name for p in ps[2:] if p.default is MISSING_DEFAULT
                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)]
     defaults = {p.name: p.default for p in ps[2:] if p.default is not MISSING_DEFAULT}
-    _check_returns(fn, len(positional))
-    return Rule(fn, "rule", positional, defaults, _template(fn, len(positional)))
+    returned, single = ([body], body) if body is not None else _returned(fn)
+    for value in returned:
+        _check_count(fn, value, len(positional))
+    return Rule(fn, "rule", positional, defaults, _template(single, len(positional)))
 
 
-def user_rule(fn: Callable) -> Rule:
+def user_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
     """`make_rule` for a rule a user wrote: the error names the rule's file:line, and the
     generated code checks the shapes of the gradients it returns."""
     code = getattr(fn, "__code__", None)
@@ -93,7 +97,7 @@ def user_rule(fn: Callable) -> Rule:
     if not callable(fn):
         raise RuleError(f"a gradient rule must be a function, not {fn!r}", **where)
     try:
-        r = make_rule(fn)
+        r = make_rule(fn, body)
     except RuleError as exc:
         raise RuleError(exc.message, **where) from None
     if code is not None:
@@ -101,25 +105,38 @@ def user_rule(fn: Callable) -> Rule:
     return r
 
 
-def _check_returns(fn: Callable, nargs: int) -> None:
-    """A `return (a, b)` in a rule must give one gradient per positional argument."""
+def _returned(fn: Callable) -> tuple[list[gast.AST], gast.AST | None]:
+    """What the returns in `fn`'s source give, and the expression of its body if that
+    is one return (docstrings aside) or fn is a lambda alone on its line: the template.
+    ([], None) without source."""
     try:
         tree = gast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
+        return [], None
+    defs = [n for n in tree.body if isinstance(n, gast.FunctionDef)]
+    lambdas = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda)]
+    if not defs:
+        return ([lambdas[0].body], lambdas[0].body) if len(lambdas) == 1 else ([], None)
+    values = [n.value for n in gast.walk(defs[0])
+              if isinstance(n, gast.Return) and n.value is not None]
+    body = [s for s in defs[0].body
+            if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
+    single = body[0].value if len(body) == 1 and isinstance(body[0], gast.Return) else None
+    return values, single
+
+
+def _check_count(fn: Callable, value: gast.AST | None, nargs: int) -> None:
+    """A `return (a, b)` in a rule must give one gradient per positional argument."""
+    if isinstance(value, gast.Tuple):
+        n = len(value.elts)
+    elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+        n = 1  # arithmetic gives one gradient (a call might give a tuple: not known)
+    else:
         return
-    for node in gast.walk(tree):
-        if not isinstance(node, gast.Return) or node.value is None:
-            continue
-        if isinstance(node.value, gast.Tuple):
-            n = len(node.value.elts)
-        elif isinstance(node.value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
-            n = 1  # arithmetic gives one gradient (a call might give a tuple: not known)
-        else:
-            continue
-        if n != nargs:
-            raise RuleError(f"gradient rule {fn.__qualname__} returns {n} gradient(s) "
-                            f"but takes {nargs} argument(s) after (dy, y): return one "
-                            f"gradient per argument (None for no gradient)")
+    if n != nargs:
+        raise RuleError(f"gradient rule {fn.__qualname__} returns {n} gradient(s) "
+                        f"but takes {nargs} argument(s) after (dy, y): return one "
+                        f"gradient per argument (None for no gradient)")
 
 
 def rule(*primals: Any, elementwise: bool = False) -> Callable[[Callable], Callable]:
@@ -239,17 +256,10 @@ def lookup(primal: Any) -> Rule | None:
         return None
 
 
-def _template(fn: Callable, nargs: int) -> list[gast.AST | None] | gast.AST | None:
-    """The return expression(s) of a single-`return` rule, per argument; else None."""
-    try:
-        tree = gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
+def _template(value: gast.AST | None, nargs: int) -> list[gast.AST | None] | gast.AST | None:
+    """A single-`return` rule's return expression, per argument where it is a tuple."""
+    if value is None:
         return None
-    body = [s for s in tree.body
-            if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
-    if len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
-        return None
-    value = body[0].value
     if nargs == 1:
         return [value]
     if isinstance(value, gast.Tuple) and len(value.elts) == nargs:
