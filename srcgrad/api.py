@@ -91,15 +91,25 @@ class Transform:
         self._fallback: str | None = None
         self._choice: dict[tuple, str] = {}
         self._lock = threading.Lock()
-        self._transposed = self._transpose() if self.inner and kind == "vjp" else None
+        self._transposing = bool(self.inner) and kind == "vjp"
 
-    def _transpose(self) -> Transform:
-        """The pullback of vjp(grad(g, wrt=a), wrt=b): the Hessian of g is symmetric, so
-        u -> (d grad_a g / db)^T u is the derivative of grad_b g along u in a, a jvp."""
+    @functools.cached_property
+    def _transposed(self) -> Transform:
+        """The pullback of vjp(grad(g, wrt=a), wrt=b): u -> (d grad_a g / db)^T u. Where
+        grad_a is g's true gradient, the Hessian is symmetric and that is the derivative
+        of grad_b g along u in a: one jvp. Where the user's rules made grad_a (`custom`),
+        it is not: then the jvp of grad_a along each entry of b gives J's columns."""
         inner = self.inner
+        if inner.custom:
+            return Transform(inner, "jvp", self._wrt_option, self.jit, (), self.unroll, None)
         grad_b = Transform(inner.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
                            None)
         return Transform(grad_b, "jvp", inner._wrt_option, self.jit, (), self.unroll, None)
+
+    @property
+    def custom(self) -> bool:
+        """Whether a gradient the user wrote (a rule, a grad_of block) is part of this."""
+        return self.generated.custom or self.inner is not None and self.inner.custom
 
     # ---- generated code ----
     @property
@@ -110,7 +120,7 @@ class Transform:
         return self._generated
 
     def _generate(self) -> Generated:
-        if self._transposed is not None:  # the pullback's code; the value is the inner's
+        if self._transposing:  # the pullback's code; the value is the inner's
             return self._transposed.generated
         if self.kind == "hvp":  # forward over reverse: the jvp of the gradient's code
             inner = Transform(self.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
@@ -279,8 +289,9 @@ class Transform:
         values = self._args(args, kwargs)
         if self.static:
             return self.specialized(values)(*values)
-        if self._transposed is not None:
-            return self.inner(*values), _Transposed(self._transposed, values)
+        if self._transposing:
+            pullback = _Columns if self.inner.custom else _Transposed
+            return self.inner(*values), pullback(self._transposed, values)
         if self.kind == "vjp":
             value, saved = self._call("forward", values)
             return value, _Pullback(self, saved)
@@ -334,13 +345,43 @@ class _Pullback:
 
 
 class _Transposed:
-    """The pullback of `vjp` of a gradient: a jvp of another gradient (`_transpose`)."""
+    """The pullback of `vjp` of a gradient: a jvp of another gradient (`Transform._transposed`)."""
 
     def __init__(self, jvp: Transform, values: tuple):
         self._jvp, self._values = jvp, values
 
     def __call__(self, cotangent):
         return self._jvp(*self._values, cotangent)[1]
+
+
+class _Columns:
+    """The pullback of `vjp` of a gradient made by the user's rules: (J^T u)[k] is
+    <J e_k, u>, with column J e_k from one jvp per entry of the `wrt` arguments (made on
+    the first call, kept for the next)."""
+
+    def __init__(self, jvp: Transform, values: tuple):
+        self._jvp, self._values = jvp, values
+        self._inputs = [np.asarray(values[jvp._params.index(w)], dtype=float)
+                        for w in jvp.wrt]
+        self._columns: list[list[Any]] | None = None
+
+    def __call__(self, cotangent):
+        if self._columns is None:
+            many, inputs = self._jvp._many, self._inputs
+            self._columns = [[self._jvp(*self._values, tuple(
+                _unit_like(v, k) if i == j else np.zeros_like(v)
+                for i, v in enumerate(inputs)) if many else _unit_like(x, k))[1]
+                for k in range(x.size)] for j, x in enumerate(inputs)]
+        grads = [_plain(np.array([_inner(c, cotangent) for c in cols]).reshape(x.shape))
+                 for cols, x in zip(self._columns, self._inputs, strict=True)]
+        return tuple(grads) if self._jvp._many else grads[0]
+
+
+def _inner(a: Any, b: Any) -> float:
+    """<a, b> for arrays, scalars, or tuples of them."""
+    if isinstance(a, tuple):
+        return sum(_inner(x, y) for x, y in zip(a, b, strict=True))
+    return float(np.vdot(np.asarray(a, dtype=float), np.asarray(b, dtype=float)))
 
 
 def _transform(kind: str):

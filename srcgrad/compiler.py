@@ -47,6 +47,7 @@ class Generated:
     result_line: tuple[str, int] = ("", 0)
     functions: list[str] = field(default_factory=list)
     has_loops: bool = False
+    custom: bool = False             # a gradient the user wrote is in it (see `Reversed`)
 
 
 def _debug(stage: str, tree: gast.AST) -> None:
@@ -61,6 +62,7 @@ class _Module:
         self.functions: list[gast.FunctionDef] = []
         self.callees: dict[tuple[Any, tuple[int, ...], str], str] = {}  # (fun, positions, kind)
         self.stack: list[Any] = []
+        self.custom = False
 
     def function_name(self, base: str) -> str:
         return self.ns.bind(base, GeneratedFunction())
@@ -92,6 +94,7 @@ class _Module:
             else:
                 out = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee,
                               self.primal)
+                self.custom |= out.custom
         finally:
             self.stack.pop()
         return parsed, out, namer
@@ -242,7 +245,7 @@ def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, 
     last = parsed.tree.body[-1]
     has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
-                     [f.name for f in functions], has_loops)
+                     [f.name for f in functions], has_loops, m.custom)
 
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),

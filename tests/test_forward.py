@@ -164,6 +164,35 @@ def cube(x):
     return x * x * x
 
 
+@srcgrad.register_gradient("T_fwd_double", replace=True)
+def _double(dy, y, x):
+    return 2.0 * dy
+
+
+def doubled_input(x, w):
+    with srcgrad.gradient_override({srcgrad.identity: "T_fwd_double"}):
+        u = srcgrad.identity(x)
+    return np.sum(u * w * w)
+
+
+def test_vjp_of_a_gradient_made_by_a_rule(jit, rng):
+    # the rule doubles: grad_x = 2 w^2, so d grad_x / dw = diag(4 w) and the pullback of
+    # u is 4 w u. That gradient field is not a true gradient (d/dx grad_w = 2 w u): the
+    # Hessian-symmetry shortcut would be wrong here
+    x, w = rng.standard_normal(3), rng.standard_normal(3)
+    gx = srcgrad.grad(doubled_input, wrt=0)
+    value, pullback = srcgrad.vjp(gx, wrt=1, jit=jit)(x, w)
+    np.testing.assert_allclose(value, 2 * w * w, rtol=1e-12)
+    plain = srcgrad.grad(doubled_input, wrt=0, jit=False)
+    for _ in range(2):
+        u, v = rng.standard_normal(3), rng.standard_normal(3)
+        got = pullback(u)
+        np.testing.assert_allclose(got, 4 * w * u, rtol=1e-12)
+        h = 1e-6  # <J^T u, v> = <u, J v>, J v by differences of the gradient along v
+        jv = (plain(x, w + h * v) - plain(x, w - h * v)) / (2 * h)
+        assert np.dot(got, v) == pytest.approx(np.dot(u, jv), rel=1e-6)
+
+
 def test_vjp_of_a_transform_that_is_not_a_gradient_is_refused():
     with pytest.raises(srcgrad.SrcgradError, match="vjp of a transform"):
         srcgrad.vjp(srcgrad.jvp(poly))

@@ -74,6 +74,7 @@ class Reversed:
     grads: list[str]             # adjoint names of the wrt parameters, in order
     taped: bool = False          # the forward pushes onto a tape the adjoint pops
     scalar: bool = False         # the result is a full reduction: a scalar by construction
+    custom: bool = False         # a gradient the user wrote (a rule, a grad_of block) is used
 
 
 Callee = Callable[[Any, tuple[int, ...], gast.AST], str]
@@ -135,6 +136,7 @@ class _Reverse(FunctionPass):
         self.pushes: dict[str, int] = {}       # the same, frozen after the dry run
         self.arrays: set[str] = set()          # tapes that are arrays, one entry per iteration
         self.counters: dict[int, str] = {}
+        self.custom = False                    # user-written gradient code was placed
 
     def cheap(self, value: gast.AST) -> bool:
         """Whether the adjoint may run this operation again rather than tape its value."""
@@ -198,7 +200,7 @@ class _Reverse(FunctionPass):
                                         for s in self.statements)
         made = self.made_once(result.id) if isinstance(result, gast.Name) else None
         scalar = made is not None and self.full_reduction(self.ops.get(id(made))) is not None
-        return Reversed(forward, adjoint, result, seed, grads, taped, scalar)
+        return Reversed(forward, adjoint, result, seed, grads, taped, scalar, self.custom)
 
     def changed(self, stmt: gast.stmt) -> str:
         return target_of(stmt) or stmt.targets[0].value.id
@@ -376,6 +378,7 @@ class _Reverse(FunctionPass):
         """`grad`, which user code (`what`) gave for `arg`, checked at run time to have
         its shape."""
         where = f"{os.path.basename(self.p.filename)}:{stmt.lineno}: {what}"
+        self.custom = True
         return b.call(b.name(self.bind("checked_grad", checked_grad)), grad,
                       copy.deepcopy(arg), b.const(where))
 
