@@ -270,13 +270,15 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     if "grad" in kinds:
         name = entries["grad"] = m.function_name(f"{fname}_grad")
         body = list(rev.forward)
-        check = b.call(m.ns.bind("seed", seed, avoid=namer.taken), rev.result)
+
+        def checked_seed() -> gast.Call:  # 1.0, after checking the result is a scalar
+            return b.call(m.ns.bind("seed", seed, avoid=namer.taken), rev.result)
         if rev.seed:  # a full reduction needs no check: nor, unless returned, its value
             body += [b.comment("adjoint"),
-                     b.assign(rev.seed, b.const(1.0) if rev.scalar else check)]
+                     b.assign(rev.seed, b.const(1.0) if rev.scalar else checked_seed())]
         elif not (value or rev.scalar):
             body += [b.comment("the result is constant, the gradient zero; is it a scalar?"),
-                     b.make(gast.Expr, value=check)]
+                     b.make(gast.Expr, value=checked_seed())]
         body += rev.adjoint + [b.ret(b.tuple_([rev.result, grads]) if value else grads)]
         what = "Value and gradient" if value else "Gradient"
         main.append(b.function(name, params, body,

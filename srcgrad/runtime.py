@@ -214,9 +214,19 @@ ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rh
 def where(cond, x, y):
     """``np.where(cond, x, y)``, as generated adjoint code calls it (see `FASTER`).
 
-    >>> where(np.array([True, False]), np.array([1.0, 2.0]), 0.0)
+    A zero branch is the product with the mask where x is finite: np.where branches per
+    entry, and on a mask without order (a hard tanh's |w| <= 1) it mispredicts the
+    branch so often that it takes 2-3x the product's time.
+
+    >>> where(np.array([True, False]), np.array([1.0, -2.0]), 0.0)
     array([1., 0.])
     """
+    if type(x) is np.ndarray and type(cond) is np.ndarray and cond.dtype == np.bool_ \
+            and cond.shape == x.shape and x.dtype.kind == "f" and np.ndim(y) == 0 \
+            and y == 0 and np.result_type(x, y) == x.dtype and np.isfinite(x).all():
+        out = x * cond
+        out += 0.0  # -2.0 * False is -0.0, where np.where gives 0.0
+        return out
     return np.where(cond, x, y)
 
 

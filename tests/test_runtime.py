@@ -300,9 +300,12 @@ COND = data((3, 4)) > 0.0
     (COND, data((1, 4)), 0.0),                   # broadcast: NumPy's form
     (COND, data((4, 3)).T, 0.0),                 # not C-contiguous: NumPy's form
     (COND[:, 0], data(3), 0.0),
+    (COND, np.where(COND, data((3, 4)), [np.inf, -np.inf, np.nan, 1.0]), 0.0),  # not finite
+    (COND, np.where(COND, np.inf, data((3, 4))), 0),
 ])
 def test_where_is_np_where(jit, cond, x, y):
     got = run(jit, where_nb, cond, x, y)
     np.testing.assert_array_equal(got, np.where(cond, x, y))
+    assert np.array_equal(np.signbit(got), np.signbit(np.where(cond, x, y)))  # no -0.0
     if jit:  # the type numba's own np.where gives, so the two forms unify
         assert got.dtype == numba_where(cond, x, y).dtype
