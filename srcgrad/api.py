@@ -368,10 +368,8 @@ class _Columns:
     def __call__(self, cotangent):
         if self._columns is None:
             many, inputs = self._jvp._many, self._inputs
-            self._columns = [[self._jvp(*self._values, tuple(
-                _unit_like(v, k) if i == j else np.zeros_like(v)
-                for i, v in enumerate(inputs)) if many else _unit_like(x, k))[1]
-                for k in range(x.size)] for j, x in enumerate(inputs)]
+            self._columns = [[self._jvp(*self._values, _direction(inputs, j, k, many))[1]
+                              for k in range(x.size)] for j, x in enumerate(inputs)]
         grads = [_plain(np.array([_inner(c, cotangent) for c in cols]).reshape(x.shape))
                  for cols, x in zip(self._columns, self._inputs, strict=True)]
         return tuple(grads) if self._jvp._many else grads[0]
@@ -488,9 +486,7 @@ class Dense:
         for j, x in enumerate(inputs):
             columns = []
             for k in range(x.size):
-                tangents = [_unit_like(v, k) if i == j else np.zeros_like(v)
-                            for i, v in enumerate(inputs)]
-                out = t(*values, tuple(tangents) if self._many else tangents[0])
+                out = t(*values, _direction(inputs, j, k, self._many))
                 columns.append(out[1] if self.kind == "jacobian" else out)
             blocks.append(columns)
         if self.kind == "jacobian":
@@ -515,6 +511,12 @@ class Dense:
 
     def __repr__(self) -> str:
         return f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}>"
+
+
+def _direction(inputs: list[np.ndarray], j: int, k: int, many: bool) -> Any:
+    """The tangents of a jvp along entry k of input j (zero for the other inputs)."""
+    tangents = [_unit_like(v, k) if i == j else np.zeros_like(v) for i, v in enumerate(inputs)]
+    return tuple(tangents) if many else tangents[0]
 
 
 def _unit_like(x: np.ndarray, k: int) -> Any:
