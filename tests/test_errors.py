@@ -158,6 +158,18 @@ def test_non_scalar_constant_result(jit):
         srcgrad.grad(constant_array_result, jit=jit)(2.0)
 
 
+def constant_sum(x):
+    return np.sum(np.ones(3))
+
+
+def test_constant_scalar_result_has_a_zero_gradient(jit):
+    assert srcgrad.grad(constant_sum, jit=jit)(2.0) == 0.0
+    lines = [line.strip() for line in srcgrad.grad(constant_sum).source.splitlines()]
+    # the dead value's line comment went with it; the zero gradient says why it is zero
+    assert not any(line.startswith("# line") for line in lines), lines
+    assert lines[lines.index("dx = zeros_like(x)") - 1] == "# no gradient flows back to x"
+
+
 def recursive(x, n):
     return recursive(x, n) * x
 

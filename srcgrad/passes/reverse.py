@@ -184,7 +184,8 @@ class _Reverse(FunctionPass):
         grads = []
         for param in self.wrt:
             if param not in self.defined:
-                adjoint.append(b.assign(self.adjoint_name(param), self.zeros(param)))
+                adjoint += [b.comment(f"no gradient flows back to {param}"),
+                            b.assign(self.adjoint_name(param), self.zeros(param))]
             grads.append(self.adjoint_name(param))
         code = self.forward_block(body[:-1])
         forward = [b.assign(name, b.make(gast.List, elts=[], ctx=gast.Load()))
