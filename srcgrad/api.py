@@ -170,10 +170,19 @@ class Transform:
                     module = codegen.load(gen.source, gen.namespace.globals(),
                                           _stem(self.fun), "py")
                     self._py = {n: getattr(module, n) for n in gen.functions}
+                    self._kernels_compiled(gen)
                 return self._py
             if self._compiled is None:
                 self._compiled = _jit_module(gen, _stem(self.fun))
+                self._kernels_compiled(gen)
             return self._compiled
+
+    def _kernels_compiled(self, gen: Generated) -> None:
+        """Once the module is compiled, its Python form may compile its kernels' loops
+        too (`runtime.elementwise`): jit="auto" races that form against the compiled one."""
+        if self._py is not None and self._compiled is not None:
+            for name in gen.kernels:
+                self._py[name].loops = True
 
     def _call(self, role: str, args: tuple) -> Any:
         name = self.generated.entries[role]
@@ -570,7 +579,8 @@ def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
         module = codegen.load(gen.source, ns, stem, "jit")
         compiled = {}
         for name in gen.functions:
-            compiled[name] = numba.njit(cache=True)(getattr(module, name))
+            fun = getattr(module, name)
+            compiled[name] = numba.njit(cache=True)(getattr(fun, "__wrapped__", fun))
             setattr(module, name, compiled[name])
         _JIT_CACHE[key] = compiled
         return compiled

@@ -1,7 +1,7 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
     parse -> annotate -> reject_unsupported -> unroll (static, unroll=) -> normalize
-    -> activity/tape/reverse -> assemble -> codegen
+    -> activity/tape/reverse -> optimize -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -28,6 +28,7 @@ from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.forward import Forwarded, forward
+from .passes.fuse import fuse, unfused
 from .passes.normalize import normalize
 from .passes.optimize import optimize
 from .passes.reject import reject_unsupported
@@ -48,6 +49,7 @@ class Generated:
     functions: list[str] = field(default_factory=list)
     has_loops: bool = False
     custom: bool = False             # a gradient the user wrote is in it (see `Reversed`)
+    kernels: list[str] = field(default_factory=list)  # `@elementwise` ones (passes.fuse)
 
 
 def _debug(stage: str, tree: gast.AST) -> None:
@@ -71,7 +73,7 @@ class _Module:
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
         """parse -> annotate -> reject -> unroll -> normalize -> reverse (or forward)."""
-        parsed = annotate(parse(fun))
+        parsed = annotate(unfused(parse(fun)))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)
@@ -185,7 +187,7 @@ def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: l
     of what `entry` returns): forward mode over the generated code, one pass per entry of
     each `wrt` parameter, `f_grad_grad(*params) -> (value, grads)`."""
     m = _Module()
-    parsed = parse(entry)
+    parsed = unfused(parse(entry))
     params = [a.id for a in parsed.tree.args.args]
     positions = tuple(params.index(w) for w in wrt)
     jvp = m.jvp_callee(entry, positions, parsed.tree)
@@ -239,13 +241,14 @@ def _select(body: list[gast.stmt], node: gast.AST, projection: tuple[int, ...]) 
 
 def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
               parsed: Parsed) -> Generated:
-    module = b.make(gast.Module, body=[optimize(f, m.ns) for f in functions])
+    functions, kernels = fuse([optimize(f, m.ns) for f in functions], m.ns)
+    module = b.make(gast.Module, body=functions)
     source = to_source(module)
     _debug("generate", module)
     last = parsed.tree.body[-1]
     has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
-                     [f.name for f in functions], has_loops, m.custom)
+                     [f.name for f in functions], has_loops, m.custom, kernels)
 
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),

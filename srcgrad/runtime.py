@@ -15,6 +15,13 @@ cotangent with or without kept dimensions (numba tells them apart by rank, so
 
 from __future__ import annotations
 
+import ast
+import inspect
+import math
+import sys
+import textwrap
+import threading
+
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
@@ -235,6 +242,156 @@ def where(cond, x, y):
 # np.where broadcasts a scalar branch and reads it through a strided flat iterator, ~14x
 # slower than a loop (numba 0.68)
 FASTER = {np.where: where}
+
+
+class elementwise:  # noqa: N801  (a decorator, named as one)
+    """``@elementwise``: a generated kernel (`passes.fuse`), one elementwise expression.
+
+    Under numba the kernel is compiled with the code that calls it (numba fuses the
+    expression's array operations into one loop). As Python it is NumPy, one pass per
+    operation, until `loops` is set by a transform that may compile: then float64 arrays
+    of one or two dimensions go to a loop compiled from the expression (`_loop_source`:
+    a loop nest, which runs several times faster than numba's fused array expression
+    when an operand is broadcast), one pass and no temporaries. Everything else (scalars,
+    small arrays, other dtypes or ranks, comparisons) stays NumPy, whose results the
+    loop might not match.
+    """
+
+    MIN_SIZE = 512  # below this, the compiled call's overhead is more than it saves
+    KEEP = 2        # result arrays kept for reuse, per shape
+
+    def __init__(self, fun):
+        self.__wrapped__ = fun
+        self.__name__ = fun.__name__
+        self.loops = False
+        self._compiled: dict[tuple, object] = {}
+        self._kept: dict[tuple, list[np.ndarray]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *args):
+        if self.loops:
+            shape = _loop_shape(args, self.MIN_SIZE)
+            if shape is not None:
+                mask = tuple(type(a) is np.ndarray for a in args)
+                loop = self._loop(len(shape), mask)
+                if loop is not None:
+                    out = self._buffer(shape)
+                    loop(out, *[np.broadcast_to(a, shape) if m and a.shape != shape else a
+                                for a, m in zip(args, mask, strict=True)])
+                    return out
+        return self.__wrapped__(*args)
+
+    def _buffer(self, shape: tuple) -> np.ndarray:
+        """An array for the result: one this kernel returned before if nothing refers to
+        it any more (its reference count says so), else a new one, kept for next time.
+        Reusing memory is the point: a new large array costs a page fault per 4 KB when
+        the allocator gave the last one back to the system."""
+        with self._lock:
+            kept = self._kept.setdefault(shape, [])
+            for k in range(len(kept)):
+                if sys.getrefcount(kept[k]) == _UNSHARED:
+                    return kept[k]
+            out = np.empty(shape)
+            if len(kept) < self.KEEP:
+                kept.append(out)
+            return out
+
+    def _loop(self, ndim: int, mask: tuple):
+        key = (ndim, mask)
+        if key not in self._compiled:
+            self._compiled[key] = _compile_loop(self.__wrapped__, ndim, mask)
+        return self._compiled[key]
+
+
+_LOOP_SCALARS = (float, int, np.float64)
+
+
+def _unshared_count() -> int:
+    kept = [np.empty(1)]
+    return sys.getrefcount(kept[0])
+
+
+_UNSHARED = _unshared_count()  # what `elementwise._buffer` sees of an array only it holds
+
+
+def _loop_shape(args, min_size):
+    """The shape of the result, if `args` are float64 arrays of 1 or 2 dimensions that
+    broadcast together, and numbers, with `min_size` entries or more; else None."""
+    shape = None
+    same = True
+    for a in args:
+        if type(a) is np.ndarray:
+            if a.dtype != np.float64:
+                return None
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                same = False
+        elif type(a) not in _LOOP_SCALARS:
+            return None
+    if shape is None:
+        return None
+    if not same:
+        shape = np.broadcast_shapes(*[a.shape for a in args if type(a) is np.ndarray])
+    if not 1 <= len(shape) <= 2 or math.prod(shape) < min_size:
+        return None
+    return shape
+
+
+def _compile_loop(fun, ndim: int, mask: tuple):
+    """`fun`'s expression as a numba-compiled loop nest writing into its first argument
+    (None if a comparison's booleans are more than a `where`'s condition: NumPy's rules for
+    them differ from numba's)."""
+    import numba
+
+    from . import codegen
+
+    text = _loop_source(inspect.getsource(fun), ndim, mask)
+    if text is None:
+        return None
+    module = codegen.load(text, {"np": np}, f"{fun.__name__}_loop{ndim}", "loop")
+    return numba.njit(cache=True, error_model="numpy")(module.loop)
+
+
+def _loop_source(source: str, ndim: int, mask: tuple) -> str | None:
+    r"""The loop nest of the kernel whose source is `source` (`def k(a, b): return ...`),
+    for arrays of `ndim` dimensions where `mask` is true.
+
+    >>> print(_loop_source("def k(a, b):\n    return a * b + 1.0", 1, (True, False)))
+    def loop(out, a, b):
+        for i0 in range(out.shape[0]):
+            out[i0] = a[i0] * b + 1.0
+    <BLANKLINE>
+    """
+    fn = ast.parse(textwrap.dedent(source)).body[0]
+    expr = fn.body[-1].value
+
+    class Select(ast.NodeTransformer):  # where(c, x, y) -> x if c else y, as np.where
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                getattr(node.func, "id", "")
+            if name == "where" and len(node.args) == 3:
+                return ast.IfExp(test=node.args[0], body=node.args[1], orelse=node.args[2])
+            return node
+    expr = Select().visit(expr)
+    tests = {id(n.test) for n in ast.walk(expr) if isinstance(n, ast.IfExp)}
+    if any(isinstance(n, ast.Compare) and id(n) not in tests for n in ast.walk(expr)):
+        return None  # a boolean result, or arithmetic on booleans: NumPy's rules differ
+    params = [a.arg for a in fn.args.args]
+    arrays = {p for p, m in zip(params, mask, strict=True) if m}
+    index = ", ".join(f"i{k}" for k in range(ndim))
+
+    class Index(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return ast.parse(f"{node.id}[{index}]", mode="eval").body \
+                if node.id in arrays else node
+    body = ast.unparse(Index().visit(expr))
+    lines = [f"def loop(out, {', '.join(params)}):"]
+    for k in range(ndim):
+        lines.append("    " * (k + 1) + f"for i{k} in range(out.shape[{k}]):")
+    lines.append("    " * (ndim + 1) + f"out[{index}] = {body}")
+    return "\n".join(lines) + "\n"
 
 
 def reshape_as(dy, x):

@@ -1,0 +1,395 @@
+"""fuse: chains of elementwise array arithmetic become one generated kernel each.
+
+`d_t2 = dh * (1.0 - h * h)` in NumPy is three passes over memory and two temporaries
+(large ones cost page faults on every call); as a kernel it is one loop:
+
+    d_t2 = d_t2_fused(dh, h)
+    ...
+    @elementwise
+    def d_t2_fused(dh, h):
+        return dh * (1.0 - h * h)
+
+First a temporary that is read once, by the arithmetic of a later statement of its block,
+is folded into that statement (`_t8 = h * h; _t9 = 1.0 - _t8` becomes `_t9 = 1.0 - h * h`)
+when nothing between them writes what it reads. Then each maximal elementwise expression
+with two operations or more on arrays becomes a kernel: operators (`+ - * / **`, unary
+minus, one comparison), `where` and the cheap ufuncs of `ELEMENTWISE`, over names and
+numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) stay NumPy calls: NumPy's are
+SIMD, numba's scalar loops are many times slower.
+
+Which values are arrays is not known before a call, so the pass fuses only code with
+evidence of arrays (a matrix product's operands and result, an array constructor, what is
+computed from them): scalar code stays as it was. A kernel is correct for scalars too;
+`runtime.elementwise` decides how it runs.
+
+Generated code that is differentiated again (`grad` of `grad`, `hvp`) has its kernel calls
+inlined first (`unfused`), so no kernel needs a derivative of its own.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import gast
+import numpy as np
+
+from .. import builder as b
+from .. import runtime
+from ..frontend.parse import Parsed, parse
+from .base import GeneratedFunction, Namespace, all_statements
+from .optimize import _PURE_HELPERS, _is_comment
+
+# ufuncs whose numba form compiles into the kernel's loop at NumPy's speed or better
+ELEMENTWISE = frozenset([np.abs, np.absolute, np.sqrt, np.square, np.sign, np.negative,
+                         np.maximum, np.minimum, np.where, runtime.where])
+_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_COMPARISONS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
+# calls whose result is no array whatever their arguments are
+_SCALAR = frozenset([np.size, np.ndim, np.shape, len, float, int, bool])
+_REDUCTIONS = frozenset([np.sum, np.mean, np.max, np.min, np.prod, np.amax, np.amin])
+_CONSTRUCTORS = frozenset([np.zeros, np.ones, np.empty, np.full, np.eye, np.identity,
+                           np.arange, np.linspace, np.array, np.asarray])
+
+
+def fuse(functions: list[gast.FunctionDef], ns: Namespace
+         ) -> tuple[list[gast.FunctionDef], list[str]]:
+    """`functions` with their elementwise chains as calls of kernels, the kernels appended
+    (named in the second list)."""
+    taken = {n.id for f in functions for n in gast.walk(f) if isinstance(n, gast.Name)}
+    taken |= {f.name for f in functions}
+    kernels = _Kernels(ns, taken)
+    out = [_Fuse(fn, ns, kernels).run() for fn in functions]
+    return out + kernels.functions, [k.name for k in kernels.functions]
+
+
+class _Kernels:
+    """The kernels made so far, one per distinct expression."""
+
+    def __init__(self, ns: Namespace, taken: set[str]):
+        self.ns, self.taken = ns, taken
+        self.functions: list[gast.FunctionDef] = []
+        self.made: dict[str, str] = {}
+        self.decorator: str | None = None
+
+    def call(self, expr: gast.AST, label: str) -> gast.Call:
+        """A call of the kernel computing `expr` from the names it reads."""
+        variables = _locals(expr)
+        params = list(dict.fromkeys(n.id for n in _in_order(expr)
+                                    if isinstance(n, gast.Name) and n.id in variables))
+        key = gast.dump(_renamed(expr, params))
+        if key not in self.made:
+            if self.decorator is None:
+                self.decorator = self.ns.bind("elementwise", runtime.elementwise,
+                                              avoid=self.taken)
+            name = self.ns.bind(f"{label}_fused", GeneratedFunction(), avoid=self.taken)
+            self.taken.add(name)
+            fn = b.function(name, params, [b.ret(copy.deepcopy(expr))])
+            fn.decorator_list = [b.name(self.decorator)]
+            self.functions.append(fn)
+            self.made[key] = name
+        return b.call(b.name(self.made[key]), *[b.name(p) for p in params])
+
+
+def _in_order(node: gast.AST):
+    """The nodes of `node` as the source reads them, left to right."""
+    yield node
+    for child in gast.iter_child_nodes(node):
+        yield from _in_order(child)
+
+
+def _locals(expr: gast.AST) -> set[str]:
+    """The names of `expr` that are variables (not `np` of `np.abs`, not `abs`)."""
+    called = {id(n) for c in gast.walk(expr) if isinstance(c, gast.Call)
+              for n in gast.walk(c.func)}
+    return {n.id for n in gast.walk(expr) if isinstance(n, gast.Name) and id(n) not in called}
+
+
+def _renamed(expr: gast.AST, params: list[str]) -> gast.AST:
+    """`expr` with its variables `params` named p0, p1...: the key of a kernel."""
+    expr = copy.deepcopy(expr)
+    names = {p: f"p{k}" for k, p in enumerate(params)}
+    for n in gast.walk(expr):
+        if isinstance(n, gast.Name) and n.id in names:
+            n.id = names[n.id]
+    return expr
+
+
+class _Fuse:
+    def __init__(self, fn: gast.FunctionDef, ns: Namespace, kernels: _Kernels):
+        self.fn, self.ns, self.kernels = fn, ns, kernels
+        self.arrays = self.evidence()
+
+    def run(self) -> gast.FunctionDef:
+        if not self.arrays:
+            return self.fn
+        fn = copy.deepcopy(self.fn)
+        reads: dict[str, int] = {}
+        stores: dict[str, int] = {}
+        for n in gast.walk(fn):
+            if isinstance(n, gast.Name):
+                counts = stores if isinstance(n.ctx, (gast.Store, gast.Param)) else reads
+                counts[n.id] = counts.get(n.id, 0) + 1
+        self.reads, self.stores = reads, stores
+        fn.body = self.block(fn.body)
+        return fn
+
+    # ---- which names hold arrays ----
+    def evidence(self) -> set[str]:
+        """Names whose values are arrays: the operands of matrix products (NumPy allows no
+        scalar there), what is computed from arrays, and what a unary elementwise function
+        turns into an array (it keeps the shape). A fixed point over the function."""
+        statements = list(all_statements(self.fn.body))
+        arrays = {n.id for s in statements for node in gast.walk(s)
+                  for n in self.matmul_operands(node) if isinstance(n, gast.Name)}
+        assigns = [s for s in statements if isinstance(s, gast.Assign)
+                   and isinstance(s.targets[0], gast.Name)]
+        while True:
+            new = {s.targets[0].id for s in assigns if self.is_array(s.value, arrays)}
+            new |= {x.id for s in assigns if s.targets[0].id in arrays
+                    for x in [self.unary_operand(s.value)] if x is not None}
+            if new <= arrays:
+                return arrays
+            arrays |= new
+
+    def matmul_operands(self, node: gast.AST) -> list[gast.AST]:
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+            return [node.left, node.right]
+        if isinstance(node, gast.Call) and self.ns.resolve(node.func) in (
+                runtime.matmul_lhs_grad, runtime.matmul_rhs_grad):
+            return node.args[1:3]
+        return []
+
+    def unary_operand(self, node: gast.AST) -> gast.Name | None:
+        """x of `-x` or `np.sign(x)` (a ufunc of one argument)."""
+        if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Name):
+            return node.operand
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+                and isinstance(self.ns.resolve(node.func), np.ufunc) \
+                and isinstance(node.args[0], gast.Name):
+            return node.args[0]
+        return None
+
+    def is_array(self, node: gast.AST, arrays: set[str]) -> bool:
+        if isinstance(node, gast.Name):
+            return node.id in arrays
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, gast.MatMult) or self.is_array(node.left, arrays) \
+                or self.is_array(node.right, arrays)
+        if isinstance(node, gast.UnaryOp):
+            return self.is_array(node.operand, arrays)
+        if isinstance(node, gast.Compare):
+            return any(self.is_array(n, arrays) for n in [node.left, *node.comparators])
+        if isinstance(node, gast.Call):
+            fun = self.ns.resolve(node.func)
+            if fun in _SCALAR or (fun in _REDUCTIONS and len(node.args) == 1
+                                  and not node.keywords):
+                return False
+            if fun in _CONSTRUCTORS or fun in (runtime.matmul_lhs_grad,
+                                               runtime.matmul_rhs_grad):
+                return True
+            return any(self.is_array(a, arrays) for a in node.args)
+        return False
+
+    # ---- folding ----
+    def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        stmts = list(stmts)
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                s.body = self.block(s.body)
+                s.orelse = self.block(s.orelse)
+            elif self.fold(stmts, i):
+                del stmts[i]
+                continue
+            i += 1
+        return _without_empty_comments([self.extract(s) for s in stmts])
+
+    def fold(self, stmts: list[gast.stmt], i: int) -> bool:
+        """Fold `stmts[i]`, `t = <elementwise>`, into the one later statement of the block
+        that reads t, where that read is an operand of its arithmetic."""
+        s = stmts[i]
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+            return False
+        t = s.targets[0].id
+        if t not in self.arrays or self.reads.get(t) != 1 or self.stores.get(t) != 1 \
+                or not self.elementwise(s.value) or _ops(s.value) == 0:
+            return False
+        reads = _locals(s.value)
+        for j in range(i + 1, len(stmts)):
+            later = stmts[j]
+            use = _parent_of_read(later, t)
+            if use is not None:
+                if isinstance(later, (gast.If, gast.For, gast.While)) or use[0] is None \
+                        or not self.elementwise(use[0], t):
+                    return False
+                parent, field, k = use
+                value = copy.deepcopy(s.value)
+                if k is None:
+                    setattr(parent, field, value)
+                else:
+                    getattr(parent, field)[k] = value
+                return True
+            if self.writes(later, reads):
+                return False
+        return False
+
+    def writes(self, stmt: gast.stmt, names: set[str]) -> bool:
+        """Whether `stmt` may rebind or change in place a value `names` hold."""
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in names:
+                return True
+            if isinstance(n, (gast.Subscript, gast.Attribute)) \
+                    and isinstance(n.ctx, gast.Store) and _locals(n) & names:
+                return True
+            if isinstance(n, gast.Call) and not self.pure(n) \
+                    and any(_locals(a) & names for a in [*n.args, *n.keywords]):
+                return True
+        return False
+
+    def pure(self, call: gast.Call) -> bool:
+        fun = self.ns.resolve(call.func)
+        if any(k.arg == "out" for k in call.keywords) or fun is None:
+            return False
+        module = getattr(fun, "__module__", None) or ""
+        return fun in _PURE_HELPERS or isinstance(fun, np.ufunc) or (
+            module.startswith("numpy") and not module.startswith("numpy.random"))
+
+    # ---- kernels ----
+    def elementwise(self, node: gast.AST, inside: str | None = None) -> bool:
+        """Whether `node` is elementwise arithmetic of names and numbers (with `inside`,
+        whether the node whose operand that name is is: the operands need not be)."""
+        if inside is not None:
+            return self.operation(node)
+        if isinstance(node, gast.Name):
+            return True
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (int, float, bool)
+        return self.operation(node) and all(
+            self.elementwise(c) for c in _operands(node))
+
+    def operation(self, node: gast.AST) -> bool:
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, _OPERATORS)
+        if isinstance(node, gast.UnaryOp):
+            return isinstance(node.op, (gast.USub, gast.UAdd))
+        if isinstance(node, gast.Compare):
+            return len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)
+        if isinstance(node, gast.Call):
+            fun = self.ns.resolve(node.func)
+            return not node.keywords and fun in ELEMENTWISE and (
+                len(node.args) == 3 if fun in (np.where, runtime.where) else True)
+        return False
+
+    def extract(self, stmt: gast.stmt) -> gast.stmt:
+        """`stmt` with each maximal elementwise expression of two array operations or
+        more replaced by a kernel call."""
+        if isinstance(stmt, (gast.If, gast.For, gast.While)) or _is_comment(stmt):
+            return stmt
+        label = stmt.targets[0].id if isinstance(stmt, gast.Assign) and isinstance(
+            stmt.targets[0], gast.Name) else "expr"
+
+        def visit(node: gast.AST) -> gast.AST:
+            if self.elementwise(node) and self.array_ops(node) >= 2:
+                return self.kernels.call(node, label)
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, gast.AST):
+                    setattr(node, field, visit(value))
+                elif isinstance(value, list):
+                    setattr(node, field, [visit(v) if isinstance(v, gast.AST) else v
+                                          for v in value])
+            return node
+        return visit(stmt)
+
+    def array_ops(self, node: gast.AST) -> int:
+        """The operations of `node` that have an array among their operands."""
+        own = int(self.operation(node) and any(self.is_array(c, self.arrays)
+                                               for c in _operands(node)))
+        return own + sum(self.array_ops(c) for c in _operands(node))
+
+
+def _operands(node: gast.AST) -> list[gast.AST]:
+    if isinstance(node, gast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, gast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, gast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, gast.Call):
+        return list(node.args)
+    return []
+
+
+def _ops(node: gast.AST) -> int:
+    return sum(1 for n in gast.walk(node)
+               if isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call)))
+
+
+def _parent_of_read(stmt: gast.stmt, name: str):
+    """(parent, field, index) of the read of `name` in `stmt` (parent None if that read is
+    the statement's own field), or None if `stmt` does not read it."""
+    for parent in gast.walk(stmt):
+        for field, value in gast.iter_fields(parent):
+            items = [(None, value)] if isinstance(value, gast.AST) else \
+                list(enumerate(value)) if isinstance(value, list) else []
+            for k, child in items:
+                if isinstance(child, gast.Name) and child.id == name \
+                        and isinstance(child.ctx, gast.Load):
+                    if parent is stmt:
+                        return (None, field, k)
+                    return (parent, field, k)
+    return None
+
+
+def _without_empty_comments(stmts: list[gast.stmt]) -> list[gast.stmt]:
+    """Drop a comment whose code went (another comment, or the block's end, follows)."""
+    out = []
+    for k, s in enumerate(stmts):
+        if _is_comment(s) and (k + 1 == len(stmts) or _is_comment(stmts[k + 1])):
+            continue
+        out.append(s)
+    return out
+
+
+def unfused(parsed: Parsed) -> Parsed:
+    """`parsed` (generated code, differentiated again) with each kernel call replaced by
+    the kernel's expression: the derivative is then elementwise code of the caller, which
+    fusing makes kernels of again, and no kernel needs a derivative of its own."""
+    calls = [n for n in gast.walk(parsed.tree) if isinstance(n, gast.Call)
+             and isinstance(n.func, gast.Name)
+             and isinstance(parsed.env.lookup(n.func.id), runtime.elementwise)]
+    if not calls:
+        return parsed
+    tree = copy.deepcopy(parsed.tree)
+    replace = {}
+    for call in (n for n in gast.walk(tree) if isinstance(n, gast.Call)
+                 and isinstance(n.func, gast.Name)
+                 and isinstance(parsed.env.lookup(n.func.id), runtime.elementwise)):
+        kernel = parse(parsed.env.lookup(call.func.id)).tree
+        params = [a.id for a in kernel.args.args]
+        expr = copy.deepcopy(kernel.body[-1].value)
+        for n in gast.walk(expr):
+            for field, value in gast.iter_fields(n):
+                if isinstance(value, gast.Name) and value.id in params:
+                    setattr(n, field, copy.deepcopy(call.args[params.index(value.id)]))
+                elif isinstance(value, list):
+                    value[:] = [copy.deepcopy(call.args[params.index(v.id)])
+                                if isinstance(v, gast.Name) and v.id in params else v
+                                for v in value]
+        if isinstance(expr, gast.Name):  # (a kernel is never one name; for completeness)
+            expr = copy.deepcopy(call.args[params.index(expr.id)])
+        for n in gast.walk(expr):
+            n.lineno, n.col_offset = call.lineno, call.col_offset
+        replace[id(call)] = expr
+    _substitute(tree, replace)
+    return dataclasses.replace(parsed, tree=tree)
+
+
+def _substitute(tree: gast.AST, replace: dict[int, gast.AST]) -> None:
+    for n in gast.walk(tree):
+        for field, value in gast.iter_fields(n):
+            if isinstance(value, gast.AST) and id(value) in replace:
+                setattr(n, field, replace[id(value)])
+            elif isinstance(value, list):
+                value[:] = [replace.get(id(v), v) for v in value]

@@ -1,0 +1,207 @@
+"""Elementwise fusion (srcgrad/passes/fuse.py) and its kernels (runtime.elementwise):
+what becomes a kernel, what must not move, and that a kernel's compiled loop computes what
+NumPy computes (NumPy is the reference, never srcgrad)."""
+
+import gc
+import os
+import re
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+from srcgrad.runtime import elementwise
+
+
+def mlp(W1, b1, W2, X):
+    h = np.tanh(X @ W1 + b1)
+    return np.sum((h @ W2) ** 2)
+
+
+def mlp_hand(W1, b1, W2, X):
+    h = np.tanh(X @ W1 + b1)
+    dout = 2 * (h @ W2)
+    da = (dout @ W2.T) * (1 - h ** 2)
+    return X.T @ da, da.sum(axis=0), h.T @ dout
+
+
+def mlp_args(rng, n=5):
+    return (rng.standard_normal((3, 4)), rng.standard_normal(4),
+            rng.standard_normal((4, 2)), rng.standard_normal((n, 3)))
+
+
+def test_tanh_adjoint_is_one_kernel(jit, rng):
+    g = srcgrad.grad(mlp, wrt=(0, 1, 2), jit=jit)
+    source = g.source
+    assert "= d_t2_fused(dh, h)" in source, source
+    assert "@elementwise\ndef d_t2_fused(dh, h):\n    return dh * (1.0 - h * h)" in source
+    args = mlp_args(rng)
+    got = g(*args)
+    for want, out in zip(mlp_hand(*args), got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=1e-12)
+    assert_grad(mlp, got, args, (0, 1, 2))
+
+
+@pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
+def test_auto_runs_compiled_loops(rng):
+    # jit="auto" on large arrays: the kernel's compiled loop (float64, broadcast bias)
+    g = srcgrad.grad(mlp, wrt=(0, 1, 2))
+    args = mlp_args(rng, n=300)
+    for _ in range(3):
+        got = g(*args)
+    kernel = g.py_func.__globals__["d_t2_fused"]
+    assert kernel.loops
+    for want, out in zip(mlp_hand(*args), g.py_func(*args), strict=True):
+        np.testing.assert_allclose(out, want, rtol=1e-10)
+    for want, out in zip(mlp_hand(*args), got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=1e-10)
+
+
+def test_hvp_inlines_kernels_and_fuses_again(jit, rng):
+    hv = srcgrad.hvp(mlp, wrt=(0, 1, 2), jit=jit)
+    # the gradient's kernel is inlined (only the comment naming its line shows it), and the
+    # tangent code has kernels of its own
+    code = [line for line in hv.source.splitlines() if not line.strip().startswith("#")]
+    assert not any(re.search(r"\bd_t2_fused\b", line) for line in code), hv.source
+    assert "@elementwise" in hv.source
+    args = mlp_args(rng)
+    v = tuple(rng.standard_normal(np.shape(a)) for a in args[:3])
+    eps = 1e-5
+    plus = mlp_hand(*(a + eps * d for a, d in zip(args[:3], v, strict=True)), args[3])
+    minus = mlp_hand(*(a - eps * d for a, d in zip(args[:3], v, strict=True)), args[3])
+    for out, p, m in zip(hv(*args, v), plus, minus, strict=True):
+        np.testing.assert_allclose(out, (p - m) / (2 * eps), rtol=1e-6, atol=1e-8)
+
+
+def scalar_chain(x, y):
+    a = x * y + 1.0
+    return a * a - x
+
+
+def test_scalar_code_is_not_fused(jit):
+    g = srcgrad.grad(scalar_chain, wrt=(0, 1), jit=jit)
+    assert "elementwise" not in g.source and "_fused" not in g.source, g.source
+    # z = (x y + 1)^2 - x at (2, 3): dz/dx = 2 (x y + 1) y - 1 = 41, dz/dy = 2 (x y + 1) x = 28
+    assert g(2.0, 3.0) == (41.0, 28.0)
+
+
+def written_between(W, X):
+    a = X @ W
+    t = a * 2.0
+    a[0, 0] = 5.0
+    return np.sum(a * (t + 1.0))
+
+
+def test_a_temporary_does_not_move_past_a_write_of_what_it_reads(jit, rng):
+    g = srcgrad.grad(written_between, jit=jit)
+    source = g.source
+    assert source.index("t = a * 2.0") < source.index("a[0, 0] = 5.0"), source
+    args = (rng.standard_normal((3, 2)), rng.standard_normal((4, 3)))
+    assert_grad(written_between, [g(*args)], args, (0,))
+
+
+def bnn(W, X):
+    with srcgrad.gradient_override({np.sign: lambda dy, y, x: np.where(np.abs(x) <= 1.0,
+                                                                          dy, 0.0)}):
+        Wb = np.sign(W)
+    return np.sum((X @ Wb) ** 2)
+
+
+def test_a_mask_and_where_are_one_kernel(jit, rng):
+    # W is known to be an array (sign keeps the shape of a matrix product's operand)
+    g = srcgrad.grad(bnn, jit=jit)
+    assert "return where(np.abs(W) <= 1.0, dWb, 0.0)" in g.source, g.source
+    W, X = rng.uniform(-1.5, 1.5, (4, 3)), rng.standard_normal((5, 4))
+    want = np.where(np.abs(W) <= 1.0, 2 * X.T @ (X @ np.sign(W)), 0.0)
+    np.testing.assert_allclose(g(W, X), want, rtol=1e-12)
+
+
+# ---- runtime.elementwise: the compiled loop against NumPy ----
+def compiled(fun):
+    kernel = elementwise(fun)
+    kernel.loops = not os.environ.get("SRCGRAD_DISABLE_JIT")
+    return kernel
+
+
+def poly(a, b, c):
+    return a * (1.0 - b * b) + -(2 * c) / b
+
+
+def masked(w, g):
+    return np.where(np.abs(w) <= 1.0, g, 0.0)
+
+
+def compare(a, b):
+    return a * 2.0 < b
+
+
+@pytest.mark.parametrize("shapes", [[(40, 30)] * 3, [(40, 30), (30,), (40, 1)],
+                                    [(1000,), (1000,), ()], [(), (25, 40), (40,)]])
+def test_loop_is_numpy(rng, shapes):
+    args = [rng.standard_normal(s) if s else 0.5 for s in shapes]
+    np.testing.assert_allclose(compiled(poly)(*args), poly(*args), rtol=1e-15, atol=0)
+
+
+def test_loop_where_is_np_where(rng):
+    w = rng.uniform(-2, 2, (50, 20))
+    g = rng.standard_normal((50, 20))
+    w[0, :4] = [np.nan, np.inf, -1.0, 1.0]
+    g[1, :3] = [np.inf, np.nan, -0.0]
+    w[1, :3] = 0.0
+    out = compiled(masked)(w, g)
+    want = np.where(np.abs(w) <= 1.0, g, 0.0)
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
+
+
+def test_loop_divides_by_zero_as_numpy_does():
+    b = np.zeros((30, 30))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = poly(np.ones((30, 30)), b, np.ones((30, 30)))
+    np.testing.assert_array_equal(compiled(poly)(np.ones((30, 30)), b, np.ones((30, 30))),
+                                  want)
+
+
+@pytest.mark.parametrize("case", ["float32", "small", "3-d", "int"])
+def test_other_arguments_run_as_numpy(rng, case):
+    a, b, c = (rng.standard_normal((30, 30)) for _ in range(3))
+    if case == "float32":
+        a, b, c = (x.astype(np.float32) for x in (a, b, c))
+    elif case == "small":
+        a, b, c = a[:2, :2], b[:2, :2], c[:2, :2]
+    elif case == "3-d":
+        a, b, c = (x.reshape(2, 15, 30) for x in (a, b, c))
+    else:
+        a, b, c = (np.arange(900).reshape(30, 30) + 1 for _ in range(3))
+    out = compiled(poly)(a, b, c)
+    want = poly(a, b, c)
+    assert out.dtype == want.dtype
+    np.testing.assert_array_equal(out, want)
+
+
+def test_a_boolean_result_runs_as_numpy(rng):
+    a, b = rng.standard_normal((40, 40)), rng.standard_normal((40, 40))
+    out = compiled(compare)(a, b)
+    assert out.dtype == np.bool_
+    np.testing.assert_array_equal(out, compare(a, b))
+
+
+@pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
+def test_a_result_buffer_is_reused_only_when_nothing_holds_it(rng):
+    kernel = compiled(poly)
+    x = [rng.standard_normal((40, 30)) for _ in range(3)]
+    y = [rng.standard_normal((40, 30)) for _ in range(3)]
+    first = kernel(*x)
+    view = kernel(*y)[1:]  # only a view of the second result is held
+    third = kernel(*x)
+    np.testing.assert_array_equal(first, poly(*x))
+    np.testing.assert_array_equal(view, poly(*y)[1:])
+    assert not np.shares_memory(third, first) and not np.shares_memory(third, view)
+    address = first.ctypes.data
+    del first
+    gc.collect()
+    again = kernel(*y)  # the first result's memory, now free, is used again
+    assert again.ctypes.data == address
+    np.testing.assert_array_equal(again, poly(*y))
+    np.testing.assert_array_equal(third, poly(*x))
