@@ -273,11 +273,14 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
             shape = _loop_shape(args, self.MIN_SIZE)
             if shape is not None:
                 mask = tuple(type(a) is np.ndarray for a in args)
-                loop = self._loop(len(shape), mask)
-                if loop is not None:
+                compiled = self._loop(len(shape), mask)
+                if compiled is not None:
+                    loop, last = compiled
                     out = self._buffer(shape)
                     loop(out, *[np.broadcast_to(a, shape) if m and a.shape != shape else a
                                 for a, m in zip(args, mask, strict=True)])
+                    if last is not None:
+                        last(out, out=out)
                     return out
         return self.__wrapped__(*args)
 
@@ -339,32 +342,38 @@ def _loop_shape(args, min_size):
 
 
 def _compile_loop(fun, ndim: int, mask: tuple):
-    """`fun`'s expression as a numba-compiled loop nest writing into its first argument
-    (None if a comparison's booleans are more than a `where`'s condition: NumPy's rules for
-    them differ from numba's)."""
+    """`fun`'s expression as a numba-compiled loop nest writing into its first argument,
+    and the ufunc to apply last, in place (None: the expression does not end in one);
+    None if a comparison's booleans are more than a `where`'s condition (NumPy's rules
+    for them differ from numba's)."""
     import numba
 
     from . import codegen
 
-    text = _loop_source(inspect.getsource(fun), ndim, mask)
+    fn = ast.parse(textwrap.dedent(inspect.getsource(fun))).body[0]
+    expr, last = fn.body[-1].value, None
+    if isinstance(expr, ast.Call) and len(expr.args) == 1:  # np.tanh(...): see passes.fuse
+        last = eval(compile(ast.Expression(expr.func), "<kernel>", "eval"), fun.__globals__)
+        expr = expr.args[0]
+    text = _loop_source(fn, expr, ndim, mask)
     if text is None:
         return None
     module = codegen.load(text, {"np": np}, f"{fun.__name__}_loop{ndim}", "loop")
-    return numba.njit(cache=True, error_model="numpy")(module.loop)
+    return numba.njit(cache=True, error_model="numpy")(module.loop), last
 
 
-def _loop_source(source: str, ndim: int, mask: tuple) -> str | None:
-    r"""The loop nest of the kernel whose source is `source` (`def k(a, b): return ...`),
-    for arrays of `ndim` dimensions where `mask` is true.
+def _loop_source(fn: ast.FunctionDef, expr: ast.expr, ndim: int, mask: tuple
+                 ) -> str | None:
+    r"""The loop nest computing `expr` over the parameters of kernel `fn`, for arrays of
+    `ndim` dimensions where `mask` is true.
 
-    >>> print(_loop_source("def k(a, b):\n    return a * b + 1.0", 1, (True, False)))
+    >>> fn = ast.parse("def k(a, b):\n    return a * b + 1.0").body[0]
+    >>> print(_loop_source(fn, fn.body[0].value, 1, (True, False)))
     def loop(out, a, b):
         for i0 in range(out.shape[0]):
             out[i0] = a[i0] * b + 1.0
     <BLANKLINE>
     """
-    fn = ast.parse(textwrap.dedent(source)).body[0]
-    expr = fn.body[-1].value
 
     class Select(ast.NodeTransformer):  # where(c, x, y) -> x if c else y, as np.where
         def visit_Call(self, node):

@@ -36,6 +36,9 @@ def test_tanh_adjoint_is_one_kernel(jit, rng):
     source = g.source
     assert "= d_t2_fused(dh, h)" in source, source
     assert "@elementwise\ndef d_t2_fused(dh, h):\n    return dh * (1.0 - h * h)" in source
+    # the forward's sum and tanh: one kernel, tanh last
+    assert "h = h_fused(_t1, b1)" in source
+    assert "def h_fused(_t1, b1):\n    return np.tanh(_t1 + b1)" in source
     args = mlp_args(rng)
     got = g(*args)
     for want, out in zip(mlp_hand(*args), got, strict=True):
@@ -136,11 +139,20 @@ def compare(a, b):
     return a * 2.0 < b
 
 
+def tanh_of_sum(a, b):
+    return np.tanh(a - 2.0 * b)
+
+
 @pytest.mark.parametrize("shapes", [[(40, 30)] * 3, [(40, 30), (30,), (40, 1)],
                                     [(1000,), (1000,), ()], [(), (25, 40), (40,)]])
 def test_loop_is_numpy(rng, shapes):
     args = [rng.standard_normal(s) if s else 0.5 for s in shapes]
     np.testing.assert_allclose(compiled(poly)(*args), poly(*args), rtol=1e-15, atol=0)
+
+
+def test_a_last_transcendental_is_numpys(rng):
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal(30)
+    np.testing.assert_array_equal(compiled(tanh_of_sum)(a, b), np.tanh(a - 2.0 * b))
 
 
 def test_loop_where_is_np_where(rng):

@@ -14,8 +14,9 @@ is folded into that statement (`_t8 = h * h; _t9 = 1.0 - _t8` becomes `_t9 = 1.0
 when nothing between them writes what it reads. Then each maximal elementwise expression
 with two operations or more on arrays becomes a kernel: operators (`+ - * / **`, unary
 minus, one comparison), `where` and the cheap ufuncs of `ELEMENTWISE`, over names and
-numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) stay NumPy calls: NumPy's are
-SIMD, numba's scalar loops are many times slower.
+numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) stay NumPy's: NumPy's are SIMD,
+numba's scalar loops many times slower. A kernel may end with one (`h = np.tanh(a + b)`:
+the loop computes `a + b` and NumPy then applies tanh in place, in the loop's result).
 
 Which values are arrays is not known before a call, so the pass fuses only code with
 evidence of arrays (a matrix product's operands and result, an array constructor, what is
@@ -43,6 +44,8 @@ from .optimize import _PURE_HELPERS, _is_comment
 # ufuncs whose numba form compiles into the kernel's loop at NumPy's speed or better
 ELEMENTWISE = frozenset([np.abs, np.absolute, np.sqrt, np.square, np.sign, np.negative,
                          np.maximum, np.minimum, np.where, runtime.where])
+# transcendental ufuncs, which a kernel may apply last (NumPy's SIMD form, in place)
+OUTERMOST = frozenset([np.tanh, np.exp, np.log, np.sin, np.cos])
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _COMPARISONS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
 # calls whose result is no array whatever their arguments are
@@ -222,7 +225,7 @@ class _Fuse:
             use = _parent_of_read(later, t)
             if use is not None:
                 if isinstance(later, (gast.If, gast.For, gast.While)) or use[0] is None \
-                        or not self.elementwise(use[0], t):
+                        or not (self.operation(use[0]) or self.outermost(later, use[0])):
                     return False
                 parent, field, k = use
                 value = copy.deepcopy(s.value)
@@ -257,17 +260,22 @@ class _Fuse:
             module.startswith("numpy") and not module.startswith("numpy.random"))
 
     # ---- kernels ----
-    def elementwise(self, node: gast.AST, inside: str | None = None) -> bool:
-        """Whether `node` is elementwise arithmetic of names and numbers (with `inside`,
-        whether the node whose operand that name is is: the operands need not be)."""
-        if inside is not None:
-            return self.operation(node)
+    def elementwise(self, node: gast.AST) -> bool:
+        """Whether `node` is elementwise arithmetic of names and numbers."""
         if isinstance(node, gast.Name):
             return True
         if isinstance(node, gast.Constant):
             return type(node.value) in (int, float, bool)
         return self.operation(node) and all(
             self.elementwise(c) for c in _operands(node))
+
+    def outermost(self, stmt: gast.stmt, node: gast.AST) -> bool:
+        """Whether `node` is `stmt`'s whole value and a call of one of the `OUTERMOST`
+        ufuncs: the kernel's loop computes their argument, NumPy then applies them in
+        place, in the loop's result."""
+        return isinstance(stmt, gast.Assign) and stmt.value is node \
+            and isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
+            and self.ns.resolve(node.func) in OUTERMOST
 
     def operation(self, node: gast.AST) -> bool:
         if isinstance(node, gast.BinOp):
@@ -289,6 +297,12 @@ class _Fuse:
             return stmt
         label = stmt.targets[0].id if isinstance(stmt, gast.Assign) and isinstance(
             stmt.targets[0], gast.Name) else "expr"
+
+        if self.outermost(stmt, stmt.value) and self.elementwise(stmt.value.args[0]) \
+                and self.is_array(stmt.value.args[0], self.arrays) \
+                and 1 + self.array_ops(stmt.value.args[0]) >= 2:
+            stmt.value = self.kernels.call(stmt.value, label)
+            return stmt
 
         def visit(node: gast.AST) -> gast.AST:
             if self.elementwise(node) and self.array_ops(node) >= 2:
