@@ -90,6 +90,17 @@ def function(fname: str, params: list[str], body: list[gast.stmt],
     return make(gast.FunctionDef, name=fname, args=args, body=body)
 
 
+def map_children(node: gast.AST, fn) -> gast.AST:
+    """`node`, each child node of it (in a field, or in a list field) replaced by
+    `fn(child)`."""
+    for field, value in gast.iter_fields(node):
+        if isinstance(value, gast.AST):
+            setattr(node, field, fn(value))
+        elif isinstance(value, list):
+            setattr(node, field, [fn(v) if isinstance(v, gast.AST) else v for v in value])
+    return node
+
+
 def located(node: gast.AST, origin: gast.AST | None) -> gast.AST:
     """Give `node` (and its children without a line) the location of `origin`."""
     if origin is None or not hasattr(origin, "lineno"):

@@ -307,13 +307,7 @@ class _Fuse:
         def visit(node: gast.AST) -> gast.AST:
             if self.elementwise(node) and self.array_ops(node) >= 2:
                 return self.kernels.call(node, label)
-            for field, value in gast.iter_fields(node):
-                if isinstance(value, gast.AST):
-                    setattr(node, field, visit(value))
-                elif isinstance(value, list):
-                    setattr(node, field, [visit(v) if isinstance(v, gast.AST) else v
-                                          for v in value])
-            return node
+            return b.map_children(node, visit)
         return visit(stmt)
 
     def array_ops(self, node: gast.AST) -> int:
@@ -370,40 +364,31 @@ def unfused(parsed: Parsed) -> Parsed:
     """`parsed` (generated code, differentiated again) with each kernel call replaced by
     the kernel's expression: the derivative is then elementwise code of the caller, which
     fusing makes kernels of again, and no kernel needs a derivative of its own."""
-    calls = [n for n in gast.walk(parsed.tree) if isinstance(n, gast.Call)
-             and isinstance(n.func, gast.Name)
-             and isinstance(parsed.env.lookup(n.func.id), runtime.elementwise)]
-    if not calls:
+    def kernel(node: gast.AST) -> runtime.elementwise | None:
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            fun = parsed.env.lookup(node.func.id)
+            return fun if isinstance(fun, runtime.elementwise) else None
+        return None
+
+    if not any(kernel(n) for n in gast.walk(parsed.tree)):
         return parsed
     tree = copy.deepcopy(parsed.tree)
-    replace = {}
-    for call in (n for n in gast.walk(tree) if isinstance(n, gast.Call)
-                 and isinstance(n.func, gast.Name)
-                 and isinstance(parsed.env.lookup(n.func.id), runtime.elementwise)):
-        kernel = parse(parsed.env.lookup(call.func.id)).tree
-        params = [a.id for a in kernel.args.args]
-        expr = copy.deepcopy(kernel.body[-1].value)
+
+    def inline(node: gast.AST) -> gast.AST:
+        fun = kernel(node)
+        if fun is None:
+            return b.map_children(node, inline)
+        fn = parse(fun).tree
+        args = dict(zip([a.id for a in fn.args.args], node.args, strict=True))
+        expr = _with_names(copy.deepcopy(fn.body[-1].value), args)
         for n in gast.walk(expr):
-            for field, value in gast.iter_fields(n):
-                if isinstance(value, gast.Name) and value.id in params:
-                    setattr(n, field, copy.deepcopy(call.args[params.index(value.id)]))
-                elif isinstance(value, list):
-                    value[:] = [copy.deepcopy(call.args[params.index(v.id)])
-                                if isinstance(v, gast.Name) and v.id in params else v
-                                for v in value]
-        if isinstance(expr, gast.Name):  # (a kernel is never one name; for completeness)
-            expr = copy.deepcopy(call.args[params.index(expr.id)])
-        for n in gast.walk(expr):
-            n.lineno, n.col_offset = call.lineno, call.col_offset
-        replace[id(call)] = expr
-    _substitute(tree, replace)
-    return dataclasses.replace(parsed, tree=tree)
+            n.lineno, n.col_offset = node.lineno, node.col_offset
+        return expr
+    return dataclasses.replace(parsed, tree=inline(tree))
 
 
-def _substitute(tree: gast.AST, replace: dict[int, gast.AST]) -> None:
-    for n in gast.walk(tree):
-        for field, value in gast.iter_fields(n):
-            if isinstance(value, gast.AST) and id(value) in replace:
-                setattr(n, field, replace[id(value)])
-            elif isinstance(value, list):
-                value[:] = [replace.get(id(v), v) for v in value]
+def _with_names(node: gast.AST, values: dict[str, gast.AST]) -> gast.AST:
+    """`node` with each name of `values` replaced by (a copy of) its value."""
+    if isinstance(node, gast.Name) and node.id in values:
+        return copy.deepcopy(values[node.id])
+    return b.map_children(node, lambda child: _with_names(child, values))

@@ -406,12 +406,7 @@ _FOLD = {gast.Add: lambda a, c: a + c, gast.Sub: lambda a, c: a - c,
 def fold(expr: gast.AST) -> gast.AST:
     """Fold constant arithmetic (`2 - 1`) and exact identities (`x ** 1`, `x * 1`)."""
     for node in gast.walk(expr):
-        for fname, value in gast.iter_fields(node):
-            if isinstance(value, gast.BinOp):
-                setattr(node, fname, _fold_binop(value))
-            elif isinstance(value, list):
-                setattr(node, fname, [_fold_binop(v) if isinstance(v, gast.BinOp) else v
-                                      for v in value])
+        b.map_children(node, lambda v: _fold_binop(v) if isinstance(v, gast.BinOp) else v)
     return _fold_binop(expr) if isinstance(expr, gast.BinOp) else expr
 
 
