@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 from numba import types
-from numba.core.errors import TypingError
+from numba.core.errors import NumbaError, TypingError
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
@@ -273,12 +273,17 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
             shape = _loop_shape(args, self.MIN_SIZE)
             if shape is not None:
                 mask = tuple(type(a) is np.ndarray for a in args)
-                compiled = self._loop(len(shape), mask)
+                key = (len(shape), mask)
+                compiled = self._loop(*key)
                 if compiled is not None:
                     loop, last = compiled
                     out = self._buffer(shape)
-                    loop(out, *[np.broadcast_to(a, shape) if m and a.shape != shape else a
-                                for a, m in zip(args, mask, strict=True)])
+                    try:
+                        loop(out, *[np.broadcast_to(a, shape) if m and a.shape != shape
+                                    else a for a, m in zip(args, mask, strict=True)])
+                    except (NumbaError, OverflowError):  # numba cannot type these values
+                        self._compiled[key] = None
+                        return self.__wrapped__(*args)
                     if last is not None:
                         last(out, out=out)
                     return out

@@ -192,6 +192,14 @@ def test_other_arguments_run_as_numpy(rng, case):
     np.testing.assert_array_equal(out, want)
 
 
+def test_a_number_numba_cannot_type_runs_as_numpy(rng):
+    a, b, c = (rng.standard_normal((30, 30)) for _ in range(3))
+    huge = 2 ** 70  # no int64
+    kernel = compiled(poly)
+    np.testing.assert_array_equal(kernel(a, b, huge), poly(a, b, huge))
+    np.testing.assert_array_equal(kernel(a, b, c), poly(a, b, c))
+
+
 def test_a_boolean_result_runs_as_numpy(rng):
     a, b = rng.standard_normal((40, 40)), rng.standard_normal((40, 40))
     out = compiled(compare)(a, b)
