@@ -355,15 +355,27 @@ def _compile_loop(fun, ndim: int, mask: tuple):
 
     from . import codegen
 
+    def resolve(node: ast.expr):  # what a name of the kernel denotes
+        return eval(compile(ast.Expression(node), "<kernel>", "eval"), fun.__globals__)
+
+    class Select(ast.NodeTransformer):  # where(c, x, y) -> x if c else y, as np.where
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if len(node.args) == 3 and resolve(node.func) in (np.where, where):
+                return ast.IfExp(test=node.args[0], body=node.args[1], orelse=node.args[2])
+            return node
+
     fn = ast.parse(textwrap.dedent(inspect.getsource(fun))).body[0]
     expr, last = fn.body[-1].value, None
     if isinstance(expr, ast.Call) and len(expr.args) == 1:  # np.tanh(...): see passes.fuse
-        last = eval(compile(ast.Expression(expr.func), "<kernel>", "eval"), fun.__globals__)
-        expr = expr.args[0]
+        last, expr = resolve(expr.func), expr.args[0]
+    expr = Select().visit(expr)
     text = _loop_source(fn, expr, ndim, mask)
     if text is None:
         return None
-    module = codegen.load(text, {"np": np}, f"{fun.__name__}_loop{ndim}", "loop")
+    loads = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    module = codegen.load(text, {k: v for k, v in fun.__globals__.items() if k in loads},
+                          f"{fun.__name__}_loop{ndim}", "loop")
     return numba.njit(cache=True, error_model="numpy")(module.loop), last
 
 
@@ -379,16 +391,6 @@ def _loop_source(fn: ast.FunctionDef, expr: ast.expr, ndim: int, mask: tuple
             out[i0] = a[i0] * b + 1.0
     <BLANKLINE>
     """
-
-    class Select(ast.NodeTransformer):  # where(c, x, y) -> x if c else y, as np.where
-        def visit_Call(self, node):
-            self.generic_visit(node)
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
-                getattr(node.func, "id", "")
-            if name == "where" and len(node.args) == 3:
-                return ast.IfExp(test=node.args[0], body=node.args[1], orelse=node.args[2])
-            return node
-    expr = Select().visit(expr)
     tests = {id(n.test) for n in ast.walk(expr) if isinstance(n, ast.IfExp)}
     if any(isinstance(n, ast.Compare) and id(n) not in tests for n in ast.walk(expr)):
         return None  # a boolean result, or arithmetic on booleans: NumPy's rules differ

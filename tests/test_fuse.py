@@ -186,10 +186,12 @@ def test_other_arguments_run_as_numpy(rng, case):
         a, b, c = (x.reshape(2, 15, 30) for x in (a, b, c))
     else:
         a, b, c = (np.arange(900).reshape(30, 30) + 1 for _ in range(3))
-    out = compiled(poly)(a, b, c)
+    kernel = compiled(poly)
+    out = kernel(a, b, c)
     want = poly(a, b, c)
     assert out.dtype == want.dtype
     np.testing.assert_array_equal(out, want)
+    assert not kernel._compiled  # no loop was made for these arguments
 
 
 def test_a_number_numba_cannot_type_runs_as_numpy(rng):
@@ -202,9 +204,11 @@ def test_a_number_numba_cannot_type_runs_as_numpy(rng):
 
 def test_a_boolean_result_runs_as_numpy(rng):
     a, b = rng.standard_normal((40, 40)), rng.standard_normal((40, 40))
-    out = compiled(compare)(a, b)
+    kernel = compiled(compare)
+    out = kernel(a, b)
     assert out.dtype == np.bool_
     np.testing.assert_array_equal(out, compare(a, b))
+    assert all(loop is None for loop in kernel._compiled.values())
 
 
 @pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")

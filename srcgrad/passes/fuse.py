@@ -39,7 +39,7 @@ from .. import builder as b
 from .. import runtime
 from ..frontend.parse import Parsed, parse
 from .base import GeneratedFunction, Namespace, all_statements
-from .optimize import _PURE_HELPERS, _is_comment
+from .optimize import _is_comment, pure_call
 
 # ufuncs whose numba form compiles into the kernel's loop at NumPy's speed or better
 ELEMENTWISE = frozenset([np.abs, np.absolute, np.sqrt, np.square, np.sign, np.negative,
@@ -110,12 +110,7 @@ def _locals(expr: gast.AST) -> set[str]:
 
 def _renamed(expr: gast.AST, params: list[str]) -> gast.AST:
     """`expr` with its variables `params` named p0, p1...: the key of a kernel."""
-    expr = copy.deepcopy(expr)
-    names = {p: f"p{k}" for k, p in enumerate(params)}
-    for n in gast.walk(expr):
-        if isinstance(n, gast.Name) and n.id in names:
-            n.id = names[n.id]
-    return expr
+    return _with_names(copy.deepcopy(expr), {p: b.name(f"p{k}") for k, p in enumerate(params)})
 
 
 class _Fuse:
@@ -217,22 +212,20 @@ class _Fuse:
             return False
         t = s.targets[0].id
         if t not in self.arrays or self.reads.get(t) != 1 or self.stores.get(t) != 1 \
-                or not self.elementwise(s.value) or _ops(s.value) == 0:
+                or not (self.operation(s.value) and self.elementwise(s.value)):
             return False
         reads = _locals(s.value)
         for j in range(i + 1, len(stmts)):
             later = stmts[j]
-            use = _parent_of_read(later, t)
-            if use is not None:
-                if isinstance(later, (gast.If, gast.For, gast.While)) or use[0] is None \
-                        or not (self.operation(use[0]) or self.outermost(later, use[0])):
+            read = next((n for n in gast.walk(later) if isinstance(n, gast.Name)
+                         and n.id == t and isinstance(n.ctx, gast.Load)), None)
+            if read is not None:
+                parent = next(n for n in gast.walk(later)
+                              if any(c is read for c in gast.iter_child_nodes(n)))
+                if isinstance(later, (gast.If, gast.For, gast.While)) or not (
+                        self.operation(parent) or self.outermost(later, parent)):
                     return False
-                parent, field, k = use
-                value = copy.deepcopy(s.value)
-                if k is None:
-                    setattr(parent, field, value)
-                else:
-                    getattr(parent, field)[k] = value
+                stmts[j] = _with_names(later, {t: s.value})
                 return True
             if self.writes(later, reads):
                 return False
@@ -246,18 +239,10 @@ class _Fuse:
             if isinstance(n, (gast.Subscript, gast.Attribute)) \
                     and isinstance(n.ctx, gast.Store) and _locals(n) & names:
                 return True
-            if isinstance(n, gast.Call) and not self.pure(n) \
+            if isinstance(n, gast.Call) and not pure_call(n, self.ns) \
                     and any(_locals(a) & names for a in [*n.args, *n.keywords]):
                 return True
         return False
-
-    def pure(self, call: gast.Call) -> bool:
-        fun = self.ns.resolve(call.func)
-        if any(k.arg == "out" for k in call.keywords) or fun is None:
-            return False
-        module = getattr(fun, "__module__", None) or ""
-        return fun in _PURE_HELPERS or isinstance(fun, np.ufunc) or (
-            module.startswith("numpy") and not module.startswith("numpy.random"))
 
     # ---- kernels ----
     def elementwise(self, node: gast.AST) -> bool:
@@ -327,27 +312,6 @@ def _operands(node: gast.AST) -> list[gast.AST]:
     if isinstance(node, gast.Call):
         return list(node.args)
     return []
-
-
-def _ops(node: gast.AST) -> int:
-    return sum(1 for n in gast.walk(node)
-               if isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call)))
-
-
-def _parent_of_read(stmt: gast.stmt, name: str):
-    """(parent, field, index) of the read of `name` in `stmt` (parent None if that read is
-    the statement's own field), or None if `stmt` does not read it."""
-    for parent in gast.walk(stmt):
-        for field, value in gast.iter_fields(parent):
-            items = [(None, value)] if isinstance(value, gast.AST) else \
-                list(enumerate(value)) if isinstance(value, list) else []
-            for k, child in items:
-                if isinstance(child, gast.Name) and child.id == name \
-                        and isinstance(child.ctx, gast.Load):
-                    if parent is stmt:
-                        return (None, field, k)
-                    return (parent, field, k)
-    return None
 
 
 def _without_empty_comments(stmts: list[gast.stmt]) -> list[gast.stmt]:

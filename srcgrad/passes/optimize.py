@@ -151,24 +151,26 @@ class _Sweep:
             if isinstance(n, (gast.Lambda, gast.NamedExpr, gast.Await, gast.Yield,
                               gast.YieldFrom)):
                 return False
-            if isinstance(n, gast.Call) and not self.pure_call(n):
+            if isinstance(n, gast.Call) and not pure_call(n, self.ns):
                 return False
         return True
 
-    def pure_call(self, call: gast.Call) -> bool:
-        if any(k.arg == "out" for k in call.keywords):
-            return False
-        fun = self.ns.resolve(call.func)
-        if fun is None:
-            return False
-        if isinstance(fun, np.ufunc) or fun in _PURE_HELPERS or fun in _PURE_BUILTINS:
-            return True
-        module = getattr(fun, "__module__", None) or ""
-        if getattr(math, getattr(fun, "__name__", ""), None) is fun:
-            return True
-        return module.startswith("numpy") and not module.startswith("numpy.random") \
-            and getattr(np, getattr(fun, "__name__", ""), None) is fun \
-            and fun not in _NUMPY_WRITERS
+
+def pure_call(call: gast.Call, ns: Namespace) -> bool:
+    """Whether the generated call `call` only returns a value (changes no argument)."""
+    if any(k.arg == "out" for k in call.keywords):
+        return False
+    fun = ns.resolve(call.func)
+    if fun is None:
+        return False
+    if isinstance(fun, np.ufunc) or fun in _PURE_HELPERS or fun in _PURE_BUILTINS:
+        return True
+    module = getattr(fun, "__module__", None) or ""
+    if getattr(math, getattr(fun, "__name__", ""), None) is fun:
+        return True
+    return module.startswith("numpy") and not module.startswith("numpy.random") \
+        and getattr(np, getattr(fun, "__name__", ""), None) is fun \
+        and fun not in _NUMPY_WRITERS
 
 
 _NUMPY_WRITERS = frozenset(getattr(np, n) for n in (
