@@ -1,7 +1,6 @@
 """Command line: ``python -m benchmarks [workload ...] [--repeat N] [--threads N]``."""
 
 import argparse
-import os
 
 
 def main() -> None:
@@ -10,17 +9,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=30,
                         help="timed rounds per contender; medians are reported (default 30)")
     parser.add_argument("--threads", type=int, default=1,
-                        help="BLAS/OpenMP/numba threads (default 1); JAX is pinned to one "
-                             "thread only when this is 1")
+                        help="BLAS/OpenMP/numba threads (default 1); with 1 the process is "
+                             "pinned to one core, JAX included")
     opts = parser.parse_args()
-    # Thread pools are sized when numpy, numba and jax load, so this precedes their import;
-    # the cold-start subprocesses inherit it.
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[var] = str(opts.threads)
-    if opts.threads == 1:
-        os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
-                                   "intra_op_parallelism_threads=1")
+    from benchmarks import limit_threads
 
+    limit_threads(opts.threads)  # precedes the import of numpy, numba and jax
     from benchmarks import runner, workloads
 
     unknown = set(opts.workloads) - set(workloads.names())

@@ -11,7 +11,6 @@ thread. DESIGN section 6 / issue 5: srcgrad's hvp must be faster than JAX's.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import timeit
 
@@ -23,10 +22,9 @@ def main() -> None:
     parser.add_argument("workloads", nargs="*", default=list(WORKLOADS))
     parser.add_argument("--repeat", type=int, default=20)
     opts = parser.parse_args()
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[var] = "1"
-    os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
-                               "intra_op_parallelism_threads=1")
+    from benchmarks import limit_threads
+
+    limit_threads(1)
     for name in opts.workloads:
         run(name, opts.repeat)
 

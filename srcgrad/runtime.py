@@ -28,7 +28,10 @@ from numba.core.errors import NumbaError, TypingError
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-from . import numba_ext  # noqa: F401  (registers the NumPy forms generated code uses)
+from . import (
+    numba_ext,  # noqa: F401  (registers the NumPy forms generated code uses)
+    vecmath,
+)
 from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError
 from .numba_ext import normalize_axis
 
@@ -272,15 +275,15 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
         if self.loops:
             shape = _loop_shape(args, self.MIN_SIZE)
             if shape is not None:
-                mask = tuple(type(a) is np.ndarray for a in args)
-                key = (len(shape), mask)
+                indices = tuple(_indices(a, shape) if type(a) is np.ndarray else None
+                                for a in args)
+                key = (len(shape), indices)
                 compiled = self._loop(*key)
                 if compiled is not None:
                     loop, last = compiled
                     out = self._buffer(shape)
                     try:
-                        loop(out, *[np.broadcast_to(a, shape) if m and a.shape != shape
-                                    else a for a, m in zip(args, mask, strict=True)])
+                        loop(out, *args)
                     except (NumbaError, OverflowError):  # numba cannot type these values
                         self._compiled[key] = None
                         return self.__wrapped__(*args)
@@ -304,11 +307,20 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
                 kept.append(out)
             return out
 
-    def _loop(self, ndim: int, mask: tuple):
-        key = (ndim, mask)
+    def _loop(self, ndim: int, indices: tuple):
+        key = (ndim, indices)
         if key not in self._compiled:
-            self._compiled[key] = _compile_loop(self.__wrapped__, ndim, mask)
+            self._compiled[key] = _compile_loop(self.__wrapped__, ndim, indices)
         return self._compiled[key]
+
+
+def _indices(a: np.ndarray, shape: tuple) -> tuple[str, ...]:
+    """How a loop over `shape` indexes `a`, which broadcasts to it: the loop's index, or
+    0 along a broadcast axis of length 1 (``("i0", "0")`` for a (n, 1) column). The array
+    is read in place, not through np.broadcast_to's strided view, so the loop vectorizes."""
+    lead = len(shape) - a.ndim
+    return tuple("0" if n == 1 and shape[lead + k] != 1 else f"i{lead + k}"
+                 for k, n in enumerate(a.shape))
 
 
 _LOOP_SCALARS = (float, int, np.float64)
@@ -324,12 +336,12 @@ _UNSHARED = _unshared_count()  # what `elementwise._buffer` sees of an array onl
 
 def _loop_shape(args, min_size):
     """The shape of the result, if `args` are float64 arrays of 1 or 2 dimensions that
-    broadcast together, and numbers, with `min_size` entries or more; else None."""
+    broadcast together (0-d arrays: no), and numbers, with `min_size` entries or more; else None."""
     shape = None
     same = True
     for a in args:
         if type(a) is np.ndarray:
-            if a.dtype != np.float64:
+            if a.dtype != np.float64 or a.ndim == 0:
                 return None
             if shape is None:
                 shape = a.shape
@@ -346,9 +358,10 @@ def _loop_shape(args, min_size):
     return shape
 
 
-def _compile_loop(fun, ndim: int, mask: tuple):
+def _compile_loop(fun, ndim: int, indices: tuple):
     """`fun`'s expression as a numba-compiled loop nest writing into its first argument,
-    and the ufunc to apply last, in place (None: the expression does not end in one);
+    and the ufunc to apply last, in place (None: the expression does not end in one, or
+    ends in np.tanh, which the loop computes with `vecmath.tanh`);
     None if a comparison's booleans are more than a `where`'s condition (NumPy's rules
     for them differ from numba's)."""
     import numba
@@ -370,37 +383,43 @@ def _compile_loop(fun, ndim: int, mask: tuple):
     if isinstance(expr, ast.Call) and len(expr.args) == 1:  # np.tanh(...): see passes.fuse
         last, expr = resolve(expr.func), expr.args[0]
     expr = Select().visit(expr)
-    text = _loop_source(fn, expr, ndim, mask)
+    if last is np.tanh:  # in the loop: vecmath's vectorizes; NumPy's, without AVX-512, not
+        expr, last = ast.Call(ast.Name("__vtanh", ast.Load()), [expr], []), None
+    text = _loop_source(fn, expr, ndim, indices)
     if text is None:
         return None
     loads = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    module = codegen.load(text, {k: v for k, v in fun.__globals__.items() if k in loads},
+    names = {**fun.__globals__, "__vtanh": vecmath.tanh}
+    module = codegen.load(text, {k: v for k, v in names.items() if k in loads},
                           f"{fun.__name__}_loop{ndim}", "loop")
     return numba.njit(cache=True, error_model="numpy")(module.loop), last
 
 
-def _loop_source(fn: ast.FunctionDef, expr: ast.expr, ndim: int, mask: tuple
+def _loop_source(fn: ast.FunctionDef, expr: ast.expr, ndim: int, indices: tuple
                  ) -> str | None:
-    r"""The loop nest computing `expr` over the parameters of kernel `fn`, for arrays of
-    `ndim` dimensions where `mask` is true.
+    r"""The loop nest computing `expr` over the parameters of kernel `fn`, for a result of
+    `ndim` dimensions; `indices` gives each array parameter's (`_indices`), None for a
+    number.
 
-    >>> fn = ast.parse("def k(a, b):\n    return a * b + 1.0").body[0]
-    >>> print(_loop_source(fn, fn.body[0].value, 1, (True, False)))
-    def loop(out, a, b):
+    >>> fn = ast.parse("def k(a, b, c):\n    return a * b + c").body[0]
+    >>> print(_loop_source(fn, fn.body[0].value, 2, (("i0", "i1"), None, ("i1",))))
+    def loop(out, a, b, c):
         for i0 in range(out.shape[0]):
-            out[i0] = a[i0] * b + 1.0
+            for i1 in range(out.shape[1]):
+                out[i0, i1] = a[i0, i1] * b + c[i1]
     <BLANKLINE>
     """
     tests = {id(n.test) for n in ast.walk(expr) if isinstance(n, ast.IfExp)}
     if any(isinstance(n, ast.Compare) and id(n) not in tests for n in ast.walk(expr)):
         return None  # a boolean result, or arithmetic on booleans: NumPy's rules differ
     params = [a.arg for a in fn.args.args]
-    arrays = {p for p, m in zip(params, mask, strict=True) if m}
+    arrays = {p: ", ".join(ix) for p, ix in zip(params, indices, strict=True)
+              if ix is not None}
     index = ", ".join(f"i{k}" for k in range(ndim))
 
     class Index(ast.NodeTransformer):
         def visit_Name(self, node):
-            return ast.parse(f"{node.id}[{index}]", mode="eval").body \
+            return ast.parse(f"{node.id}[{arrays[node.id]}]", mode="eval").body \
                 if node.id in arrays else node
     body = ast.unparse(Index().visit(expr))
     lines = [f"def loop(out, {', '.join(params)}):"]

@@ -150,9 +150,24 @@ def test_loop_is_numpy(rng, shapes):
     np.testing.assert_allclose(compiled(poly)(*args), poly(*args), rtol=1e-15, atol=0)
 
 
+def exp_of_sum(a, b):
+    return np.exp(a - 2.0 * b)
+
+
 def test_a_last_transcendental_is_numpys(rng):
     a, b = rng.standard_normal((40, 30)), rng.standard_normal(30)
-    np.testing.assert_array_equal(compiled(tanh_of_sum)(a, b), np.tanh(a - 2.0 * b))
+    np.testing.assert_array_equal(compiled(exp_of_sum)(a, b), np.exp(a - 2.0 * b))
+
+
+def test_a_last_tanh_is_computed_in_the_loop(rng):
+    a, b = 3 * rng.standard_normal((40, 30)), rng.standard_normal(30)
+    kernel = compiled(tanh_of_sum)
+    out, ref = kernel(a, b), np.tanh(a - 2.0 * b)
+    # vecmath.tanh, within 3 ulp of NumPy's (tests/test_vecmath.py)
+    assert np.all(np.abs(out - ref) <= 3 * np.spacing(np.abs(ref)))
+    if kernel.loops:
+        ((loop, last),) = kernel._compiled.values()
+        assert last is None and "__vtanh" in loop.py_func.__globals__
 
 
 def test_loop_where_is_np_where(rng):

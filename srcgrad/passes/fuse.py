@@ -14,9 +14,10 @@ is folded into that statement (`_t8 = h * h; _t9 = 1.0 - _t8` becomes `_t9 = 1.0
 when nothing between them writes what it reads. Then each maximal elementwise expression
 with two operations or more on arrays becomes a kernel: operators (`+ - * / **`, unary
 minus, one comparison), `where` and the cheap ufuncs of `ELEMENTWISE`, over names and
-numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) stay NumPy's: NumPy's are SIMD,
+numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) are not fused: NumPy's are SIMD,
 numba's scalar loops many times slower. A kernel may end with one (`h = np.tanh(a + b)`:
-the loop computes `a + b` and NumPy then applies tanh in place, in the loop's result).
+the loop computes `a + b` and NumPy then applies the ufunc in place, in the loop's result;
+tanh, whose NumPy form is SIMD only with AVX-512, the loop computes with `vecmath.tanh`).
 
 Which values are arrays is not known before a call, so the pass fuses only code with
 evidence of arrays (a matrix product's operands and result, an array constructor, what is
@@ -44,7 +45,7 @@ from .optimize import _is_comment, pure_call
 # ufuncs whose numba form compiles into the kernel's loop at NumPy's speed or better
 ELEMENTWISE = frozenset([np.abs, np.absolute, np.sqrt, np.square, np.sign, np.negative,
                          np.maximum, np.minimum, np.where, runtime.where])
-# transcendental ufuncs, which a kernel may apply last (NumPy's SIMD form, in place)
+# transcendental ufuncs, which a kernel may apply last (see runtime._compile_loop)
 OUTERMOST = frozenset([np.tanh, np.exp, np.log, np.sin, np.cos])
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _COMPARISONS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
