@@ -70,6 +70,17 @@ def test_unbroadcast_is_the_adjoint_of_broadcasting(jit, g_shape, like_shape):
     np.testing.assert_allclose(dot(got, u), dot(g, np.broadcast_to(u, np.shape(g))))
 
 
+@pytest.mark.parametrize("like_shape", [(2,), (1, 2)])
+def test_unbroadcast_sums_the_rows_of_a_bias_gradient(jit, like_shape):
+    g = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    expected = np.array([9.0, 12.0]).reshape(like_shape)  # by hand: 1 + 3 + 5, 2 + 4 + 6
+    np.testing.assert_array_equal(run(jit, unbroadcast_nb, g, np.zeros(like_shape)), expected)
+    # a transposed view, and an infinity, as np.sum has them
+    t = np.array([[1.0, 3.0, 5.0], [2.0, np.inf, 6.0]]).T
+    np.testing.assert_array_equal(run(jit, unbroadcast_nb, t, np.zeros(like_shape)),
+                                  np.array([9.0, np.inf]).reshape(like_shape))
+
+
 def test_unbroadcast_of_a_scalar_fills_the_shape(jit):
     got = run(jit, unbroadcast_nb, 2.5, data((2, 3)))
     np.testing.assert_array_equal(got, np.full((2, 3), 2.5))
