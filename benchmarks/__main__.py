@@ -2,6 +2,8 @@
 
 import argparse
 
+from benchmarks import limit_threads
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
@@ -12,8 +14,6 @@ def main() -> None:
                         help="BLAS/OpenMP/numba threads (default 1); with 1 the process is "
                              "pinned to one core, JAX included")
     opts = parser.parse_args()
-    from benchmarks import limit_threads
-
     limit_threads(opts.threads)  # precedes the import of numpy, numba and jax
     from benchmarks import runner, workloads
 

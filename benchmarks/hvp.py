@@ -14,6 +14,8 @@ import argparse
 import statistics
 import timeit
 
+from benchmarks import limit_threads
+
 WORKLOADS = ("mlp_loss", "pendulum_rk4")
 
 
@@ -22,9 +24,7 @@ def main() -> None:
     parser.add_argument("workloads", nargs="*", default=list(WORKLOADS))
     parser.add_argument("--repeat", type=int, default=20)
     opts = parser.parse_args()
-    from benchmarks import limit_threads
-
-    limit_threads(1)
+    limit_threads(1)  # precedes the import of numpy, numba and jax
     for name in opts.workloads:
         run(name, opts.repeat)
 

@@ -66,9 +66,11 @@ def unbroadcast(g, like):
         raise ValueError(f"cannot unbroadcast a gradient of shape {g.shape} to {shape}")
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and tail[i] != 1)
-    if axes == (0,) and g.ndim == 2 and g.dtype == np.float64:
-        # a bias's gradient: as a matrix-vector product 2-5x faster than np.sum along axis 0
-        return (np.ones(g.shape[0]) @ g).reshape(shape)
+    if axes == tuple(range(len(axes))) and g.dtype == np.float64:
+        # leading axes only (a bias's gradient): a matrix-vector product, 2-5x faster than
+        # np.sum along axis 0
+        rows = math.prod(g.shape[:len(axes)])
+        return (np.ones(rows) @ g.reshape(rows, -1)).reshape(shape)
     return np.sum(g, axis=axes, dtype=dtype).reshape(shape)
 
 
@@ -338,8 +340,8 @@ _UNSHARED = _unshared_count()  # what `elementwise._buffer` sees of an array onl
 
 
 def _loop_shape(args, min_size):
-    """The shape of the result, if `args` are float64 arrays of 1 or 2 dimensions that
-    broadcast together (0-d arrays: no), and numbers, with `min_size` entries or more; else None."""
+    """The shape of the result, if `args` are float64 arrays of 1 or 2 dimensions (not
+    0-d) that broadcast together, and numbers, with `min_size` entries or more; else None."""
     shape = None
     same = True
     for a in args:
@@ -361,10 +363,16 @@ def _loop_shape(args, min_size):
     return shape
 
 
+# ufuncs a kernel may end in whose NumPy form is not SIMD on common machines, and the
+# form the kernel's loop computes them with instead (NumPy's float64 tanh is SIMD only
+# with AVX-512; elsewhere it is libm's scalar tanh, as numba's is)
+IN_LOOP = {np.tanh: vecmath.tanh}
+
+
 def _compile_loop(fun, ndim: int, indices: tuple):
     """`fun`'s expression as a numba-compiled loop nest writing into its first argument,
     and the ufunc to apply last, in place (None: the expression does not end in one, or
-    ends in np.tanh, which the loop computes with `vecmath.tanh`);
+    ends in one of `IN_LOOP`, which the loop computes);
     None if a comparison's booleans are more than a `where`'s condition (NumPy's rules
     for them differ from numba's)."""
     import numba
@@ -386,13 +394,14 @@ def _compile_loop(fun, ndim: int, indices: tuple):
     if isinstance(expr, ast.Call) and len(expr.args) == 1:  # np.tanh(...): see passes.fuse
         last, expr = resolve(expr.func), expr.args[0]
     expr = Select().visit(expr)
-    if last is np.tanh:  # in the loop: vecmath's vectorizes; NumPy's, without AVX-512, not
-        expr, last = ast.Call(ast.Name("__vtanh", ast.Load()), [expr], []), None
+    names = dict(fun.__globals__)
+    if last in IN_LOOP:  # the loop calls its vectorizable form
+        names["__last"] = IN_LOOP[last]
+        expr, last = ast.Call(ast.Name("__last", ast.Load()), [expr], []), None
     text = _loop_source(fn, expr, ndim, indices)
     if text is None:
         return None
     loads = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
-    names = {**fun.__globals__, "__vtanh": vecmath.tanh}
     module = codegen.load(text, {k: v for k, v in names.items() if k in loads},
                           f"{fun.__name__}_loop{ndim}", "loop")
     return numba.njit(cache=True, error_model="numpy")(module.loop), last

@@ -58,7 +58,7 @@ unbroadcast_nb = njit(lambda g, like: unbroadcast(g, like))
 # (shape of g, shape of like): extra leading axes, size-1 axes, both, neither.
 UNBROADCAST = [((2, 3), ()), ((), ()), ((3,), (3,)), ((2, 3), (3,)),
                ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((2, 3), (2, 3)), ((2, 3, 4), (2, 1, 4)),
-               ((5, 2, 3, 4), (2, 1, 4))]
+               ((5, 2, 3, 4), (2, 1, 4)), ((4, 2, 3), (3,)), ((4, 2, 3), (1, 1, 3))]
 
 
 @pytest.mark.parametrize(("g_shape", "like_shape"), UNBROADCAST)

@@ -16,8 +16,8 @@ with two operations or more on arrays becomes a kernel: operators (`+ - * / **`,
 minus, one comparison), `where` and the cheap ufuncs of `ELEMENTWISE`, over names and
 numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) are not fused: NumPy's are SIMD,
 numba's scalar loops many times slower. A kernel may end with one (`h = np.tanh(a + b)`:
-the loop computes `a + b` and NumPy then applies the ufunc in place, in the loop's result;
-tanh, whose NumPy form is SIMD only with AVX-512, the loop computes with `vecmath.tanh`).
+the loop computes `a + b` and NumPy then applies the ufunc in place, in the loop's result,
+or the loop computes it too where `runtime.IN_LOOP` has a vectorizable form: tanh).
 
 Which values are arrays is not known before a call, so the pass fuses only code with
 evidence of arrays (a matrix product's operands and result, an array constructor, what is
