@@ -543,6 +543,9 @@ def _from_columns(columns: list, x: np.ndarray) -> Any:
 
 
 def _tangent(name: str, arg: Any, t: Any, fun) -> Any:
+    if type(arg) is np.ndarray and type(t) is np.ndarray and t.dtype is arg.dtype \
+            and t.shape == arg.shape and arg.dtype.char in "dD":
+        return t  # the common case, decided without NumPy calls (hvp is called in loops)
     if np.shape(t) != np.shape(arg):
         raise SrcgradError(f"the tangent for {name!r} of {fun.__qualname__} has shape "
                            f"{np.shape(t)}, but {name} has shape {np.shape(arg)}")
@@ -663,7 +666,10 @@ def _variables(fun) -> frozenset[str]:
 
 
 def _check_differentiable(name: str, value: Any, fun) -> None:
-    kind = np.asarray(value).dtype.kind if not isinstance(value, (list, tuple)) else "f"
+    if type(value) is np.ndarray:
+        kind = value.dtype.kind
+    else:
+        kind = np.asarray(value).dtype.kind if not isinstance(value, (list, tuple)) else "f"
     if kind in "biu":
         what = "a boolean" if kind == "b" else "an integer"
         raise WrtError(f"cannot differentiate {fun.__qualname__} with respect to {name!r}: "
@@ -672,6 +678,8 @@ def _check_differentiable(name: str, value: Any, fun) -> None:
 
 def _plain(value: Any) -> Any:
     """A float64 scalar as a Python float (as autograd returns for a float input)."""
+    if type(value) is np.ndarray and value.ndim:
+        return value
     if isinstance(value, (np.floating, np.ndarray)) and np.ndim(value) == 0 \
             and value.dtype == np.float64:
         return float(value)
@@ -679,7 +687,8 @@ def _plain(value: Any) -> Any:
 
 
 def _type_key(args: tuple) -> tuple:
-    return tuple((type(a), getattr(a, "dtype", None), np.ndim(a)) for a in args)
+    return tuple((np.ndarray, a.dtype, a.ndim) if type(a) is np.ndarray else
+                 (type(a), getattr(a, "dtype", None), np.ndim(a)) for a in args)
 
 
 def _stem(fun) -> str:

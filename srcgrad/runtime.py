@@ -16,6 +16,7 @@ cotangent with or without kept dimensions (numba tells them apart by rank, so
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import math
 import sys
@@ -38,6 +39,9 @@ from .numba_ext import normalize_axis
 _NONSCALAR = "grad needs a scalar result; this function returns an array (use vjp)"
 
 
+_FLOAT64 = np.dtype(np.float64)
+
+
 def _float_dtype(dtype) -> np.dtype:
     """`dtype` if floating or complex, else float64: the dtype of a gradient."""
     dtype = np.dtype(dtype)
@@ -52,26 +56,34 @@ def unbroadcast(g, like):
     >>> unbroadcast(np.ones((2, 3)), np.zeros((1, 3)))
     array([[2., 2., 2.]])
     """
-    shape = np.shape(like)
+    shape = like.shape if type(like) is np.ndarray else np.shape(like)
     if not shape:
         return np.sum(g) if isinstance(g, np.ndarray) else g
     if np.ndim(g) == 0:
         return np.full(shape, g, _float_dtype(np.result_type(g)))
-    dtype = _float_dtype(g.dtype)
+    dtype = g.dtype if g.dtype.kind in "fc" else _FLOAT64
     if g.shape == shape:
-        return g if g.dtype == dtype else g.astype(dtype)
-    lead = g.ndim - len(shape)
-    tail = g.shape[lead:]
-    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, tail, strict=True)):
-        raise ValueError(f"cannot unbroadcast a gradient of shape {g.shape} to {shape}")
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and tail[i] != 1)
-    if axes == tuple(range(len(axes))) and g.dtype == np.float64:
+        return g if g.dtype is dtype else g.astype(dtype)
+    axes, rows = _summed_axes(g.shape, shape)
+    if rows and dtype is _FLOAT64:
         # leading axes only (a bias's gradient): a matrix-vector product, 2-5x faster than
         # np.sum along axis 0
-        rows = math.prod(g.shape[:len(axes)])
         return (np.ones(rows) @ g.reshape(rows, -1)).reshape(shape)
     return np.sum(g, axis=axes, dtype=dtype).reshape(shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _summed_axes(gshape: tuple, shape: tuple) -> tuple[tuple[int, ...], int]:
+    """The axes of a gradient of `gshape` that `unbroadcast` sums to reach `shape`, and
+    how many rows they make when they are the leading axes (else 0)."""
+    lead = len(gshape) - len(shape)
+    tail = gshape[lead:]
+    if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, tail, strict=True)):
+        raise ValueError(f"cannot unbroadcast a gradient of shape {gshape} to {shape}")
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and tail[i] != 1)
+    leading = axes == tuple(range(len(axes)))
+    return axes, math.prod(gshape[:len(axes)]) if leading else 0
 
 
 def zeros_like(x):
@@ -273,29 +285,42 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
         self.__name__ = fun.__name__
         self.loops = False
         self._compiled: dict[tuple, object] = {}
+        self._plans: dict[tuple, object] = {}  # argument types -> `_plan`
         self._kept: dict[tuple, list[np.ndarray]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, *args):
         if self.loops:
-            shape = _loop_shape(args, self.MIN_SIZE)
-            if shape is not None:
-                indices = tuple(_indices(a, shape) if type(a) is np.ndarray else None
-                                for a in args)
-                key = (len(shape), indices)
-                compiled = self._loop(*key)
-                if compiled is not None:
-                    loop, last = compiled
-                    out = self._buffer(shape)
-                    try:
-                        loop(out, *args)
-                    except (NumbaError, OverflowError):  # numba cannot type these values
-                        self._compiled[key] = None
-                        return self.__wrapped__(*args)
-                    if last is not None:
-                        last(out, out=out)
-                    return out
+            types = tuple((a.shape, a.dtype) if type(a) is np.ndarray else type(a)
+                          for a in args)
+            plan = self._plans.get(types, _UNPLANNED)
+            if plan is _UNPLANNED:
+                plan = self._plans[types] = self._plan(args)
+            if plan is not None:
+                shape, key, (loop, last) = plan
+                out = self._buffer(shape)
+                try:
+                    loop(out, *args)
+                except (NumbaError, OverflowError):  # numba cannot type these values
+                    self._compiled[key] = None
+                    self._plans.clear()
+                    return self.__wrapped__(*args)
+                if last is not None:
+                    last(out, out=out)
+                return out
         return self.__wrapped__(*args)
+
+    def _plan(self, args: tuple):
+        """`(result shape, loop key, (loop, last))` for arguments like these (the same
+        shapes, dtypes and types), or None where they stay NumPy."""
+        shape = _loop_shape(args, self.MIN_SIZE)
+        if shape is None:
+            return None
+        indices = tuple(_indices(a, shape) if type(a) is np.ndarray else None
+                        for a in args)
+        key = (len(shape), indices)
+        compiled = self._loop(*key)
+        return None if compiled is None else (shape, key, compiled)
 
     def _buffer(self, shape: tuple) -> np.ndarray:
         """An array for the result: one this kernel returned before if nothing refers to
@@ -329,6 +354,7 @@ def _indices(a: np.ndarray, shape: tuple) -> tuple[str, ...]:
 
 
 _LOOP_SCALARS = (float, int, np.float64)
+_UNPLANNED = object()
 
 
 def _unshared_count() -> int:
