@@ -238,6 +238,45 @@ def add_matmul_rhs_grad(out, dy, a, b):
 ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rhs_grad}
 
 
+def matmul_sum(a1, b1, a2, b2):
+    """``a1 @ b1 + a2 @ b2``. For 2-D float64 operands whose inner dimensions are small
+    beside the (m, n) result, one product of the operands side by side,
+    ``[a1 a2] @ [b1; b2]``, which writes the result once and adds nothing.
+
+    >>> matmul_sum(np.eye(2), np.ones((2, 2)), np.ones((2, 1)), np.array([[1.0, 2.0]]))
+    array([[2., 3.],
+           [2., 3.]])
+    """
+    if type(a1) is np.ndarray and type(b1) is np.ndarray and type(a2) is np.ndarray \
+            and type(b2) is np.ndarray and a1.ndim == b1.ndim == a2.ndim == b2.ndim == 2 \
+            and a1.dtype == b1.dtype == a2.dtype == b2.dtype == np.float64:
+        m, n = a1.shape[0], b1.shape[1]
+        k = a1.shape[1] + a2.shape[1]
+        if a2.shape[0] == m and b2.shape[1] == n and k * (m + n) * 4 <= m * n:
+            return np.concatenate((a1, a2), axis=1) @ np.concatenate((b1, b2), axis=0)
+    return a1 @ b1 + a2 @ b2
+
+
+def matmul_lhs_grad_sum(dy1, a1, b1, dy2, a2, b2):
+    """``matmul_lhs_grad(dy1, a1, b1) + matmul_lhs_grad(dy2, a2, b2)`` (the tangent of
+    one), as one product where `matmul_sum` can."""
+    if np.ndim(a1) == np.ndim(a2) == np.ndim(b1) == np.ndim(b2) == 2:
+        return matmul_sum(dy1, b1.T, dy2, b2.T)
+    return matmul_lhs_grad(dy1, a1, b1) + matmul_lhs_grad(dy2, a2, b2)
+
+
+def matmul_rhs_grad_sum(dy1, a1, b1, dy2, a2, b2):
+    """``matmul_rhs_grad(dy1, a1, b1) + matmul_rhs_grad(dy2, a2, b2)`` (the tangent of
+    one), as one product where `matmul_sum` can."""
+    if np.ndim(a1) == np.ndim(a2) == 2:
+        return matmul_sum(a1.T, dy1, a2.T, dy2)
+    return matmul_rhs_grad(dy1, a1, b1) + matmul_rhs_grad(dy2, a2, b2)
+
+
+# the sum of two calls of a helper (a bilinear adjoint's tangent), as one call
+SUM_OF = {matmul_lhs_grad: matmul_lhs_grad_sum, matmul_rhs_grad: matmul_rhs_grad_sum}
+
+
 def where(cond, x, y):
     """``np.where(cond, x, y)``, as generated adjoint code calls it (see `FASTER`).
 
@@ -897,6 +936,23 @@ def _matmul_rhs_grad_typer(dy, a, b):
             return lambda dy, a, b: _outer(a, dy)
         return lambda dy, a, b: dy * a
     return lambda dy, a, b: a.T @ dy
+
+
+@overload(matmul_sum)
+def _matmul_sum_typer(a1, b1, a2, b2):
+    return lambda a1, b1, a2, b2: a1 @ b1 + a2 @ b2
+
+
+@overload(matmul_lhs_grad_sum)
+def _matmul_lhs_grad_sum_typer(dy1, a1, b1, dy2, a2, b2):
+    return lambda dy1, a1, b1, dy2, a2, b2: \
+        matmul_lhs_grad(dy1, a1, b1) + matmul_lhs_grad(dy2, a2, b2)
+
+
+@overload(matmul_rhs_grad_sum)
+def _matmul_rhs_grad_sum_typer(dy1, a1, b1, dy2, a2, b2):
+    return lambda dy1, a1, b1, dy2, a2, b2: \
+        matmul_rhs_grad(dy1, a1, b1) + matmul_rhs_grad(dy2, a2, b2)
 
 
 @register_jitable

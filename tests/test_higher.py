@@ -547,6 +547,27 @@ def test_hvp_of_the_mlp_loss_has_the_weights_shape(rng):
     close(got, cs_hvp(H.mlp_loss, H.MLP_ARGS, 0, V), rtol=1e-7, atol=1e-9)
 
 
+def two_layer(W1, W2, x, y):
+    h = np.tanh(x @ W1)
+    r = h @ W2 - y
+    return np.sum(r * r)
+
+
+@pytest.mark.parametrize("jit", JITS)
+def test_hvp_through_a_sum_of_adjoint_products(jit, rng):
+    # W2 is thin (48 x 2): the tangent of h's adjoint r @ W2.T is the sum of two such
+    # products, which the generated code makes one call (one product, side by side)
+    args = (rng.normal(size=(5, 48)) * 0.3, rng.normal(size=(48, 2)) * 0.3,
+            rng.normal(size=(64, 5)), rng.normal(size=(64, 2)))
+    f = srcgrad.hvp(two_layer, wrt=(0, 1), jit=jit)
+    assert "matmul_lhs_grad_sum(" in f.source
+    v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
+    got = f(*args, v)
+    for k in (0, 1):
+        want = fd_jvp(lambda *a, k=k: cs_grad(two_layer, a, k), args, (0, 1), v, h=1e-5)
+        close(got[k], want, rtol=1e-7, atol=1e-9)
+
+
 def test_hvp_wrt_a_scalar():
     got = srcgrad.hvp(H.two_var, wrt=1, jit=False)(0.6, -1.1, 2.0)
     assert float(got) == pytest.approx(2.0 * two_var_hessian(0.6, -1.1)[1, 1], rel=1e-13)

@@ -17,7 +17,10 @@ from srcgrad.runtime import (
     add_matmul_rhs_grad,
     extremum_grad,
     matmul_lhs_grad,
+    matmul_lhs_grad_sum,
     matmul_rhs_grad,
+    matmul_rhs_grad_sum,
+    matmul_sum,
     mean_grad,
     new_tape,
     record,
@@ -218,6 +221,56 @@ def test_matmul_adjoints(jit, a_shape, b_shape):
     da, db = run(jit, matmul_grads_nb, dy, a, b)
     np.testing.assert_allclose(dot(da, ua), dot(dy, ua @ b))
     np.testing.assert_allclose(dot(db, ub), dot(dy, a @ ub))
+
+
+# ---- sums of two products (the tangent of a matmul adjoint) ----
+
+matmul_sum_nb = njit(lambda a1, b1, a2, b2: matmul_sum(a1, b1, a2, b2))
+lhs_sum_nb = njit(lambda dy1, a1, b1, dy2, a2, b2: matmul_lhs_grad_sum(dy1, a1, b1, dy2, a2, b2))
+rhs_sum_nb = njit(lambda dy1, a1, b1, dy2, a2, b2: matmul_rhs_grad_sum(dy1, a1, b1, dy2, a2, b2))
+
+
+def test_matmul_sum_by_hand(jit):
+    got = run(jit, matmul_sum_nb, np.eye(2), np.ones((2, 2)), np.ones((2, 1)),
+              np.array([[1.0, 2.0]]))
+    np.testing.assert_array_equal(got, [[2.0, 3.0], [2.0, 3.0]])
+
+
+# thin inner dimensions (one product of the operands side by side), wide ones (two)
+@pytest.mark.parametrize(("m", "k1", "k2", "n"), [(32, 2, 3, 40), (4, 6, 5, 3)])
+def test_matmul_sum_against_numpy(jit, m, k1, k2, n):
+    a1, b1, a2, b2 = data((m, k1), 1), data((k1, n), 2), data((m, k2), 3), data((k2, n), 4)
+    want = np.einsum("ik,kj->ij", a1, b1) + np.einsum("ik,kj->ij", a2, b2)
+    np.testing.assert_allclose(run(jit, matmul_sum_nb, a1, b1, a2, b2), want,
+                               rtol=1e-13, atol=1e-13)
+
+
+def test_thin_products_are_one_product(monkeypatch):
+    joined = []
+    monkeypatch.setattr(np, "concatenate", lambda *a, **k: joined.append(1) or _concat(*a, **k))
+    matmul_sum(data((32, 2)), data((2, 40)), data((32, 3)), data((3, 40)))
+    assert joined == [1, 1]
+    matmul_sum(data((4, 6)), data((6, 3)), data((4, 5)), data((5, 3)))
+    assert joined == [1, 1]
+
+
+_concat = np.concatenate
+
+
+# the first two take the one-product path: (64, 2) x (2, 48) twice for lhs, (48, 2) x
+# (2, 40) twice for rhs
+@pytest.mark.parametrize(("a_shape", "b_shape"), [((64, 48), (48, 2)), ((2, 48), (48, 40)),
+                                                  ((4, 3), (3,)), ((3,), (3, 4)),
+                                                  ((2, 3), (3, 4))])
+def test_sums_of_matmul_grads_against_numpy(jit, a_shape, b_shape):
+    a1, b1, a2, b2 = data(a_shape, 1), data(b_shape, 2), data(a_shape, 3), data(b_shape, 4)
+    dy1, dy2 = data(np.shape(a1 @ b1), 5), data(np.shape(a1 @ b1), 6)
+    want_lhs = matmul_lhs_grad(dy1, a1, b1) + matmul_lhs_grad(dy2, a2, b2)
+    want_rhs = matmul_rhs_grad(dy1, a1, b1) + matmul_rhs_grad(dy2, a2, b2)
+    np.testing.assert_allclose(run(jit, lhs_sum_nb, dy1, a1, b1, dy2, a2, b2), want_lhs,
+                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(run(jit, rhs_sum_nb, dy1, a1, b1, dy2, a2, b2), want_rhs,
+                               rtol=1e-13, atol=1e-13)
 
 
 reshape_as_nb = njit(lambda dy, x: reshape_as(dy, x))

@@ -30,7 +30,7 @@ from ..errors import MissingRule
 from ..frontend.parse import MISSING, Parsed
 from ..naming import Namer
 from ..rules import instantiate, lookup_tangent
-from ..runtime import ADD_INTO, unbroadcast, zeros_like
+from ..runtime import ADD_INTO, SUM_OF, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
 
@@ -277,7 +277,7 @@ class _Forward(FunctionPass):
             else:  # the result is `name` after the statement, an operand `name` before it
                 parts = [_rename(p, {name: _PREV, _RESULT: name})
                          for p in self.parts(stmt, b.name(_RESULT), op)]
-            return _sum(parts) if parts else self.zeros(name)
+            return self.sum(parts) if parts else self.zeros(name)
         if op.kind == "rule" and op.rule.kind == "constructor" and self.active(
                 op.args + list(op.kwargs.values()), deep=True):
             raise self.error(MissingRule, stmt,
@@ -287,6 +287,17 @@ class _Forward(FunctionPass):
         if op.kind == "missing" and self.active(op.args + list(op.kwargs.values())):
             raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
         return self.zeros(name)
+
+    def sum(self, parts: list[gast.AST]) -> gast.AST:
+        """The sum of the parts of a tangent; two calls of a helper in `SUM_OF` (the
+        tangent of a bilinear adjoint, `matmul_lhs_grad`) as one call of its sum."""
+        fn = self.ns.called(parts[0])
+        total = next((s for h, s in SUM_OF.items() if h is fn), None)
+        if total is not None and len(parts) == 2 and self.ns.called(parts[1]) is fn \
+                and not parts[0].keywords and not parts[1].keywords:
+            return b.call(b.name(self.bind(total.__name__, total)), *parts[0].args,
+                          *parts[1].args)
+        return _sum(parts)
 
     def parts(self, stmt: gast.stmt, y: gast.AST, op: Operation) -> list[gast.AST]:
         """J_i dx_i of the operation (result `y`), one per argument that has a tangent;

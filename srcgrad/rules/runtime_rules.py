@@ -9,7 +9,9 @@ from ..runtime import (
     checked_grad,
     extremum_grad,
     matmul_lhs_grad,
+    matmul_lhs_grad_sum,
     matmul_rhs_grad,
+    matmul_rhs_grad_sum,
     mean_grad,
     new_tape,
     put_flat,
@@ -44,3 +46,15 @@ def matmul_lhs_grad_tangent(dx, y, dy, a, b):
 @tangent(matmul_rhs_grad)
 def matmul_rhs_grad_tangent(dx, y, dy, a, b):
     return matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b), None
+
+
+@tangent(matmul_lhs_grad_sum)
+def matmul_lhs_grad_sum_tangent(dx, y, dy1, a1, b1, dy2, a2, b2):
+    return (matmul_lhs_grad(dx, a1, b1), None, matmul_lhs_grad(dy1, a1, dx),
+            matmul_lhs_grad(dx, a2, b2), None, matmul_lhs_grad(dy2, a2, dx))
+
+
+@tangent(matmul_rhs_grad_sum)
+def matmul_rhs_grad_sum_tangent(dx, y, dy1, a1, b1, dy2, a2, b2):
+    return (matmul_rhs_grad(dx, a1, b1), matmul_rhs_grad(dy1, dx, b1), None,
+            matmul_rhs_grad(dx, a2, b2), matmul_rhs_grad(dy2, dx, b2), None)
