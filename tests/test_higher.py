@@ -568,6 +568,28 @@ def test_hvp_through_a_sum_of_adjoint_products(jit, rng):
         close(got[k], want, rtol=1e-7, atol=1e-9)
 
 
+def test_third_order_through_a_sum_of_adjoint_products(rng):
+    # the tangent rules of matmul_lhs_grad_sum / matmul_rhs_grad_sum: jvp of the hvp
+    x, y = rng.normal(size=(64, 5)), rng.normal(size=(64, 2))
+    w = (rng.normal(size=(5, 48)) * 0.3, rng.normal(size=(48, 2)) * 0.3)
+    v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
+    u = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
+    hvp = srcgrad.hvp(two_layer, wrt=(0, 1), jit=False)
+    assert "matmul_rhs_grad_sum(" in hvp.source
+    # the generated code takes v after the arguments (jvp's API binds f's parameters only)
+    _, got = srcgrad.jvp(hvp, wrt=(0, 1), jit=False).py_func(*w, x, y, *v, *u)
+
+    def hv(W1, W2):  # H v by differences of the complex-step gradient
+        args = (W1, W2, x, y)
+        return [fd_jvp(lambda *a, k=k: cs_grad(two_layer, a, k), args, (0, 1), v, h=1e-5)
+                for k in (0, 1)]
+    e = 1e-3  # five-point differences along u
+    f = {s: hv(w[0] + s * e * u[0], w[1] + s * e * u[1]) for s in (-2, -1, 1, 2)}
+    for k in (0, 1):
+        want = (f[-2][k] - 8.0 * f[-1][k] + 8.0 * f[1][k] - f[2][k]) / (12.0 * e)
+        close(got[k], want, rtol=1e-6, atol=1e-7)
+
+
 def test_hvp_wrt_a_scalar():
     got = srcgrad.hvp(H.two_var, wrt=1, jit=False)(0.6, -1.1, 2.0)
     assert float(got) == pytest.approx(2.0 * two_var_hessian(0.6, -1.1)[1, 1], rel=1e-13)
