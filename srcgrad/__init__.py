@@ -8,6 +8,7 @@
     (13.0, 5.0)
 """
 
+from . import allocator  # noqa: F401  (fixes glibc malloc's thresholds: see its docstring)
 from .annotations import (
     adjoint,
     grad_of,
