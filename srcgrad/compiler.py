@@ -27,7 +27,7 @@ from .frontend.parse import Env, Parsed, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
-from .passes.forward import Forwarded, forward
+from .passes.forward import Forwarded, forward, unjoined
 from .passes.fuse import fuse, unfused
 from .passes.normalize import normalize
 from .passes.optimize import optimize
@@ -73,7 +73,7 @@ class _Module:
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
         """parse -> annotate -> reject -> unroll -> normalize -> reverse (or forward)."""
-        parsed = annotate(unfused(parse(fun)))
+        parsed = annotate(unjoined(unfused(parse(fun))))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)
@@ -187,7 +187,7 @@ def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: l
     of what `entry` returns): forward mode over the generated code, one pass per entry of
     each `wrt` parameter, `f_grad_grad(*params) -> (value, grads)`."""
     m = _Module()
-    parsed = unfused(parse(entry))
+    parsed = unjoined(unfused(parse(entry)))
     params = [a.id for a in parsed.tree.args.args]
     positions = tuple(params.index(w) for w in wrt)
     jvp = m.jvp_callee(entry, positions, parsed.tree)

@@ -25,6 +25,7 @@ import pytest
 
 import srcgrad
 from srcgrad import SrcgradError
+from srcgrad.runtime import matmul_lhs_grad_tangent, matmul_rhs_grad_tangent, matmul_tangent
 
 JITS = [pytest.param(True, id="numba"), pytest.param(False, id="python")]
 
@@ -554,13 +555,14 @@ def two_layer(W1, W2, x, y):
 
 
 @pytest.mark.parametrize("jit", JITS)
-def test_hvp_through_a_sum_of_adjoint_products(jit, rng):
-    # W2 is thin (48 x 2): the tangent of h's adjoint r @ W2.T is the sum of two such
-    # products, which the generated code makes one call (one product, side by side)
+def test_hvp_through_joint_products(jit, rng):
+    # W2 is thin (48 x 2): the generated code computes h @ W2 with its tangent, reading h
+    # once, and the tangent of h's adjoint r @ W2.T as one product of thin operands
     args = (rng.normal(size=(5, 48)) * 0.3, rng.normal(size=(48, 2)) * 0.3,
             rng.normal(size=(64, 5)), rng.normal(size=(64, 2)))
     f = srcgrad.hvp(two_layer, wrt=(0, 1), jit=jit)
-    assert "matmul_lhs_grad_sum(" in f.source
+    for call in ("matmul_jvp(h, W2,", "matmul_lhs_grad_jvp(", "= matmul_rhs_grad_tangent("):
+        assert call in f.source
     v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
     got = f(*args, v)
     for k in (0, 1):
@@ -568,14 +570,14 @@ def test_hvp_through_a_sum_of_adjoint_products(jit, rng):
         close(got[k], want, rtol=1e-7, atol=1e-9)
 
 
-def test_third_order_through_a_sum_of_adjoint_products(rng):
-    # the tangent rules of matmul_lhs_grad_sum / matmul_rhs_grad_sum: jvp of the hvp
+def test_third_order_through_joint_products(rng):
+    # jvp of the hvp: its joint calls read as value and tangent, with rules of their own
     x, y = rng.normal(size=(64, 5)), rng.normal(size=(64, 2))
     w = (rng.normal(size=(5, 48)) * 0.3, rng.normal(size=(48, 2)) * 0.3)
     v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
     u = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
     hvp = srcgrad.hvp(two_layer, wrt=(0, 1), jit=False)
-    assert "matmul_rhs_grad_sum(" in hvp.source
+    assert "matmul_rhs_grad_tangent(" in hvp.source and "matmul_jvp(" in hvp.source
     # the generated code takes v after the arguments (jvp's API binds f's parameters only)
     _, got = srcgrad.jvp(hvp, wrt=(0, 1), jit=False).py_func(*w, x, y, *v, *u)
 
@@ -588,6 +590,34 @@ def test_third_order_through_a_sum_of_adjoint_products(rng):
     for k in (0, 1):
         want = (f[-2][k] - 8.0 * f[-1][k] + 8.0 * f[1][k] - f[2][k]) / (12.0 * e)
         close(got[k], want, rtol=1e-6, atol=1e-7)
+
+
+def products_tangent(a, b, da, db):
+    return np.sum(np.sin(matmul_tangent(a, b, da, db)))
+
+
+def lhs_tangent(dy, a, b, ddy, db):
+    return np.sum(np.sin(matmul_lhs_grad_tangent(dy, a, b, ddy, db)))
+
+
+def rhs_tangent(dy, a, b, ddy, da):
+    return np.sum(np.sin(matmul_rhs_grad_tangent(dy, a, b, ddy, da)))
+
+
+@pytest.mark.parametrize("fun,shapes", [
+    (products_tangent, [(6, 4), (4, 3), (6, 4), (4, 3)]),
+    (lhs_tangent, [(6, 3), (6, 4), (4, 3), (6, 3), (4, 3)]),
+    (rhs_tangent, [(6, 3), (6, 4), (4, 3), (6, 3), (6, 4)]),
+], ids=["matmul_tangent", "matmul_lhs_grad_tangent", "matmul_rhs_grad_tangent"])
+def test_tangent_rules_of_the_products_tangents(fun, shapes, rng):
+    # what third order differentiates (the second result of a joint call), along every
+    # argument (a zero tangent along a of matmul_lhs_grad, b of matmul_rhs_grad: only
+    # their shapes are read); the helpers are called here as a user would
+    args = tuple(rng.normal(size=s) for s in shapes)
+    for k, s in enumerate(shapes):
+        t = rng.normal(size=s)
+        _, got = srcgrad.jvp(fun, wrt=k, jit=False)(*args, t)
+        close(got, fd_jvp(fun, args, (k,), (t,)), rtol=1e-7, atol=1e-9)
 
 
 def test_hvp_wrt_a_scalar():

@@ -16,11 +16,15 @@ from srcgrad.runtime import (
     add_matmul_lhs_grad,
     add_matmul_rhs_grad,
     extremum_grad,
+    matmul_jvp,
     matmul_lhs_grad,
-    matmul_lhs_grad_sum,
+    matmul_lhs_grad_jvp,
+    matmul_lhs_grad_tangent,
     matmul_rhs_grad,
-    matmul_rhs_grad_sum,
+    matmul_rhs_grad_jvp,
+    matmul_rhs_grad_tangent,
     matmul_sum,
+    matmul_tangent,
     mean_grad,
     new_tape,
     record,
@@ -223,11 +227,16 @@ def test_matmul_adjoints(jit, a_shape, b_shape):
     np.testing.assert_allclose(dot(db, ub), dot(dy, a @ ub))
 
 
-# ---- sums of two products (the tangent of a matmul adjoint) ----
+# ---- products with their tangents (forward mode's joint calls) ----
 
 matmul_sum_nb = njit(lambda a1, b1, a2, b2: matmul_sum(a1, b1, a2, b2))
-lhs_sum_nb = njit(lambda dy1, a1, b1, dy2, a2, b2: matmul_lhs_grad_sum(dy1, a1, b1, dy2, a2, b2))
-rhs_sum_nb = njit(lambda dy1, a1, b1, dy2, a2, b2: matmul_rhs_grad_sum(dy1, a1, b1, dy2, a2, b2))
+matmul_jvp_nb = njit(lambda a, b, da, db: matmul_jvp(a, b, da, db))
+matmul_tangent_nb = njit(lambda a, b, da, db: matmul_tangent(a, b, da, db))
+lhs_jvp_nb = njit(lambda dy, a, b, ddy, db: matmul_lhs_grad_jvp(dy, a, b, ddy, db))
+lhs_tangent_nb = njit(lambda dy, a, b, ddy, db: matmul_lhs_grad_tangent(dy, a, b, ddy, db))
+rhs_jvp_nb = njit(lambda dy, a, b, ddy, da: matmul_rhs_grad_jvp(dy, a, b, ddy, da))
+rhs_tangent_nb = njit(lambda dy, a, b, ddy, da: matmul_rhs_grad_tangent(dy, a, b, ddy, da))
+_concat = np.concatenate
 
 
 def test_matmul_sum_by_hand(jit):
@@ -236,42 +245,52 @@ def test_matmul_sum_by_hand(jit):
     np.testing.assert_array_equal(got, [[2.0, 3.0], [2.0, 3.0]])
 
 
-# thin inner dimensions (one product of the operands side by side), wide ones (two)
-@pytest.mark.parametrize(("m", "k1", "k2", "n"), [(64, 2, 3, 48), (4, 6, 5, 3)])
-def test_matmul_sum_against_numpy(jit, m, k1, k2, n):
-    a1, b1, a2, b2 = data((m, k1), 1), data((k1, n), 2), data((m, k2), 3), data((k2, n), 4)
-    want = np.einsum("ik,kj->ij", a1, b1) + np.einsum("ik,kj->ij", a2, b2)
-    np.testing.assert_allclose(run(jit, matmul_sum_nb, a1, b1, a2, b2), want,
-                               rtol=1e-13, atol=1e-13)
+def test_matmul_jvp_by_hand(jit):
+    a, b = np.array([[1.0, 2.0]]), np.array([[3.0], [4.0]])
+    y, dy = run(jit, matmul_jvp_nb, a, b, np.array([[1.0, 0.0]]), np.array([[0.0], [1.0]]))
+    np.testing.assert_array_equal(y, [[11.0]])   # 1*3 + 2*4
+    np.testing.assert_array_equal(dy, [[5.0]])   # da @ b + a @ db = 3 + 2
 
 
-def test_thin_products_are_one_product(monkeypatch):
-    thin = data((64, 2)), data((2, 48)), data((64, 3)), data((3, 48))
-    wide = data((4, 6)), data((6, 3)), data((4, 5)), data((5, 3))
+# (m, k, n) of a (m, k) @ (k, n), and how many times each path concatenates: thin right
+# factors (a read once), thin left ones (b read once), a thin inner dimension (the tangent
+# one product of its operands side by side: matmul_sum), none thin
+PATHS = [((64, 48, 2), 1), ((2, 48, 40), 1), ((64, 3, 48), 2), ((4, 6, 3), 0)]
+
+
+@pytest.mark.parametrize(("mkn", "joins"), PATHS)
+def test_matmul_jvp_against_numpy(jit, monkeypatch, mkn, joins):
+    m, k, n = mkn
+    a, b, da, db = data((m, k), 1), data((k, n), 2), data((m, k), 3), data((k, n), 4)
+    y_want = np.einsum("ik,kj->ij", a, b)
+    dy_want = np.einsum("ik,kj->ij", da, b) + np.einsum("ik,kj->ij", a, db)
     joined = []
-    monkeypatch.setattr(np, "concatenate", lambda *a, **k: joined.append(1) or _concat(*a, **k))
-    matmul_sum(*thin)
-    assert joined == [1, 1]
-    matmul_sum(*wide)
-    assert joined == [1, 1]
+    monkeypatch.setattr(np, "concatenate", lambda *x, **kw: joined.append(1) or _concat(*x, **kw))
+    y, dy = run(jit, matmul_jvp_nb, a, b, da, db)
+    tangent = run(jit, matmul_tangent_nb, a, b, da, db)
+    if not jit:
+        assert len(joined) == joins + (joins == 2) * 2  # matmul_tangent joins as matmul_sum
+    for got, want in ((y, y_want), (dy, dy_want), (tangent, dy_want)):
+        assert got.shape == want.shape and got.flags.c_contiguous
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
-_concat = np.concatenate
-
-
-# the first two take the one-product path: (64, 2) x (2, 48) twice for lhs, (48, 2) x
-# (2, 40) twice for rhs
+# 2-D operands (thin ones take the shared paths) and 1-D ones (the helpers' other forms)
 @pytest.mark.parametrize(("a_shape", "b_shape"), [((64, 48), (48, 2)), ((2, 48), (48, 40)),
                                                   ((4, 3), (3,)), ((3,), (3, 4)),
                                                   ((2, 3), (3, 4))])
-def test_sums_of_matmul_grads_against_numpy(jit, a_shape, b_shape):
-    a1, b1, a2, b2 = data(a_shape, 1), data(b_shape, 2), data(a_shape, 3), data(b_shape, 4)
-    dy1, dy2 = data(np.shape(a1 @ b1), 5), data(np.shape(a1 @ b1), 6)
-    want_lhs = matmul_lhs_grad(dy1, a1, b1) + matmul_lhs_grad(dy2, a2, b2)
-    want_rhs = matmul_rhs_grad(dy1, a1, b1) + matmul_rhs_grad(dy2, a2, b2)
-    np.testing.assert_allclose(run(jit, lhs_sum_nb, dy1, a1, b1, dy2, a2, b2), want_lhs,
+def test_matmul_grads_with_tangents_against_numpy(jit, a_shape, b_shape):
+    a, b, da, db = data(a_shape, 1), data(b_shape, 2), data(a_shape, 3), data(b_shape, 4)
+    dy, ddy = data(np.shape(a @ b), 5), data(np.shape(a @ b), 6)
+    lhs = matmul_lhs_grad(dy, a, b), matmul_lhs_grad(ddy, a, b) + matmul_lhs_grad(dy, a, db)
+    rhs = matmul_rhs_grad(dy, a, b), matmul_rhs_grad(ddy, a, b) + matmul_rhs_grad(dy, da, b)
+    got_lhs = run(jit, lhs_jvp_nb, dy, a, b, ddy, db)
+    got_rhs = run(jit, rhs_jvp_nb, dy, a, b, ddy, da)
+    for got, want in zip(got_lhs + got_rhs, lhs + rhs, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(run(jit, lhs_tangent_nb, dy, a, b, ddy, db), lhs[1],
                                rtol=1e-13, atol=1e-13)
-    np.testing.assert_allclose(run(jit, rhs_sum_nb, dy1, a1, b1, dy2, a2, b2), want_rhs,
+    np.testing.assert_allclose(run(jit, rhs_tangent_nb, dy, a, b, ddy, da), rhs[1],
                                rtol=1e-13, atol=1e-13)
 
 

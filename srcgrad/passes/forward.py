@@ -9,14 +9,18 @@ loop-carried `s = s + x` whose first value was `0.0` gets `ds = zeros_like(s)` t
 
 Each operation's tangent comes from `rules.lookup_tangent`: an elementwise adjoint rule
 read as a tangent rule, a tangent rule, or the primal itself where it is linear; a call
-to a user function calls its generated jvp (`callee`). Hooks (`grad_of`) belong to the
-backward pass and are dropped. The code this pass reads may itself be generated code (a
+to a user function calls its generated jvp (`callee`); a matrix product whose factors
+both vary is one joint call, `y, dy = matmul_jvp(a, b, da, db)` (`runtime.JOINTS`), which
+`unjoined` writes back as two operations where the code is differentiated again. Hooks
+(`grad_of`) belong to the backward pass and are dropped. The code this pass reads may itself be generated code (a
 gradient, for `hvp` and `grad(grad(f))`): its helpers and tapes have tangent rules too.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import operator
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,12 +29,13 @@ from typing import Any
 import gast
 
 from .. import builder as b
+from .. import runtime
 from ..analysis.activity import activity
 from ..errors import MissingRule
-from ..frontend.parse import MISSING, Parsed
+from ..frontend.parse import MISSING, Env, Parsed
 from ..naming import Namer
 from ..rules import instantiate, lookup_tangent
-from ..runtime import ADD_INTO, SUM_OF, unbroadcast, zeros_like
+from ..runtime import ADD_INTO, JOINTS, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
 
@@ -193,6 +198,9 @@ class _Forward(FunctionPass):
         dname = self.tangent_name(name)
         if op.kind == "call" and self.active(op.args):
             return [self.user_call(stmt, name, op)]
+        joint = self.joint(name, op)
+        if joint is not None:
+            return [joint]
         expr = self.tangent(stmt, name, op)
         out = [self.bind_globals(copy.deepcopy(stmt)), b.assign(dname, expr)]
         if any(isinstance(n, gast.Name) and n.id == _PREV for n in gast.walk(expr)):
@@ -201,6 +209,27 @@ class _Forward(FunctionPass):
             _rename(expr, {_PREV: prev})
             out.insert(0, b.assign(prev, b.name(name)))
         return out
+
+    def joint(self, name: str, op: Operation) -> gast.Assign | None:
+        """`name, dname = joint(*args, *tangents)`, for a product (`runtime.JOINTS`)
+        whose factors all vary: the value and its tangent in one call, which reads each
+        operand once (or makes one product of them); None for other operations."""
+        j = next((j for j in JOINTS if j.primal is op.fun), None) \
+            if op.kind == "rule" and not op.kwargs and (op.rule is None or op.rule.kind == "rule") \
+            else None
+        if j is None or len(op.args) != j.joint.__code__.co_argcount - len(j.positions):
+            return None
+        at = [op.args[k] for k in j.positions]
+        if not all(isinstance(a, gast.Name) and a.id in self.varied for a in at) or any(
+                isinstance(a, gast.Name) and a.id == name for a in op.args):
+            return None
+        for f in (j.joint, j.tangent):  # the tangent: for `unfused`, if this is read again
+            self.bind(f.__name__, f)
+        call = b.call(b.name(self.bind(j.joint.__name__, j.joint)), *copy.deepcopy(op.args),
+                      *[b.name(self.tangent_name(a.id)) for a in at])
+        return b.assign(b.tuple_([b.name(name, store=True),
+                                  b.name(self.tangent_name(name), store=True)], store=True),
+                        call)
 
     def write(self, stmt: gast.Assign) -> list[gast.stmt]:
         """`a[i] = v`: and `da[i] = dv` (zero if v has no tangent)."""
@@ -277,7 +306,7 @@ class _Forward(FunctionPass):
             else:  # the result is `name` after the statement, an operand `name` before it
                 parts = [_rename(p, {name: _PREV, _RESULT: name})
                          for p in self.parts(stmt, b.name(_RESULT), op)]
-            return self.sum(parts) if parts else self.zeros(name)
+            return _sum(parts) if parts else self.zeros(name)
         if op.kind == "rule" and op.rule.kind == "constructor" and self.active(
                 op.args + list(op.kwargs.values()), deep=True):
             raise self.error(MissingRule, stmt,
@@ -287,17 +316,6 @@ class _Forward(FunctionPass):
         if op.kind == "missing" and self.active(op.args + list(op.kwargs.values())):
             raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
         return self.zeros(name)
-
-    def sum(self, parts: list[gast.AST]) -> gast.AST:
-        """The sum of the parts of a tangent; two calls of a helper in `SUM_OF` (the
-        tangent of a bilinear adjoint, `matmul_lhs_grad`) as one call of its sum."""
-        fn = self.ns.called(parts[0])
-        total = next((s for h, s in SUM_OF.items() if h is fn), None)
-        if total is not None and len(parts) == 2 and self.ns.called(parts[1]) is fn \
-                and not parts[0].keywords and not parts[1].keywords:
-            return b.call(b.name(self.bind(total.__name__, total)), *parts[0].args,
-                          *parts[1].args)
-        return _sum(parts)
 
     def parts(self, stmt: gast.stmt, y: gast.AST, op: Operation) -> list[gast.AST]:
         """J_i dx_i of the operation (result `y`), one per argument that has a tangent;
@@ -402,6 +420,49 @@ def _rename(expr: gast.AST, names: dict[str, str]) -> gast.AST:
 # stand for a statement's result, and for the value its target held before, while the
 # statement's tangent is built
 _RESULT, _PREV = "srcgrad_result", "srcgrad_prev"
+
+
+def unjoined(parsed: Parsed) -> Parsed:
+    """`parsed` (generated code, differentiated again) with each joint call written as
+    its two results, ``(primal(*args), tangent(*args, *tangents))`` (`runtime.JOINTS`):
+    forward mode reads them as two operations with rules of their own."""
+    def joint(node: gast.AST) -> runtime.Joint | None:
+        fun = parsed.env.resolve(node.func) if isinstance(node, gast.Call) else None
+        return next((j for j in JOINTS if j.joint is fun), None)
+
+    if not any(joint(n) for n in gast.walk(parsed.tree)):
+        return parsed
+    closure = dict(parsed.env.closure)
+    taken = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)}  # locals too
+
+    def name(obj: Any) -> gast.Name:  # obj's name, or a name nothing else in the code has
+        candidate, k = obj.__name__, 0
+        while closure.get(candidate, parsed.env.lookup(candidate)) is not obj:
+            if candidate not in taken and candidate not in closure \
+                    and parsed.env.lookup(candidate) is MISSING:
+                closure[candidate] = obj
+                break
+            k += 1
+            candidate = f"{obj.__name__}_{k}"
+        return b.name(candidate)
+
+    def split(node: gast.AST) -> gast.AST:
+        j = joint(node)
+        if j is None:
+            return b.map_children(node, split)
+        args = node.args[:len(node.args) - len(j.positions)]
+        value = b.binop(copy.deepcopy(args[0]), gast.MatMult(), copy.deepcopy(args[1])) \
+            if j.primal is operator.matmul else b.call(name(j.primal), *copy.deepcopy(args))
+        new = b.make(gast.Tuple, elts=[value, b.call(name(j.tangent),
+                                                        *copy.deepcopy(node.args))],
+                     ctx=gast.Load())
+        for n in gast.walk(new):
+            n.lineno, n.col_offset = node.lineno, node.col_offset
+        return new
+
+    tree = split(copy.deepcopy(parsed.tree))
+    return dataclasses.replace(parsed, tree=tree,
+                               env=Env(parsed.env.globals, closure))
 
 
 def _sum(parts: list[gast.AST]) -> gast.AST:

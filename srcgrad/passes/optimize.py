@@ -3,7 +3,8 @@
 An assignment to names of a value without effects is dead where none of those names is
 read afterwards (on any path: liveness, backwards, to a fixed point over loops). Forward
 mode over a gradient is where that pays: `hvp` needs the tangent of the gradient, not the
-gradient itself, so the products that compute the gradient go.
+gradient itself, so the products that compute the gradient go; a joint call
+`y, dy = joint(...)` whose `y` is dead computes `dy` alone (`runtime.JOINTS`).
 
 What has no effect is decided conservatively: operators, subscripts and tuples, NumPy and
 math functions (not `np.random`, nothing given `out=`), a few builtins, and srcgrad's
@@ -31,7 +32,8 @@ _PURE_HELPERS = frozenset([
     runtime.unbroadcast, runtime.sum_grad, runtime.mean_grad, runtime.extremum_grad,
     runtime.reshape_as, runtime.split_like, runtime.unstack_like, runtime.snapshot,
     runtime.zeros_like, runtime.unit, runtime.matmul_lhs_grad,
-    runtime.matmul_rhs_grad, runtime.where, runtime.new_tape])
+    runtime.matmul_rhs_grad, runtime.where, runtime.new_tape, runtime.matmul_sum,
+    *(f for j in runtime.JOINTS for f in (j.joint, j.tangent))])
 _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
 
 
@@ -100,6 +102,7 @@ class _Sweep:
             if stored is not None:
                 if not stored & live:
                     return None
+                stmt = self.tangent_only(stmt, live)
                 live -= stored
                 live |= _reads(stmt.value)
                 return stmt
@@ -121,6 +124,21 @@ class _Sweep:
         else:
             live |= _reads(stmt)
         return stmt
+
+    def tangent_only(self, stmt: gast.Assign, live: set[str]) -> gast.Assign:
+        """`y, dy = joint(...)` (`runtime.JOINTS`) as `dy = tangent(...)` where y is
+        dead: forward mode over a gradient needs the gradient's tangent, not itself."""
+        target, call = stmt.targets[0], stmt.value
+        if not (self.prune and isinstance(target, gast.Tuple) and len(target.elts) == 2
+                and isinstance(target.elts[0], gast.Name) and target.elts[0].id not in live):
+            return stmt
+        fun = self.ns.called(call)
+        j = next((j for j in runtime.JOINTS if j.joint is fun), None)
+        if j is None:
+            return stmt
+        name = self.ns.bind(j.tangent.__name__, j.tangent)
+        return b.assign(copy.deepcopy(target.elts[1]),
+                        b.call(b.name(name), *copy.deepcopy(call.args)))
 
     def loop(self, stmt: gast.For | gast.While, live: set[str]) -> gast.For | gast.While:
         """Prune a loop's body with the names live at its head, a fixed point: after the

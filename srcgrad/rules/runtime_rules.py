@@ -9,9 +9,10 @@ from ..runtime import (
     checked_grad,
     extremum_grad,
     matmul_lhs_grad,
-    matmul_lhs_grad_sum,
+    matmul_lhs_grad_tangent,
     matmul_rhs_grad,
-    matmul_rhs_grad_sum,
+    matmul_rhs_grad_tangent,
+    matmul_tangent,
     mean_grad,
     new_tape,
     put_flat,
@@ -39,22 +40,30 @@ nondifferentiable(seed, zeros_like, unit)
 
 
 @tangent(matmul_lhs_grad)
-def matmul_lhs_grad_tangent(dx, y, dy, a, b):
+def matmul_lhs_grad_derivative(dx, y, dy, a, b):
     return matmul_lhs_grad(dx, a, b), None, matmul_lhs_grad(dy, a, dx)
 
 
 @tangent(matmul_rhs_grad)
-def matmul_rhs_grad_tangent(dx, y, dy, a, b):
+def matmul_rhs_grad_derivative(dx, y, dy, a, b):
     return matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b), None
 
 
-@tangent(matmul_lhs_grad_sum)
-def matmul_lhs_grad_sum_tangent(dx, y, dy1, a1, b1, dy2, a2, b2):
-    return (matmul_lhs_grad(dx, a1, b1), None, matmul_lhs_grad(dy1, a1, dx),
-            matmul_lhs_grad(dx, a2, b2), None, matmul_lhs_grad(dy2, a2, dx))
+
+# the tangents of the products' tangents (`runtime.JOINTS`), for third order: each is
+# bilinear in (a, db), (da, b) or the like
+@tangent(matmul_tangent)
+def matmul_tangent_derivative(dx, y, a, b, da, db):
+    return dx @ db, da @ dx, dx @ b, a @ dx
 
 
-@tangent(matmul_rhs_grad_sum)
-def matmul_rhs_grad_sum_tangent(dx, y, dy1, a1, b1, dy2, a2, b2):
-    return (matmul_rhs_grad(dx, a1, b1), matmul_rhs_grad(dy1, dx, b1), None,
-            matmul_rhs_grad(dx, a2, b2), matmul_rhs_grad(dy2, dx, b2), None)
+@tangent(matmul_lhs_grad_tangent)
+def matmul_lhs_grad_tangent_derivative(dx, y, dy, a, b, ddy, db):
+    return (matmul_lhs_grad(dx, a, db), None, matmul_lhs_grad(ddy, a, dx),
+            matmul_lhs_grad(dx, a, b), matmul_lhs_grad(dy, a, dx))
+
+
+@tangent(matmul_rhs_grad_tangent)
+def matmul_rhs_grad_tangent_derivative(dx, y, dy, a, b, ddy, da):
+    return (matmul_rhs_grad(dx, da, b), matmul_rhs_grad(ddy, dx, b), None,
+            matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b))
