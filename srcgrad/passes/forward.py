@@ -12,8 +12,9 @@ read as a tangent rule, a tangent rule, or the primal itself where it is linear;
 to a user function calls its generated jvp (`callee`); a matrix product whose factors
 both vary is one joint call, `y, dy = matmul_jvp(a, b, da, db)` (`runtime.JOINTS`), which
 `unjoined` writes back as two operations where the code is differentiated again. Hooks
-(`grad_of`) belong to the backward pass and are dropped. The code this pass reads may itself be generated code (a
-gradient, for `hvp` and `grad(grad(f))`): its helpers and tapes have tangent rules too.
+(`grad_of`) belong to the backward pass and are dropped. The code this pass reads may
+itself be generated code (a gradient, for `hvp` and `grad(grad(f))`): its helpers and
+tapes have tangent rules too.
 """
 
 from __future__ import annotations
