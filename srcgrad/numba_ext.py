@@ -25,12 +25,17 @@ length 1) or, for a 1-D ``a``, rank 1 (nothing to squeeze), and raises ValueErro
 the shape at run time is another one. Not covered: tuple axes (beyond numba's own
 ``np.sum``), ``dtype=``/``out=`` arguments, and complex ``max``/``min``/``var``/``std``
 in the added forms.
+
+Importing it also starts numba's function counter at a random point (`distinct_names`),
+so that code compiled by different processes never shares a linker name.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+import secrets
 
 import numpy as np
 from numba import types
@@ -41,6 +46,28 @@ from numba.extending import overload, overload_method, register_jitable
 from numba.np import arraymath  # noqa: F401  (registers the method templates widened here)
 from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
+
+
+def distinct_names() -> None:
+    """Start numba's function counter at a random point in this process.
+
+    numba names compiled code by module, qualified name, argument types and the number
+    of the function in the process that compiled it (`FunctionIdentity._unique_ids`), and
+    a process that loads two pieces of cached code defining one name links both calls
+    to the first. Closures with one qualified name (an overload's `lambda`, `_reduction`'s
+    `along` for np.min and for np.var) compiled by two processes into the disk cache can
+    get the same number; a third process loading both then runs one in place of the
+    other. Measured: the gradient of ``np.sum(np.var(x, axis=1, keepdims=True) ** 2)``,
+    compiled in one process, was wrong, silently, in a process that had loaded the
+    gradient of the np.min form from the cache first. With a random start in 2**48 the
+    numbers of different processes do not meet.
+    """
+    from numba.core.bytecode import FunctionIdentity
+    if isinstance(getattr(FunctionIdentity, "_unique_ids", None), itertools.count):
+        FunctionIdentity._unique_ids = itertools.count(1 + secrets.randbits(48))
+
+
+distinct_names()
 
 
 def _omitted(t) -> bool:

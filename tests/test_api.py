@@ -1,6 +1,7 @@
 """The public API: decorator forms, wrt forms, vjp, .source/.py_func/.fun, jit modes, CLI."""
 
 import inspect
+import os
 import subprocess
 import sys
 import warnings
@@ -136,6 +137,47 @@ def test_cli_show(tmp_path):
     assert run.returncode == 1
     assert "bad.py:2: 'try' statements cannot be differentiated" in run.stderr
 
+
+
+CACHED = """
+import sys
+import numpy as np
+import srcgrad
+
+def f_min(x):
+    return np.sum(np.min(x, axis=1, keepdims=True) ** 2)
+
+def f_var(x):
+    return np.sum(np.var(x, axis=1, keepdims=True) ** 2)
+
+x = np.array([[0.3, -1.2, 2.0, 0.7], [1.5, 0.1, -0.4, 0.9], [-2.0, 0.6, 1.1, 0.2]])
+for name in sys.argv[1:]:
+    print(repr(srcgrad.grad(globals()[name], jit=True)(x).tolist()))
+"""
+
+
+def test_code_cached_by_two_processes_stays_apart(tmp_path):
+    # two processes compile one gradient each into one disk cache; a third loads both
+    # (numba had named the two np.min / np.var reductions alike, and linked one for both)
+    (tmp_path / "cached.py").write_text(CACHED)
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(*names):
+        out = subprocess.run([sys.executable, str(tmp_path / "cached.py"), *names], env=env,
+                             capture_output=True, text=True, check=True).stdout
+        return [np.array(eval(line)) for line in out.splitlines()]
+
+    run("f_min")
+    run("f_var")
+    x = np.array([[0.3, -1.2, 2.0, 0.7], [1.5, 0.1, -0.4, 0.9], [-2.0, 0.6, 1.1, 0.2]])
+    lowest = x.min(axis=1, keepdims=True)
+    d_min = np.where(x == lowest, 2 * lowest, 0.0)  # by hand: 2 min at the minimum
+    n, var = x.shape[1], x.var(axis=1, keepdims=True)
+    d_var = 2 * var * 2 * (x - x.mean(axis=1, keepdims=True)) / n  # 2 v dv/dx
+    for names in (("f_min", "f_var"), ("f_var", "f_min")):
+        got = dict(zip(names, run(*names), strict=True))
+        np.testing.assert_allclose(got["f_min"], d_min, rtol=1e-12)
+        np.testing.assert_allclose(got["f_var"], d_var, rtol=1e-12)
 
 
 def _scaled_square(x, k=2.0, m=1.0):
