@@ -59,6 +59,9 @@ def unbroadcast(g, like):
     >>> unbroadcast(np.ones((2, 3)), np.zeros((1, 3)))
     array([[2., 2., 2.]])
     """
+    if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape \
+            and g.ndim and g.dtype.kind in "fc":
+        return g  # the common case first: generated code calls this on every adjoint
     shape = like.shape if type(like) is np.ndarray else np.shape(like)
     if not shape:
         return np.sum(g) if isinstance(g, np.ndarray) else g
@@ -212,17 +215,21 @@ def put_flat(g, k, v):
     return g
 
 
+def _ndim(x) -> int:
+    return x.ndim if type(x) is np.ndarray else np.ndim(x)
+
+
 def matmul_lhs_grad(dy, a, b):
     """Adjoint of ``y = a @ b`` with respect to `a`, for 1-D and 2-D operands."""
-    if np.ndim(b) == 1:
-        return _outer(dy, b) if np.ndim(a) == 2 else dy * b
-    return dy @ b.T if np.ndim(a) == 2 else b @ dy
+    if _ndim(b) == 1:
+        return _outer(dy, b) if _ndim(a) == 2 else dy * b
+    return dy @ b.T if _ndim(a) == 2 else b @ dy
 
 
 def matmul_rhs_grad(dy, a, b):
     """Adjoint of ``y = a @ b`` with respect to `b`, for 1-D and 2-D operands."""
-    if np.ndim(a) == 1:
-        return _outer(a, dy) if np.ndim(b) == 2 else dy * a
+    if _ndim(a) == 1:
+        return _outer(a, dy) if _ndim(b) == 2 else dy * a
     return a.T @ dy
 
 
@@ -241,6 +248,14 @@ def add_matmul_rhs_grad(out, dy, a, b):
 ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rhs_grad}
 
 
+def _float64_matrices(a, b, c, d) -> bool:
+    """Whether all four are 2-D float64 arrays (tested without NumPy calls: these run on
+    every product of generated code)."""
+    return type(a) is type(b) is type(c) is type(d) is np.ndarray \
+        and a.ndim == b.ndim == c.ndim == d.ndim == 2 \
+        and a.dtype is b.dtype is c.dtype is d.dtype is _FLOAT64
+
+
 def matmul_sum(a1, b1, a2, b2):
     """``a1 @ b1 + a2 @ b2``. For 2-D float64 operands whose inner dimensions are small
     beside the (m, n) result, one product of the operands side by side,
@@ -250,9 +265,7 @@ def matmul_sum(a1, b1, a2, b2):
     array([[2., 3.],
            [2., 3.]])
     """
-    if type(a1) is np.ndarray and type(b1) is np.ndarray and type(a2) is np.ndarray \
-            and type(b2) is np.ndarray and a1.ndim == b1.ndim == a2.ndim == b2.ndim == 2 \
-            and a1.dtype == b1.dtype == a2.dtype == b2.dtype == np.float64:
+    if _float64_matrices(a1, b1, a2, b2):
         m, n = a1.shape[0], b1.shape[1]
         k = a1.shape[1] + a2.shape[1]
         if a2.shape[0] == m and b2.shape[1] == n and k * (m + n) * 4 <= m * n:
@@ -260,8 +273,6 @@ def matmul_sum(a1, b1, a2, b2):
     return a1 @ b1 + a2 @ b2
 
 
-def _float64_matrices(*xs) -> bool:
-    return all(type(x) is np.ndarray and x.ndim == 2 and x.dtype == np.float64 for x in xs)
 
 
 def matmul_jvp(a, b, da, db):
@@ -291,28 +302,28 @@ def matmul_tangent(a, b, da, db):
 
 def matmul_lhs_grad_jvp(dy, a, b, ddy, db):
     """`matmul_lhs_grad(dy, a, b)` and its tangent along `ddy` and `db` (as `matmul_jvp`)."""
-    if np.ndim(a) == np.ndim(b) == 2:
+    if _ndim(a) == _ndim(b) == 2:
         return matmul_jvp(dy, b.T, ddy, db.T)
     return matmul_lhs_grad(dy, a, b), matmul_lhs_grad_tangent(dy, a, b, ddy, db)
 
 
 def matmul_lhs_grad_tangent(dy, a, b, ddy, db):
     """The second result of `matmul_lhs_grad_jvp` alone."""
-    if np.ndim(a) == np.ndim(b) == 2:
+    if _ndim(a) == _ndim(b) == 2:
         return matmul_sum(ddy, b.T, dy, db.T)
     return matmul_lhs_grad(ddy, a, b) + matmul_lhs_grad(dy, a, db)
 
 
 def matmul_rhs_grad_jvp(dy, a, b, ddy, da):
     """`matmul_rhs_grad(dy, a, b)` and its tangent along `ddy` and `da` (as `matmul_jvp`)."""
-    if np.ndim(a) == np.ndim(dy) == 2:
+    if _ndim(a) == _ndim(dy) == 2:
         return matmul_jvp(a.T, dy, da.T, ddy)
     return matmul_rhs_grad(dy, a, b), matmul_rhs_grad_tangent(dy, a, b, ddy, da)
 
 
 def matmul_rhs_grad_tangent(dy, a, b, ddy, da):
     """The second result of `matmul_rhs_grad_jvp` alone."""
-    if np.ndim(a) == np.ndim(dy) == 2:
+    if _ndim(a) == _ndim(dy) == 2:
         return matmul_sum(a.T, ddy, da.T, dy)
     return matmul_rhs_grad(ddy, a, b) + matmul_rhs_grad(dy, da, b)
 
