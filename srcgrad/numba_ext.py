@@ -26,14 +26,13 @@ the shape at run time is another one. Not covered: tuple axes (beyond numba's ow
 ``np.sum``), ``dtype=``/``out=`` arguments, and complex ``max``/``min``/``var``/``std``
 in the added forms.
 
-Importing it also starts numba's function counter at a random point (`distinct_names`),
-so that code compiled by different processes never shares a linker name.
+Importing it also makes numba number the functions it compiles at random
+(`distinct_names`), so that code compiled by different processes never shares a name.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import secrets
 
@@ -48,23 +47,35 @@ from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 
+class _RandomIds:
+    """An endless supply of random function numbers for numba (see `distinct_names`)."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> int:
+        return 1 + secrets.randbits(62)
+
+
 def distinct_names() -> None:
-    """Start numba's function counter at a random point in this process.
+    """Number the functions numba compiles in this process at random.
 
     numba names compiled code by module, qualified name, argument types and the number
-    of the function in the process that compiled it (`FunctionIdentity._unique_ids`), and
-    a process that loads two pieces of cached code defining one name links both calls
-    to the first. Closures with one qualified name (an overload's `lambda`, `_reduction`'s
-    `along` for np.min and for np.var) compiled by two processes into the disk cache can
-    get the same number; a third process loading both then runs one in place of the
-    other. Measured: the gradient of ``np.sum(np.var(x, axis=1, keepdims=True) ** 2)``,
-    compiled in one process, was wrong, silently, in a process that had loaded the
-    gradient of the np.min form from the cache first. With a random start in 2**48 the
-    numbers of different processes do not meet.
+    of the function in the process that compiled it (`FunctionIdentity._unique_ids`, a
+    counter from 1), and a process that loads two pieces of cached code defining one
+    name links both calls to the first. Closures with one qualified name (an overload's
+    `lambda`, `_reduction`'s `along` for np.min and for np.var) compiled by two
+    processes into the disk cache can get the same number; a third process loading both
+    then runs one in place of the other. Measured: the gradient of
+    ``np.sum(np.var(x, axis=1, keepdims=True) ** 2)``, compiled in one process, was
+    wrong, silently, in a process that had loaded the gradient of the np.min form from
+    the cache first (numba's issue 10486; pytensor draws at random too). The numbers
+    come from os.urandom, so a forked child does not repeat its parent's, as it would
+    a counter's.
     """
     from numba.core.bytecode import FunctionIdentity
-    if isinstance(getattr(FunctionIdentity, "_unique_ids", None), itertools.count):
-        FunctionIdentity._unique_ids = itertools.count(1 + secrets.randbits(48))
+    if hasattr(FunctionIdentity, "_unique_ids"):
+        FunctionIdentity._unique_ids = _RandomIds()
 
 
 distinct_names()
