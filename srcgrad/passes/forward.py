@@ -215,17 +215,14 @@ class _Forward(FunctionPass):
         """`name, dname = joint(*args, *tangents)`, for a product (`runtime.JOINTS`)
         whose factors all vary: the value and its tangent in one call, which reads each
         operand once (or makes one product of them); None for other operations."""
-        j = next((j for j in JOINTS if j.primal is op.fun), None) \
-            if op.kind == "rule" and not op.kwargs and (op.rule is None or op.rule.kind == "rule") \
-            else None
+        plain = op.kind == "rule" and not op.kwargs and (op.rule is None or op.rule.kind == "rule")
+        j = next((j for j in JOINTS if j.primal is op.fun), None) if plain else None
         if j is None or len(op.args) != j.joint.__code__.co_argcount - len(j.positions):
             return None
         at = [op.args[k] for k in j.positions]
         if not all(isinstance(a, gast.Name) and a.id in self.varied for a in at) or any(
                 isinstance(a, gast.Name) and a.id == name for a in op.args):
             return None
-        for f in (j.joint, j.tangent):  # the tangent: for `unfused`, if this is read again
-            self.bind(f.__name__, f)
         call = b.call(b.name(self.bind(j.joint.__name__, j.joint)), *copy.deepcopy(op.args),
                       *[b.name(self.tangent_name(a.id)) for a in at])
         return b.assign(b.tuple_([b.name(name, store=True),
