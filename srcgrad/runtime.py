@@ -273,8 +273,6 @@ def matmul_sum(a1, b1, a2, b2):
     return a1 @ b1 + a2 @ b2
 
 
-
-
 def matmul_jvp(a, b, da, db):
     """``(a @ b, da @ b + a @ db)``: a product and its tangent. For 2-D float64 factors
     with thin right ones, `a` is read once (``a @ [b db]``); with thin left ones, `b`

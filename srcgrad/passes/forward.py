@@ -34,7 +34,7 @@ from .. import runtime
 from ..analysis.activity import activity
 from ..errors import MissingRule
 from ..frontend.parse import MISSING, Env, Parsed
-from ..naming import Namer
+from ..naming import Namer, names_in
 from ..rules import instantiate, lookup_tangent
 from ..runtime import ADD_INTO, JOINTS, unbroadcast, zeros_like
 from .annotate import hook
@@ -421,46 +421,47 @@ _RESULT, _PREV = "srcgrad_result", "srcgrad_prev"
 
 
 def unjoined(parsed: Parsed) -> Parsed:
-    """`parsed` (generated code, differentiated again) with each joint call written as
-    its two results, ``(primal(*args), tangent(*args, *tangents))`` (`runtime.JOINTS`):
-    forward mode reads them as two operations with rules of their own."""
-    def joint(node: gast.AST) -> runtime.Joint | None:
-        fun = parsed.env.resolve(node.func) if isinstance(node, gast.Call) else None
+    """`parsed` (generated code, differentiated again) with each joint statement
+    ``y, dy = joint(*args, *tangents)`` (`runtime.JOINTS`) written as the two it stands
+    for, ``y = primal(*args)`` and ``dy = tangent(*args, *tangents)``: forward mode reads
+    them as operations with rules of their own, and they keep their names."""
+    def joint(stmt: gast.stmt) -> runtime.Joint | None:
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
+                and isinstance(stmt.targets[0], gast.Tuple)):
+            return None
+        fun = parsed.env.resolve(stmt.value.func)
         return next((j for j in JOINTS if j.joint is fun), None)
 
     if not any(joint(n) for n in gast.walk(parsed.tree)):
         return parsed
     closure = dict(parsed.env.closure)
-    taken = {n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)}  # locals too
+    namer = Namer(names_in(parsed.tree) | set(parsed.env.globals) | set(closure))
 
-    def name(obj: Any) -> gast.Name:  # obj's name, or a name nothing else in the code has
-        candidate, k = obj.__name__, 0
-        while closure.get(candidate, parsed.env.lookup(candidate)) is not obj:
-            if candidate not in taken and candidate not in closure \
-                    and parsed.env.lookup(candidate) is MISSING:
-                closure[candidate] = obj
-                break
-            k += 1
-            candidate = f"{obj.__name__}_{k}"
-        return b.name(candidate)
+    def name(obj: Any) -> gast.Name:  # obj's own name where that denotes it, else a fresh one
+        if parsed.env.lookup(obj.__name__) is obj:
+            return b.name(obj.__name__)
+        bound = next((k for k, v in closure.items() if v is obj), None) or \
+            namer.fresh(obj.__name__)
+        closure[bound] = obj
+        return b.name(bound)
 
-    def split(node: gast.AST) -> gast.AST:
-        j = joint(node)
-        if j is None:
-            return b.map_children(node, split)
-        args = node.args[:len(node.args) - len(j.positions)]
-        value = b.binop(copy.deepcopy(args[0]), gast.MatMult(), copy.deepcopy(args[1])) \
-            if j.primal is operator.matmul else b.call(name(j.primal), *copy.deepcopy(args))
-        new = b.make(gast.Tuple, elts=[value, b.call(name(j.tangent),
-                                                        *copy.deepcopy(node.args))],
-                     ctx=gast.Load())
-        for n in gast.walk(new):
-            n.lineno, n.col_offset = node.lineno, node.col_offset
-        return new
+    class Split(gast.NodeTransformer):
+        def visit_Assign(self, stmt):
+            j = joint(stmt)
+            if j is None:
+                return stmt
+            call, (y, dy) = stmt.value, stmt.targets[0].elts
+            args = copy.deepcopy(call.args[:len(call.args) - len(j.positions)])
+            value = b.binop(args[0], gast.MatMult(), args[1]) \
+                if j.primal is operator.matmul else b.call(name(j.primal), *args)
+            pair = [b.assign(y.id, value),
+                    b.assign(dy.id, b.call(name(j.tangent), *copy.deepcopy(call.args)))]
+            for n in gast.walk(b.make(gast.Module, body=pair, type_ignores=[])):
+                n.lineno, n.col_offset = stmt.lineno, stmt.col_offset
+            return pair
 
-    tree = split(copy.deepcopy(parsed.tree))
-    return dataclasses.replace(parsed, tree=tree,
-                               env=Env(parsed.env.globals, closure))
+    tree = Split().visit(copy.deepcopy(parsed.tree))
+    return dataclasses.replace(parsed, tree=tree, env=Env(parsed.env.globals, closure))
 
 
 def _sum(parts: list[gast.AST]) -> gast.AST:

@@ -77,7 +77,7 @@ def matmul(dy, y, a, b):
 
 
 @tangent(operator.matmul, np.matmul, np.dot)
-def matmul_tangent(dx, y, a, b):
+def matmul_derivative(dx, y, a, b):
     return dx @ b, a @ dx
 
 

@@ -49,7 +49,6 @@ def matmul_rhs_grad_derivative(dx, y, dy, a, b):
     return matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b), None
 
 
-
 # the tangents of the products' tangents (`runtime.JOINTS`), for third order: each is
 # bilinear in (a, db), (da, b) or the like
 @tangent(matmul_tangent)
