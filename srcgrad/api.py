@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import codegen
+from . import codegen, runtime
 from .compiler import Generated, generate, generate_grad_of, generate_jvp
 from .errors import (
     NONSCALAR_MARKER,
@@ -178,11 +178,16 @@ class Transform:
             return self._compiled
 
     def _kernels_compiled(self, gen: Generated) -> None:
-        """Once the module is compiled, its Python form may compile its kernels' loops
-        too (`runtime.elementwise`): jit="auto" races that form against the compiled one."""
+        """Once the module is compiled, its Python form may compile loops too: its
+        kernels' (`runtime.elementwise`) and the matrix products' (`runtime.LOOPED`).
+        jit="auto" races that form against the compiled one."""
         if self._py is not None and self._compiled is not None:
             for name in gen.kernels:
                 self._py[name].loops = True
+            namespace = self._py[gen.functions[0]].__globals__
+            for name, value in list(namespace.items()):
+                if any(value is f for f in runtime.LOOPED):
+                    namespace[name] = functools.partial(value, loops=True)
 
     def _call(self, role: str, args: tuple) -> Any:
         name = self.generated.entries[role]
@@ -543,7 +548,7 @@ def _from_columns(columns: list, x: np.ndarray) -> Any:
 
 
 def _tangent(name: str, arg: Any, t: Any, fun) -> Any:
-    if type(arg) is np.ndarray and type(t) is np.ndarray and t.dtype is arg.dtype \
+    if type(arg) is np.ndarray and type(t) is np.ndarray and t.dtype == arg.dtype \
             and t.shape == arg.shape and arg.dtype.char in "dD":
         return t  # the common case, decided without NumPy calls (hvp is called in loops)
     if np.shape(t) != np.shape(arg):

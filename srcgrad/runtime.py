@@ -34,6 +34,7 @@ from numba.np.numpy_support import as_dtype
 
 from . import (
     numba_ext,  # noqa: F401  (registers the NumPy forms generated code uses)
+    products,
     vecmath,
 )
 from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError
@@ -69,9 +70,9 @@ def unbroadcast(g, like):
         return np.full(shape, g, _float_dtype(np.result_type(g)))
     dtype = g.dtype if g.dtype.kind in "fc" else _FLOAT64
     if g.shape == shape:
-        return g if g.dtype is dtype else g.astype(dtype)
+        return g if g.dtype == dtype else g.astype(dtype)
     axes, rows = _summed_axes(g.shape, shape)
-    if rows and dtype is _FLOAT64:
+    if rows and dtype == _FLOAT64:
         # leading axes only (a bias's gradient): a matrix-vector product, 2-5x faster than
         # np.sum along axis 0
         return (np.ones(rows) @ g.reshape(rows, -1)).reshape(shape)
@@ -250,10 +251,11 @@ ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rh
 
 def _float64_matrices(a, b, c, d) -> bool:
     """Whether all four are 2-D float64 arrays (tested without NumPy calls: these run on
-    every product of generated code)."""
+    every product of generated code). Dtypes are compared by value: numba's arrays carry
+    a float64 dtype object of their own."""
     return type(a) is type(b) is type(c) is type(d) is np.ndarray \
         and a.ndim == b.ndim == c.ndim == d.ndim == 2 \
-        and a.dtype is b.dtype is c.dtype is d.dtype is _FLOAT64
+        and a.dtype == b.dtype == c.dtype == d.dtype == _FLOAT64
 
 
 def matmul_sum(a1, b1, a2, b2):
@@ -273,15 +275,18 @@ def matmul_sum(a1, b1, a2, b2):
     return a1 @ b1 + a2 @ b2
 
 
-def matmul_jvp(a, b, da, db):
+def matmul_jvp(a, b, da, db, *, loops=False):
     """``(a @ b, da @ b + a @ db)``: a product and its tangent. For 2-D float64 factors
     with thin right ones, `a` is read once (``a @ [b db]``); with thin left ones, `b`
-    once (``[a; da] @ b``). A thin inner dimension is `matmul_sum`'s case.
+    once (``[a; da] @ b``). A thin inner dimension is `matmul_sum`'s case. With
+    ``loops=True`` (`LOOPED`), thin right factors go to a compiled loop (`products`).
 
     >>> y, dy = matmul_jvp(np.eye(2), np.ones((2, 2)), np.zeros((2, 2)), np.eye(2))
     >>> y.tolist(), dy.tolist()
     ([[1.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
     """
+    if loops and products.thin_right(a, b, da, db):
+        return products.jvp_thin_right(a, b, da, db)
     if _float64_matrices(a, b, da, db) and da.shape == a.shape and db.shape == b.shape:
         (m, k), n = a.shape, b.shape[1]
         if 4 * n <= min(m, k):
@@ -342,6 +347,10 @@ JOINTS = (Joint(operator.matmul, (0, 1), matmul_jvp, matmul_tangent),
           Joint(np.matmul, (0, 1), matmul_jvp, matmul_tangent),
           Joint(matmul_lhs_grad, (0, 2), matmul_lhs_grad_jvp, matmul_lhs_grad_tangent),
           Joint(matmul_rhs_grad, (0, 1), matmul_rhs_grad_jvp, matmul_rhs_grad_tangent))
+
+# the helpers that take `loops=True` (a compiled `products` loop where it pays), which
+# the Python form of a transform that compiles passes them
+LOOPED = (matmul_jvp,)
 
 
 def where(cond, x, y):

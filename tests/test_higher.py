@@ -17,6 +17,7 @@ jit=False, since every distinct compiled function costs seconds.
 """
 
 import inspect
+import os
 import zlib
 
 import higher as H
@@ -24,7 +25,7 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad import SrcgradError
+from srcgrad import SrcgradError, products
 from srcgrad.runtime import matmul_lhs_grad_tangent, matmul_rhs_grad_tangent, matmul_tangent
 
 JITS = [pytest.param(True, id="numba"), pytest.param(False, id="python")]
@@ -565,6 +566,28 @@ def test_hvp_through_joint_products(jit, rng):
         assert call in f.source
     v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
     got = f(*args, v)
+    for k in (0, 1):
+        want = fd_jvp(lambda *a, k=k: cs_grad(two_layer, a, k), args, (0, 1), v, h=1e-5)
+        close(got[k], want, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
+def test_python_form_of_a_compiled_hvp_runs_the_thin_product_loop(rng, monkeypatch):
+    # once a transform has compiled, its Python form (which jit="auto" may pick) computes
+    # h @ W2 with its tangent in products' compiled loop; under jit=False it never does
+    calls = []
+    rows = products._jvp_rows
+    monkeypatch.setattr(products, "_jvp_rows", lambda *x: calls.append(1) or rows(*x))
+    args = (rng.normal(size=(5, 48)) * 0.3, rng.normal(size=(48, 2)) * 0.3,
+            rng.normal(size=(64, 5)), rng.normal(size=(64, 2)))
+    v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
+    srcgrad.hvp(two_layer, wrt=(0, 1), jit=False)(*args, v)
+    assert not calls
+    f = srcgrad.hvp(two_layer, wrt=(0, 1))
+    for _ in range(3):
+        f(*args, v)
+    got = f.py_func(*args, *v)
+    assert calls
     for k in (0, 1):
         want = fd_jvp(lambda *a, k=k: cs_grad(two_layer, a, k), args, (0, 1), v, h=1e-5)
         close(got[k], want, rtol=1e-7, atol=1e-9)

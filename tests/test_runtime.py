@@ -11,6 +11,7 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
+from srcgrad import products
 from srcgrad.errors import NONSCALAR_MARKER, NonScalarOutput
 from srcgrad.runtime import (
     add_matmul_lhs_grad,
@@ -275,6 +276,36 @@ def test_matmul_jvp_against_numpy(jit, monkeypatch, mkn, jvp_joins, tangent_join
     for got, want in ((y, y_want), (dy, dy_want), (tangent, dy_want)):
         assert got.shape == want.shape and got.flags.c_contiguous
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+# the compiled loop for a thin right factor (products.jvp_thin_right): odd rows and
+# columns (the last ones computed twice), one column, THIN columns; and operands it does
+# not take (an F-ordered left factor, a right factor too wide), which go to BLAS
+LOOP_CASES = [((64, 48), (48, 2), "C", True), ((65, 40), (40, 3), "C", True),
+              ((40, 40), (40, 1), "C", True), ((128, 128), (128, 32), "C", True),
+              ((64, 48), (48, 2), "F", False), ((64, 48), (48, 40), "C", False)]
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape", "order", "looped"), LOOP_CASES)
+def test_matmul_jvp_thin_loop_against_numpy(monkeypatch, a_shape, b_shape, order, looped):
+    a, b = np.asarray(data(a_shape, 1), order=order), data(b_shape, 2)
+    da, db = np.asarray(data(a_shape, 3), order=order), data(b_shape, 4)
+    a[1, 2], da[3, 0] = np.nan, np.inf  # NaN and inf reach the results as through BLAS
+    calls = []
+    rows = products._jvp_rows
+    monkeypatch.setattr(products, "_jvp_rows", lambda *x: calls.append(1) or rows(*x))
+    y, dy = matmul_jvp(a, b, da, db, loops=True)
+    assert len(calls) == looped
+    y_want = np.einsum("ik,kj->ij", a, b)
+    dy_want = np.einsum("ik,kj->ij", da, b) + np.einsum("ik,kj->ij", a, db)
+    for got, want in ((y, y_want), (dy, dy_want)):
+        assert got.flags.c_contiguous and got.dtype is np.dtype(np.float64)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert np.isnan(y[1]).all() and np.isinf(dy[3]).any()  # the cases are not vacuous
+    calls.clear()
+    matmul_jvp(a, b, da, db)  # without loops=True: never the loop
+    assert not calls
 
 
 # 2-D operands (thin ones take the shared paths) and 1-D ones (the helpers' other forms)

@@ -1,0 +1,74 @@
+"""A compiled loop for a matrix product with a thin right factor and its tangent, as
+forward mode makes them: ``y, dy = a @ b, da @ b + a @ db``.
+
+A product whose right factor has a few columns (an MLP's output layer: 256x256 by
+256x10) leaves BLAS far from its peak: it copies ("packs") the large factor for a few
+columns of work, and the tangent is a second such product. One loop that reads `a` and
+`da` once, in blocks of 2 rows by 2 columns, does both. Measured on an AVX2 core, 256x256
+by 256x10: 118 us, against 168 us through BLAS (``a @ [b db]`` and ``da @ b``).
+
+`runtime.matmul_jvp` uses it only in the Python form of a transform that compiles
+(``loops=True``), never under ``jit=False``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+THIN = 32  # at most this many columns make a factor thin
+_F64 = np.dtype(np.float64)
+
+
+def thin_right(a, b, da, db) -> bool:
+    """Whether `jvp_thin_right` serves ``a @ b`` with tangents `da`, `db`: float64
+    matrices, `a` and `da` C-contiguous and alike, `b` and `db` alike and thin."""
+    if not all(type(x) is np.ndarray and x.ndim == 2 and x.dtype == _F64
+               for x in (a, b, da, db)):
+        return False
+    (m, k), (kb, n) = a.shape, b.shape
+    return kb == k and n <= THIN and 4 * n <= min(m, k) and da.shape == a.shape \
+        and db.shape == b.shape and a.flags.c_contiguous and da.flags.c_contiguous
+
+
+def jvp_thin_right(a, b, da, db):
+    """``(a @ b, da @ b + a @ db)`` for thin `b`, `db` (see `thin_right`)."""
+    # NumPy allocates the results: numba's arrays carry a float64 dtype object of their
+    # own, equal to NumPy's but not it, which fast paths that test identity miss
+    y, dy = np.empty((a.shape[0], b.shape[1])), np.empty((a.shape[0], b.shape[1]))
+    _jvp_rows(a, np.ascontiguousarray(b.T), da, np.ascontiguousarray(db.T), y, dy)
+    return y, dy
+
+
+# reassoc: the sums along k are split across SIMD lanes, as BLAS does
+@njit(fastmath={"reassoc", "contract"}, error_model="numpy", boundscheck=False, cache=True)
+def _jvp_rows(a, bt, da, dbt, y, dy):
+    """y = a @ bt.T and dy = da @ bt.T + a @ dbt.T, in blocks of 2 rows by 2 columns:
+    each step along k loads 8 numbers for 12 multiply-adds."""
+    m, k = a.shape
+    n = bt.shape[0]
+    for i in range(0, m, 2):
+        i1 = min(i + 1, m - 1)  # an odd last row is computed twice, written alike
+        for j in range(0, n, 2):
+            j1 = min(j + 1, n - 1)
+            y00 = y01 = y10 = y11 = 0.0
+            d00 = d01 = d10 = d11 = 0.0
+            for p in range(k):
+                x0 = a[i, p]
+                x1 = a[i1, p]
+                dx0 = da[i, p]
+                dx1 = da[i1, p]
+                b0 = bt[j, p]
+                b1 = bt[j1, p]
+                db0 = dbt[j, p]
+                db1 = dbt[j1, p]
+                y00 += x0 * b0
+                y01 += x0 * b1
+                y10 += x1 * b0
+                y11 += x1 * b1
+                d00 += dx0 * b0 + x0 * db0
+                d01 += dx0 * b1 + x0 * db1
+                d10 += dx1 * b0 + x1 * db0
+                d11 += dx1 * b1 + x1 * db1
+            y[i, j], y[i, j1], y[i1, j], y[i1, j1] = y00, y01, y10, y11
+            dy[i, j], dy[i, j1], dy[i1, j], dy[i1, j1] = d00, d01, d10, d11
