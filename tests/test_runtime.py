@@ -82,6 +82,9 @@ def test_unbroadcast_is_the_adjoint_of_broadcasting(jit, g_shape, like_shape):
 def test_unbroadcast_sums_the_rows_of_a_bias_gradient(jit, like_shape):
     g = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     expected = np.array([9.0, 12.0]).reshape(like_shape)  # by hand: 1 + 3 + 5, 2 + 4 + 6
+    got = run(jit, unbroadcast_nb, g, np.zeros(like_shape))
+    np.testing.assert_array_equal(got, expected)
+    got += 1.0  # the caller's own array (the ones it is summed with are kept)
     np.testing.assert_array_equal(run(jit, unbroadcast_nb, g, np.zeros(like_shape)), expected)
     # a transposed view, and an infinity, as np.sum has them
     t = np.array([[1.0, 3.0, 5.0], [2.0, np.inf, 6.0]]).T
