@@ -164,8 +164,8 @@ def test_a_last_tanh_is_computed_in_the_loop(rng):
     a, b = 3 * rng.standard_normal((40, 30)), rng.standard_normal(30)
     kernel = compiled(tanh_of_sum)
     out, ref = kernel(a, b), np.tanh(a - 2.0 * b)
-    # vecmath.tanh, within 3 ulp of NumPy's (tests/test_vecmath.py)
-    assert np.all(np.abs(out - ref) <= 3 * np.spacing(np.abs(ref)))
+    # vecmath.tanh, within 4 ulp of NumPy's (tests/test_vecmath.py)
+    assert np.all(np.abs(out - ref) <= 4 * np.spacing(np.abs(ref)))
     if kernel.loops:
         ((loop, last),) = kernel._compiled.values()
         assert last is None and loop.py_func.__globals__["__last"] is vecmath.tanh

@@ -22,9 +22,20 @@ def _ulps(x):
 
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-8, 1e-3, 0.3, 0.55, 1.0, 5.0, 19.0, 20.5, 1e3])
-def test_within_three_ulp_of_numpy(rng, scale):
+def test_within_four_ulp_of_numpy(rng, scale):
     x = rng.uniform(-1.0, 1.0, 20000) * scale
-    assert _ulps(x).max() <= 3.0
+    assert _ulps(x).max() <= 4.0
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is double")
+def test_within_3_3_ulp_of_the_exact_value(rng):
+    # the reference: tanh in long double (64-bit mantissa on x86), over |x| from 1e-4 to 20
+    x = rng.uniform(-1.0, 1.0, 200000) * np.exp(rng.uniform(np.log(1e-4), np.log(20.0), 200000))
+    out = np.empty_like(x)
+    _tanh_all(x, out)
+    exact = np.tanh(x.astype(np.longdouble))
+    ulps = np.abs(out.astype(np.longdouble) - exact) / np.spacing(np.abs(out))
+    assert ulps.max() <= 3.3
 
 
 def test_special_values_are_numpys():
