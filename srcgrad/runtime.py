@@ -16,6 +16,7 @@ cotangent with or without kept dimensions (numba tells them apart by rank, so
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
 import math
@@ -391,7 +392,9 @@ FASTER = {np.where: where}
 
 
 class elementwise:  # noqa: N801  (a decorator, named as one)
-    """``@elementwise``: a generated kernel (`passes.fuse`), one elementwise expression.
+    """``@elementwise``: a generated kernel (`passes.fuse`), one elementwise expression,
+    returned, or assigned to a name and returned with its sums to the shapes of other
+    arguments (``x = a * b; return x, unbroadcast(x, like)``: a bias's gradient).
 
     Under numba the kernel is compiled with the code that calls it (numba fuses the
     expression's array operations into one loop). As Python it is NumPy, one pass per
@@ -400,7 +403,7 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
     a loop nest, which runs several times faster than numba's fused array expression
     when an operand is broadcast), one pass and no temporaries. Everything else (scalars,
     small arrays, other dtypes or ranks, comparisons) stays NumPy, whose results the
-    loop might not match.
+    loop might not match. The loop adds each entry into the sums as it goes.
     """
 
     MIN_SIZE = 512  # below this, the compiled call's overhead is more than it saves
@@ -414,6 +417,7 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
         self._plans: dict[tuple, object] = {}  # argument types -> `_plan`
         self._kept: dict[tuple, list[np.ndarray]] = {}
         self._lock = threading.Lock()
+        self._form: _Form | None = None
 
     def __call__(self, *args):
         if self.loops:
@@ -423,9 +427,11 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
             if plan is _UNPLANNED:
                 plan = self._plans[types] = self._plan(args)
             if plan is not None:
-                shape, key, (loop, last) = plan
+                shape, key, (loop, last), sums = plan
                 out = self._buffer(shape)
                 try:
+                    if sums is not None:
+                        return _summing(loop, out, sums, args)
                     loop(out, *args)
                 except (NumbaError, OverflowError):  # numba cannot type these values
                     self._compiled[key] = None
@@ -437,16 +443,31 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
         return self.__wrapped__(*args)
 
     def _plan(self, args: tuple):
-        """`(result shape, loop key, (loop, last))` for arguments like these (the same
-        shapes, dtypes and types), or None where they stay NumPy."""
-        shape = _loop_shape(args, self.MIN_SIZE)
+        """`(result shape, loop key, (loop, last), sums)` for arguments like these (the
+        same shapes, dtypes and types), or None where they stay NumPy. `sums`: None, or
+        the positions of the arguments the loop reads and, per result, the shape of a sum
+        (None: the value itself, or a sum to its own shape)."""
+        if self._form is None:
+            self._form = _Form.of(self.__wrapped__)
+        form = self._form
+        values = args if form.reads is None else [args[k] for k in form.reads]
+        shape = _loop_shape(values, self.MIN_SIZE)
         if shape is None:
             return None
         indices = tuple(_indices(a, shape) if type(a) is np.ndarray else None
-                        for a in args)
-        key = (len(shape), indices)
+                        for a in values)
+        sums, patterns = None, ()
+        if form.reads is not None:
+            sums = (form.reads, tuple(_sum_shape(args[k], shape) if k is not None else None
+                                      for k in form.outputs))
+            if _UNPLANNED in sums[1]:
+                return None
+            patterns = tuple(_indices(args[k], shape) for k, s in zip(form.outputs, sums[1],
+                                                                      strict=True)
+                             if s is not None)
+        key = (len(shape), indices, patterns)
         compiled = self._loop(*key)
-        return None if compiled is None else (shape, key, compiled)
+        return None if compiled is None else (shape, key, compiled, sums)
 
     def _buffer(self, shape: tuple) -> np.ndarray:
         """An array for the result: one this kernel returned before if nothing refers to
@@ -463,11 +484,61 @@ class elementwise:  # noqa: N801  (a decorator, named as one)
                 kept.append(out)
             return out
 
-    def _loop(self, ndim: int, indices: tuple):
-        key = (ndim, indices)
+    def _loop(self, ndim: int, indices: tuple, sums: tuple):
+        key = (ndim, indices, sums)
         if key not in self._compiled:
-            self._compiled[key] = _compile_loop(self.__wrapped__, ndim, indices)
+            self._compiled[key] = _compile_loop(self.__wrapped__, self._form, ndim, indices,
+                                                sums)
         return self._compiled[key]
+
+
+@dataclass(frozen=True)
+class _Form:
+    """What a kernel computes, read from its source once: the function, its expression,
+    and, for a kernel that returns sums, the positions of the parameters the expression
+    reads and, per result, None for the value or the position of the parameter whose
+    shape it is summed to (`unbroadcast(x, like)`)."""
+
+    fn: ast.FunctionDef
+    expr: ast.expr
+    reads: tuple[int, ...] | None = None
+    outputs: tuple[int | None, ...] = (None,)
+
+    @staticmethod
+    def of(fun) -> _Form:
+        fn = ast.parse(textwrap.dedent(inspect.getsource(fun))).body[0]
+        if len(fn.body) == 1:
+            return _Form(fn, fn.body[0].value)
+        (assign, ret), params = fn.body, [a.arg for a in fn.args.args]
+        returned = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+        read = {n.id for n in ast.walk(assign.value) if isinstance(n, ast.Name)}
+        return _Form(fn, assign.value, tuple(k for k, p in enumerate(params) if p in read),
+                     tuple(None if isinstance(r, ast.Name) else params.index(r.args[1].id)
+                           for r in returned))
+
+
+def _sum_shape(like, shape: tuple):
+    """The shape of `unbroadcast(value, like)` for a value of `shape`, to add up in the
+    loop; None where it is the value itself; `_UNPLANNED` where the loop does not serve
+    (a scalar or 0-d `like`, or one the value does not broadcast from: NumPy then sums,
+    or raises)."""
+    if type(like) is not np.ndarray or not 0 < like.ndim <= len(shape):
+        return _UNPLANNED
+    try:
+        _summed_axes(shape, like.shape)
+    except ValueError:
+        return _UNPLANNED
+    return None if like.shape == shape else like.shape
+
+
+def _summing(loop, out: np.ndarray, sums: tuple, args: tuple):
+    """Run a kernel's loop that sums as it goes; its results, as the kernel returns them."""
+    reads, shapes = sums
+    totals = [np.zeros(s) for s in shapes if s is not None]
+    loop(out, *totals, *[args[k] for k in reads])
+    totals.reverse()
+    results = tuple(out if s is None else totals.pop() for s in shapes)
+    return results if len(results) > 1 else results[0]
 
 
 def _indices(a: np.ndarray, shape: tuple) -> tuple[str, ...]:
@@ -521,12 +592,14 @@ def _loop_shape(args, min_size):
 IN_LOOP = {np.tanh: vecmath.tanh}
 
 
-def _compile_loop(fun, ndim: int, indices: tuple):
-    """`fun`'s expression as a numba-compiled loop nest writing into its first argument,
-    and the ufunc to apply last, in place (None: the expression does not end in one, or
-    ends in one of `IN_LOOP`, which the loop computes);
+def _compile_loop(fun, form: _Form, ndim: int, indices: tuple, sums: tuple):
+    """`fun`'s expression (`form`) as a numba-compiled loop nest writing into its first
+    argument and adding into the next ones (`sums`: how each indexes the loop, as
+    `_indices`), and the ufunc to apply last, in place (None: the expression does not end
+    in one, or ends in one of `IN_LOOP`, which the loop computes);
     None if a comparison's booleans are more than a `where`'s condition (NumPy's rules
-    for them differ from numba's)."""
+    for them differ from numba's), or if a kernel that sums ends in a ufunc NumPy applies.
+    """
     import numba
 
     from . import codegen
@@ -541,16 +614,20 @@ def _compile_loop(fun, ndim: int, indices: tuple):
                 return ast.IfExp(test=node.args[0], body=node.args[1], orelse=node.args[2])
             return node
 
-    fn = ast.parse(textwrap.dedent(inspect.getsource(fun))).body[0]
-    expr, last = fn.body[-1].value, None
+    expr, last = form.expr, None
     if isinstance(expr, ast.Call) and len(expr.args) == 1:  # np.tanh(...): see passes.fuse
         last, expr = resolve(expr.func), expr.args[0]
-    expr = Select().visit(expr)
+    expr = Select().visit(copy.deepcopy(expr))
     names = dict(fun.__globals__)
     if last in IN_LOOP:  # the loop calls its vectorizable form
         names["__last"] = IN_LOOP[last]
         expr, last = ast.Call(ast.Name("__last", ast.Load()), [expr], []), None
-    text = _loop_source(fn, expr, ndim, indices)
+    if form.reads is not None and last is not None:
+        return None
+    params = [a.arg for a in form.fn.args.args]
+    if form.reads is not None:
+        params = [params[k] for k in form.reads]
+    text = _loop_source(params, expr, ndim, indices, sums)
     if text is None:
         return None
     loads = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
@@ -559,37 +636,52 @@ def _compile_loop(fun, ndim: int, indices: tuple):
     return numba.njit(cache=True, error_model="numpy")(module.loop), last
 
 
-def _loop_source(fn: ast.FunctionDef, expr: ast.expr, ndim: int, indices: tuple
-                 ) -> str | None:
-    r"""The loop nest computing `expr` over the parameters of kernel `fn`, for a result of
-    `ndim` dimensions; `indices` gives each array parameter's (`_indices`), None for a
-    number.
+def _loop_source(params: list[str], expr: ast.expr, ndim: int, indices: tuple,
+                 sums: tuple = ()) -> str | None:
+    r"""The loop nest computing `expr` over the kernel parameters `params`, for a result
+    of `ndim` dimensions; `indices` gives each array parameter's (`_indices`), None for a
+    number; `sums`, the index of each sum the loop adds each entry into. The loop's own
+    names start with two underscores: the kernel's are the user's.
 
-    >>> fn = ast.parse("def k(a, b, c):\n    return a * b + c").body[0]
-    >>> print(_loop_source(fn, fn.body[0].value, 2, (("i0", "i1"), None, ("i1",))))
-    def loop(out, a, b, c):
-        for i0 in range(out.shape[0]):
-            for i1 in range(out.shape[1]):
-                out[i0, i1] = a[i0, i1] * b + c[i1]
+    >>> expr = ast.parse("a * b + c", mode="eval").body
+    >>> print(_loop_source(["a", "b", "c"], expr, 2, (("i0", "i1"), None, ("i1",))))
+    def loop(__out, a, b, c):
+        for __i0 in range(__out.shape[0]):
+            for __i1 in range(__out.shape[1]):
+                __out[__i0, __i1] = a[__i0, __i1] * b + c[__i1]
+    <BLANKLINE>
+    >>> print(_loop_source(["a"], ast.parse("2.0 * a", mode="eval").body, 2,
+    ...                    (("i0", "i1"),), (("i1",),)))
+    def loop(__out, __sum0, a):
+        for __i0 in range(__out.shape[0]):
+            for __i1 in range(__out.shape[1]):
+                __value = 2.0 * a[__i0, __i1]
+                __out[__i0, __i1] = __value
+                __sum0[__i1] += __value
     <BLANKLINE>
     """
     tests = {id(n.test) for n in ast.walk(expr) if isinstance(n, ast.IfExp)}
     if any(isinstance(n, ast.Compare) and id(n) not in tests for n in ast.walk(expr)):
         return None  # a boolean result, or arithmetic on booleans: NumPy's rules differ
-    params = [a.arg for a in fn.args.args]
-    arrays = {p: ", ".join(ix) for p, ix in zip(params, indices, strict=True)
-              if ix is not None}
-    index = ", ".join(f"i{k}" for k in range(ndim))
+
+    def at(ix: tuple) -> str:
+        return ", ".join(i if i == "0" else f"__{i}" for i in ix)
+    arrays = {p: at(ix) for p, ix in zip(params, indices, strict=True) if ix is not None}
 
     class Index(ast.NodeTransformer):
         def visit_Name(self, node):
             return ast.parse(f"{node.id}[{arrays[node.id]}]", mode="eval").body \
                 if node.id in arrays else node
-    body = ast.unparse(Index().visit(expr))
-    lines = [f"def loop(out, {', '.join(params)}):"]
+    body = ast.unparse(Index().visit(copy.deepcopy(expr)))
+    totals = [f"__sum{k}" for k in range(len(sums))]
+    lines = [f"def loop({', '.join(['__out', *totals, *params])}):"]
     for k in range(ndim):
-        lines.append("    " * (k + 1) + f"for i{k} in range(out.shape[{k}]):")
-    lines.append("    " * (ndim + 1) + f"out[{index}] = {body}")
+        lines.append("    " * (k + 1) + f"for __i{k} in range(__out.shape[{k}]):")
+    inner, index = "    " * (ndim + 1), at(tuple(f"i{k}" for k in range(ndim)))
+    if not sums:
+        return "\n".join([*lines, f"{inner}__out[{index}] = {body}"]) + "\n"
+    lines += [f"{inner}__value = {body}", f"{inner}__out[{index}] = __value"]
+    lines += [f"{inner}{t}[{at(ix)}] += __value" for t, ix in zip(totals, sums, strict=True)]
     return "\n".join(lines) + "\n"
 
 

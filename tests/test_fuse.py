@@ -12,7 +12,7 @@ from fd import assert_grad
 
 import srcgrad
 from srcgrad import vecmath
-from srcgrad.runtime import elementwise
+from srcgrad.runtime import elementwise, unbroadcast
 
 
 def mlp(W1, b1, W2, X):
@@ -35,8 +35,11 @@ def mlp_args(rng, n=5):
 def test_tanh_adjoint_is_one_kernel(jit, rng):
     g = srcgrad.grad(mlp, wrt=(0, 1, 2), jit=jit)
     source = g.source
-    assert "= d_t2_fused(dh, h)" in source, source
-    assert "@elementwise\ndef d_t2_fused(dh, h):\n    return dh * (1.0 - h * h)" in source
+    # the bias's gradient is summed in the kernel; so is d_t1, a sum to the value's own
+    # shape (the value itself), and d_t2 is not returned: nothing else reads it
+    assert "d_t1, db1 = d_t2_fused(dh, h, _t1, b1)" in source, source
+    assert ("@elementwise\ndef d_t2_fused(dh, h, _t1, b1):\n    d_t2 = dh * (1.0 - h * h)\n"
+            "    return unbroadcast(d_t2, _t1), unbroadcast(d_t2, b1)") in source
     # the forward's sum and tanh: one kernel, tanh last
     assert "h = h_fused(_t1, b1)" in source
     assert "def h_fused(_t1, b1):\n    return np.tanh(_t1 + b1)" in source
@@ -56,10 +59,31 @@ def test_auto_runs_compiled_loops(rng):
         got = g(*args)
     kernel = g.py_func.__globals__["d_t2_fused"]
     assert kernel.loops
+    ((ndim, _, sums),) = kernel._compiled  # one loop, which sums the bias's gradient
+    assert (ndim, sums) == (2, (("i1",),))
     for want, out in zip(mlp_hand(*args), g.py_func(*args), strict=True):
         np.testing.assert_allclose(out, want, rtol=1e-10)
     for want, out in zip(mlp_hand(*args), got, strict=True):
         np.testing.assert_allclose(out, want, rtol=1e-10)
+
+
+def named_like_the_loop(W, X):
+    out = X @ W
+    i0 = out * 2.0 + 1.0
+    return np.sum(np.tanh(i0 * out) * out)
+
+
+@pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
+def test_kernel_arguments_may_have_the_loops_own_names(rng):
+    # the compiled loop's own names (its result, its indices) are not the user's `out`, `i0`
+    g = srcgrad.grad(named_like_the_loop)
+    args = (rng.standard_normal((30, 40)), rng.standard_normal((50, 30)))
+    for _ in range(3):
+        got = g(*args)
+    kernels = [v for v in g.py_func.__globals__.values() if isinstance(v, elementwise)]
+    assert kernels and all(k.loops and None not in k._compiled.values() for k in kernels)
+    assert any("out" in k.__wrapped__.__code__.co_varnames for k in kernels)
+    assert_grad(named_like_the_loop, [got], args, (0,))
 
 
 def test_hvp_inlines_kernels_and_fuses_again(jit, rng):
@@ -81,6 +105,21 @@ def test_hvp_inlines_kernels_and_fuses_again(jit, rng):
 def scalar_chain(x, y):
     a = x * y + 1.0
     return a * a - x
+
+
+def tanh_times_input(W, X, b):
+    a = X @ W + b
+    h = np.tanh(a)
+    return np.sum(h * h * a)
+
+
+def test_a_kernel_returns_its_value_too_where_it_is_read_again(jit, rng):
+    # da accumulates in the kernel (da = da + ...), is returned, and is summed to the
+    # shapes of _t1 and of the bias b
+    g = srcgrad.grad(tanh_times_input, wrt=(0, 2), jit=jit)
+    assert "da, d_t1, db = da_fused(da, dh, h, _t1, b)" in g.source, g.source
+    args = (rng.standard_normal((3, 4)), rng.standard_normal((5, 3)), rng.standard_normal(4))
+    assert_grad(tanh_times_input, list(g(*args)), args, (0, 2))
 
 
 def test_scalar_code_is_not_fused(jit):
@@ -181,6 +220,58 @@ def test_loop_where_is_np_where(rng):
     want = np.where(np.abs(w) <= 1.0, g, 0.0)
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(np.signbit(out), np.signbit(want))
+
+
+def with_sums(a, b, u, v):
+    x = a * b + 1.0
+    return x, unbroadcast(x, u), unbroadcast(x, v)
+
+
+def sums_only(a, b, u):
+    x = a * (b - 2.0)
+    return unbroadcast(x, u)
+
+
+# (shape of u, shape of v): leading rows, a row, a column, the value's own shape
+@pytest.mark.parametrize(("u_shape", "v_shape"), [((30,), (1, 30)), ((40, 1), (40, 30))])
+def test_a_loop_that_sums_is_numpys_sum(rng, u_shape, v_shape):
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal(30)
+    kernel = compiled(with_sums)
+    x, su, sv = kernel(a, b, np.zeros(u_shape), np.zeros(v_shape))
+    want = a * b + 1.0
+    np.testing.assert_array_equal(x, want)
+    sums = {(30,): want.sum(axis=0), (1, 30): want.sum(axis=0, keepdims=True),
+            (40, 1): want.sum(axis=1, keepdims=True), (40, 30): want}
+    for got, shape in ((su, u_shape), (sv, v_shape)):
+        assert got.shape == shape
+        np.testing.assert_allclose(got, sums[shape], rtol=1e-13)
+    if v_shape == (40, 30):
+        assert sv is x  # a sum to the value's own shape is the value, as unbroadcast gives
+    if kernel.loops:
+        assert len(kernel._compiled) == 1 and None not in kernel._compiled.values()
+
+
+@pytest.mark.parametrize("like", [2.0, np.zeros(()), np.zeros(7)])
+def test_sums_the_loop_does_not_serve_are_numpys(rng, like):
+    # a scalar or 0-d shape: np.sum's; a shape the value does not broadcast from: its error
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal(30)
+    kernel = compiled(sums_only)
+    if np.shape(like) == (7,):
+        with pytest.raises(ValueError, match="cannot unbroadcast"):
+            kernel(a, b, like)
+    else:
+        np.testing.assert_allclose(kernel(a, b, like), np.sum(a * (b - 2.0)), rtol=1e-13)
+    assert not kernel._compiled
+
+
+def test_a_loop_that_sums_accumulates_from_zero_each_call(rng):
+    a, b, u = rng.standard_normal((40, 30)), rng.standard_normal(30), np.zeros(30)
+    kernel = compiled(sums_only)
+    first = kernel(a, b, u)
+    second = kernel(a, b, u)
+    np.testing.assert_allclose(second, (a * (b - 2.0)).sum(axis=0), rtol=1e-13)
+    assert second is not first
+    np.testing.assert_array_equal(first, second)
 
 
 def test_loop_divides_by_zero_as_numpy_does():

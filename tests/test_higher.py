@@ -593,6 +593,27 @@ def test_python_form_of_a_compiled_hvp_runs_the_thin_product_loop(rng, monkeypat
         close(got[k], want, rtol=1e-7, atol=1e-9)
 
 
+def biased_tanh(W, b, x):
+    a = x @ W + b
+    h = np.tanh(a)
+    return np.sum(h * h * a)
+
+
+@pytest.mark.parametrize("jit", JITS)
+def test_hvp_through_kernels_that_sum(jit, rng):
+    # the gradient's kernel returns its value and its sums to the bias's shape (da, db =
+    # da_fused(...)); the hvp differentiates it inlined, and its own kernels sum again
+    assert "da, d_t1, db = da_fused(" in srcgrad.grad(biased_tanh, wrt=(0, 1)).source
+    args = (rng.normal(size=(3, 4)) * 0.5, rng.normal(size=4), rng.normal(size=(5, 3)))
+    f = srcgrad.hvp(biased_tanh, wrt=(0, 1), jit=jit)
+    assert "unbroadcast(" in f.source.split("@elementwise", 1)[1], f.source
+    v = (rng.normal(size=(3, 4)), rng.normal(size=4))
+    got = f(*args, v)
+    for k in (0, 1):
+        want = fd_jvp(lambda *a, k=k: cs_grad(biased_tanh, a, k), args, (0, 1), v, h=1e-5)
+        close(got[k], want, rtol=1e-7, atol=1e-9)
+
+
 def test_third_order_through_joint_products(rng):
     # jvp of the hvp: its joint calls read as value and tangent, with rules of their own
     x, y = rng.normal(size=(64, 5)), rng.normal(size=(64, 2))

@@ -19,13 +19,27 @@ numba's scalar loops many times slower. A kernel may end with one (`h = np.tanh(
 the loop computes `a + b` and NumPy then applies the ufunc in place, in the loop's result,
 or the loop computes it too where `runtime.IN_LOOP` has a vectorizable form: tanh).
 
+A kernel whose value later statements of its block sum to other shapes (`y =
+unbroadcast(x, like)`: the gradient of a broadcast bias) returns those sums too, and its
+loop adds each entry into them as it computes it, rather than reading the value again:
+
+    d_t1, db1 = d_t2_fused(dh, h, _t1, b1)
+    ...
+    @elementwise
+    def d_t2_fused(dh, h, _t1, b1):
+        d_t2 = dh * (1.0 - h * h)
+        return unbroadcast(d_t2, _t1), unbroadcast(d_t2, b1)
+
+The value is returned as well where anything else reads it.
+
 Which values are arrays is not known before a call, so the pass fuses only code with
 evidence of arrays (a matrix product's operands and result, an array constructor, what is
 computed from them): scalar code stays as it was. A kernel is correct for scalars too;
 `runtime.elementwise` decides how it runs.
 
 Generated code that is differentiated again (`grad` of `grad`, `hvp`) has its kernel calls
-inlined first (`unfused`), so no kernel needs a derivative of its own.
+inlined first (`unfused`; a kernel that sums, as its statements), so no kernel needs a
+derivative of its own.
 """
 
 from __future__ import annotations
@@ -76,19 +90,29 @@ class _Kernels:
         self.made: dict[str, str] = {}
         self.decorator: str | None = None
 
-    def call(self, expr: gast.AST, label: str) -> gast.Call:
-        """A call of the kernel computing `expr` from the names it reads."""
+    def call(self, expr: gast.AST, label: str, sums: Sums | None = None) -> gast.Call:
+        """A call of the kernel computing `expr` from the names it reads; with `sums`,
+        the kernel assigns it to `sums.value` and returns it (if kept) and its sums."""
         variables = _locals(expr)
         params = list(dict.fromkeys(n.id for n in _in_order(expr)
                                     if isinstance(n, gast.Name) and n.id in variables))
-        key = gast.dump(_renamed(expr, params))
+        body = [b.ret(copy.deepcopy(expr))]
+        if sums is not None:
+            params += [like for like in dict.fromkeys(sums.likes) if like not in params]
+            value = b.name(sums.value)
+            returned = [value] * sums.keep + [
+                b.call(copy.deepcopy(sums.unbroadcast), b.name(sums.value), b.name(like))
+                for like in sums.likes]
+            body = [b.assign(sums.value, copy.deepcopy(expr)),
+                    b.ret(b.tuple_(returned) if len(returned) > 1 else returned[0])]
+        key = gast.dump(_renamed(b.function("k", params, body), params))
         if key not in self.made:
             if self.decorator is None:
                 self.decorator = self.ns.bind("elementwise", runtime.elementwise,
                                               avoid=self.taken)
             name = self.ns.bind(f"{label}_fused", GeneratedFunction(), avoid=self.taken)
             self.taken.add(name)
-            fn = b.function(name, params, [b.ret(copy.deepcopy(expr))])
+            fn = b.function(name, params, body)
             fn.decorator_list = [b.name(self.decorator)]
             self.functions.append(fn)
             self.made[key] = name
@@ -109,9 +133,28 @@ def _locals(expr: gast.AST) -> set[str]:
     return {n.id for n in gast.walk(expr) if isinstance(n, gast.Name) and id(n) not in called}
 
 
-def _renamed(expr: gast.AST, params: list[str]) -> gast.AST:
-    """`expr` with its variables `params` named p0, p1...: the key of a kernel."""
-    return _with_names(copy.deepcopy(expr), {p: b.name(f"p{k}") for k, p in enumerate(params)})
+def _renamed(node: gast.AST, params: list[str]) -> gast.AST:
+    """`node` with its variables `params` named p0, p1...: the key of a kernel."""
+    names = {p: f"p{k}" for k, p in enumerate(params)}
+
+    def rename(n: gast.AST) -> gast.AST:
+        if isinstance(n, gast.Name) and n.id in names:
+            return gast.Name(id=names[n.id], ctx=n.ctx, annotation=None, type_comment=None)
+        return b.map_children(n, rename)
+    return rename(copy.deepcopy(node))
+
+
+@dataclasses.dataclass(frozen=True)
+class Sums:
+    """What a kernel returns besides (or instead of) its value `value`: its sums to the
+    shapes of `likes` (``unbroadcast(value, like)``, the gradients of broadcast operands
+    such as a bias), which the kernel's loop adds up as it computes each entry."""
+
+    value: str
+    likes: tuple[str, ...]
+    results: tuple[str, ...]  # the names the sums are assigned to
+    keep: bool                # whether the value itself is returned too (read elsewhere)
+    unbroadcast: gast.AST    # how the module names runtime.unbroadcast
 
 
 class _Fuse:
@@ -203,7 +246,59 @@ class _Fuse:
                 del stmts[i]
                 continue
             i += 1
-        return _without_empty_comments([self.extract(s) for s in stmts])
+        out = []
+        for i, s in enumerate(stmts):
+            if s is not None:  # None: an unbroadcast merged into an earlier kernel
+                out.append(self.extract(s, self.sums(stmts, i)))
+        return _without_empty_comments(out)
+
+    def sums(self, stmts: list[gast.stmt | None], i: int) -> Sums | None:
+        """Where `stmts[i]` becomes a kernel computing `x` and later statements of the
+        block are `y = unbroadcast(x, like)`, with nothing between that writes x, like or
+        y or reads y: those sums, each statement taken out of `stmts` (set to None)."""
+        s = stmts[i]
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and self.whole(s)):
+            return None
+        x = s.targets[0].id
+        if self.outermost(s, s.value) and self.ns.resolve(s.value.func) not in runtime.IN_LOOP:
+            return None  # NumPy applies that ufunc after the loop, too late for the sums
+        found, unbroadcast, touched = [], None, set()
+        for j in range(i + 1, len(stmts)):
+            later = stmts[j]
+            if later is None or _is_comment(later):
+                continue
+            y, like, call = self.unbroadcast_of(later, x)
+            if y is not None and y != x and y not in touched \
+                    and not self.writes_between(stmts[i + 1:j], like):
+                found.append((j, y, like))
+                unbroadcast = call
+                touched |= {y}
+                continue
+            if self.writes(later, {x}):
+                break
+            touched |= {n.id for n in gast.walk(later) if isinstance(n, gast.Name)}
+        if not found:
+            return None
+        for j, _, _ in found:
+            stmts[j] = None
+        keep = self.stores.get(x) != 1 or self.reads.get(x, 0) > len(found)
+        return Sums(x, tuple(like for _, _, like in found), tuple(y for _, y, _ in found),
+                    keep, unbroadcast)
+
+    def writes_between(self, stmts: list[gast.stmt | None], name: str) -> bool:
+        return any(s is not None and self.writes(s, {name}) for s in stmts)
+
+    def unbroadcast_of(self, stmt: gast.stmt, x: str):
+        """`(y, like, the called name)` if `stmt` is ``y = unbroadcast(x, like)``."""
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and isinstance(stmt.value, gast.Call) and not stmt.value.keywords \
+                and self.ns.resolve(stmt.value.func) is runtime.unbroadcast \
+                and len(stmt.value.args) == 2 \
+                and all(isinstance(a, gast.Name) for a in stmt.value.args) \
+                and stmt.value.args[0].id == x and stmt.value.args[1].id != x:
+            return stmt.targets[0].id, stmt.value.args[1].id, stmt.value.func
+        return None, None, None
 
     def fold(self, stmts: list[gast.stmt], i: int) -> bool:
         """Fold `stmts[i]`, `t = <elementwise>`, into the one later statement of the block
@@ -276,17 +371,31 @@ class _Fuse:
                 len(node.args) == 3 if fun in (np.where, runtime.where) else True)
         return False
 
-    def extract(self, stmt: gast.stmt) -> gast.stmt:
+    def whole(self, stmt: gast.stmt) -> bool:
+        """Whether `extract` makes `stmt`'s whole value one kernel call."""
+        if not isinstance(stmt, gast.Assign):
+            return False
+        if self.outermost(stmt, stmt.value):
+            return self.elementwise(stmt.value.args[0]) \
+                and self.is_array(stmt.value.args[0], self.arrays) \
+                and 1 + self.array_ops(stmt.value.args[0]) >= 2
+        return self.elementwise(stmt.value) and self.array_ops(stmt.value) >= 2
+
+    def extract(self, stmt: gast.stmt, sums: Sums | None = None) -> gast.stmt:
         """`stmt` with each maximal elementwise expression of two array operations or
-        more replaced by a kernel call."""
+        more replaced by a kernel call; with `sums` (of its whole value), the call also
+        returns them, to the names that had them."""
         if isinstance(stmt, (gast.If, gast.For, gast.While)) or _is_comment(stmt):
             return stmt
         label = stmt.targets[0].id if isinstance(stmt, gast.Assign) and isinstance(
             stmt.targets[0], gast.Name) else "expr"
-
-        if self.outermost(stmt, stmt.value) and self.elementwise(stmt.value.args[0]) \
-                and self.is_array(stmt.value.args[0], self.arrays) \
-                and 1 + self.array_ops(stmt.value.args[0]) >= 2:
+        if sums is not None:
+            stmt.value = self.kernels.call(stmt.value, label, sums)
+            names = [sums.value] * sums.keep + list(sums.results)
+            stmt.targets = [b.tuple_([b.name(n, store=True) for n in names], store=True)
+                            if len(names) > 1 else b.name(names[0], store=True)]
+            return stmt
+        if self.outermost(stmt, stmt.value) and self.whole(stmt):
             stmt.value = self.kernels.call(stmt.value, label)
             return stmt
 
@@ -339,16 +448,43 @@ def unfused(parsed: Parsed) -> Parsed:
         return parsed
     tree = copy.deepcopy(parsed.tree)
 
+    def body(fun: runtime.elementwise, call: gast.Call) -> list[gast.stmt]:
+        """The kernel's statements, its parameters replaced by the call's arguments."""
+        fn = parse(fun).tree
+        args = dict(zip([a.id for a in fn.args.args], call.args, strict=True))
+        stmts = [_with_names(copy.deepcopy(s), args) for s in fn.body]
+        for n in (n for s in stmts for n in gast.walk(s)):
+            n.lineno, n.col_offset = call.lineno, call.col_offset
+        return stmts
+
     def inline(node: gast.AST) -> gast.AST:
         fun = kernel(node)
         if fun is None:
             return b.map_children(node, inline)
-        fn = parse(fun).tree
-        args = dict(zip([a.id for a in fn.args.args], node.args, strict=True))
-        expr = _with_names(copy.deepcopy(fn.body[-1].value), args)
-        for n in gast.walk(expr):
-            n.lineno, n.col_offset = node.lineno, node.col_offset
-        return expr
+        return body(fun, node)[-1].value
+
+    def statements(stmts: list[gast.stmt]) -> list[gast.stmt]:
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, statements(getattr(s, field)))
+            fun = kernel(s.value) if isinstance(s, gast.Assign) else None
+            if fun is None or len(parse(fun).tree.body) == 1:
+                out.append(s)
+                continue
+            # `x, y = k(...)`: x = <value>; then each result, as the kernel returns them
+            (value, ret), target = body(fun, s.value), s.targets[0]
+            names = target.elts if isinstance(target, gast.Tuple) else [target]
+            results = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
+            out.append(value)
+            out += [b.located(b.assign(copy.deepcopy(n), r), s) for n, r
+                     in zip(names, results, strict=True)
+                     if not (isinstance(r, gast.Name) and r.id == n.id)]
+        return out
+
+    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
+        fn.body = statements(fn.body)
     return dataclasses.replace(parsed, tree=inline(tree))
 
 
