@@ -199,8 +199,16 @@ def test_a_last_transcendental_is_numpys(rng):
     np.testing.assert_array_equal(compiled(exp_of_sum)(a, b), np.exp(a - 2.0 * b))
 
 
-def test_a_last_tanh_is_computed_in_the_loop(rng):
-    a, b = 3 * rng.standard_normal((40, 30)), rng.standard_normal(30)
+def tanh_with_sums(a, b, u):
+    x = np.tanh(a - 2.0 * b)
+    return x, unbroadcast(x, u)
+
+
+# even and odd lengths of the innermost loop, which runs its two halves side by side (and
+# an odd last entry on its own), in two dimensions and in one
+@pytest.mark.parametrize("shape", [(40, 30), (41, 31), (1001,), (1000,)])
+def test_a_last_tanh_is_computed_in_the_loop(rng, shape):
+    a, b = 3 * rng.standard_normal(shape), rng.standard_normal(shape[-1])
     kernel = compiled(tanh_of_sum)
     out, ref = kernel(a, b), np.tanh(a - 2.0 * b)
     # vecmath.tanh, within 4 ulp of NumPy's (tests/test_vecmath.py)
@@ -208,6 +216,12 @@ def test_a_last_tanh_is_computed_in_the_loop(rng):
     if kernel.loops:
         ((loop, last),) = kernel._compiled.values()
         assert last is None and loop.py_func.__globals__["__last"] is vecmath.tanh
+    # summed as it goes: each entry once (the odd one too), as np.sum has it
+    summing = compiled(tanh_with_sums)
+    x, total = summing(a, b, np.zeros(shape[-1] if len(shape) == 2 else 1))
+    np.testing.assert_array_equal(x, out)
+    want = ref.sum(axis=0) if len(shape) == 2 else np.full(1, ref.sum())
+    np.testing.assert_allclose(total, want, rtol=1e-12, atol=1e-12)
 
 
 def test_loop_where_is_np_where(rng):
