@@ -255,7 +255,8 @@ class _Fuse:
     def sums(self, stmts: list[gast.stmt | None], i: int) -> Sums | None:
         """Where `stmts[i]` becomes a kernel computing `x` and later statements of the
         block are `y = unbroadcast(x, like)`, with nothing between that writes x, like or
-        y or reads y: those sums, each statement taken out of `stmts` (set to None)."""
+        y or reads y (and no like one of the other y): those sums, each statement taken out
+        of `stmts` (set to None)."""
         s = stmts[i]
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                 and self.whole(s)):
@@ -270,6 +271,7 @@ class _Fuse:
                 continue
             y, like, call = self.unbroadcast_of(later, x)
             if y is not None and y != x and y not in touched \
+                    and like not in {y for _, y, _ in found} \
                     and not self.writes_between(stmts[i + 1:j], like):
                 found.append((j, y, like))
                 unbroadcast = call
@@ -287,6 +289,7 @@ class _Fuse:
                     keep, unbroadcast)
 
     def writes_between(self, stmts: list[gast.stmt | None], name: str) -> bool:
+        """Whether a statement of `stmts` (None: one taken out) may change `name`."""
         return any(s is not None and self.writes(s, {name}) for s in stmts)
 
     def unbroadcast_of(self, stmt: gast.stmt, x: str):
