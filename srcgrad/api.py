@@ -264,6 +264,18 @@ class Transform:
 
     # ---- calling ----
     def _args(self, args, kwargs) -> tuple:
+        """The arguments of the code this transform differentiates, checked: f's, and for
+        a transform of a jvp or hvp, that one's tangents (its last argument) after them,
+        one per wrt argument, as its generated code takes them."""
+        if self.inner is not None and self.inner.kind in ("jvp", "hvp"):
+            if not args or not kwargs and len(args) != len(self._params) + 1:
+                raise TypeError(f"{self!r} takes {self.fun.__qualname__}'s arguments "
+                                f"({', '.join(self._params)}), then the tangents of "
+                                f"{self.inner!r}, then its own")
+            values = self.inner._args(args[:-1], kwargs)
+            for name in self.wrt:
+                _check_differentiable(name, values[self._params.index(name)], self.fun)
+            return values + self.inner._tangents(values, args[-1])
         if not kwargs and len(args) == len(self._params):
             for name in self.wrt:
                 if name in self._params:
@@ -321,18 +333,23 @@ class Transform:
     def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
         """jvp: `(value, derivative along tangents)`; hvp: the Hessian times them."""
         values = self._args(args, kwargs)
-        given = tangents if self._many else (tangents,)
-        if not isinstance(given, (tuple, list)) or len(given) != len(self.wrt):
-            raise SrcgradError(f"{self!r} takes one tangent per wrt argument "
-                               f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
-        checked = tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
-                        for name, t in zip(self.wrt, given, strict=True))
+        checked = self._tangents(values, tangents)
         if self.kind == "hvp":  # the entry returns the product only
             return _tree(_plain, self._call(self.role, values + checked))
         value, dvalue = self._call(self.role, values + checked)
         for k in self.inner.projection if self.inner else ():
             value, dvalue = value[k], dvalue[k]
         return _tree(_plain, value), _tree(_plain, dvalue)
+
+    def _tangents(self, values: tuple, tangents: Any) -> tuple:
+        """The tangents of a jvp or hvp call, one per wrt argument, checked against
+        `values` (the arguments)."""
+        given = tangents if self._many else (tangents,)
+        if not isinstance(given, (tuple, list)) or len(given) != len(self.wrt):
+            raise SrcgradError(f"{self!r} takes one tangent per wrt argument "
+                               f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
+        return tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
+                     for name, t in zip(self.wrt, given, strict=True))
 
     @property
     def label(self) -> str:

@@ -614,6 +614,22 @@ def test_hvp_through_kernels_that_sum(jit, rng):
         close(got[k], want, rtol=1e-7, atol=1e-9)
 
 
+def sin_x2(x):
+    return np.sum(np.sin(x) * x ** 2)
+
+
+@pytest.mark.parametrize("jit", JITS)
+def test_jvp_of_an_hvp_by_hand(jit):
+    # f = sum(sin(x) x**2): second derivative (2 - x**2) sin x + 4 x cos x, third
+    # (6 - x**2) cos x - 6 x sin x, entry by entry
+    x, v, u = np.array([0.3, -1.2, 0.7]), np.array([1.0, 0.5, -2.0]), np.array([0.2, 0.1, -0.4])
+    hv, dhv = srcgrad.jvp(srcgrad.hvp(sin_x2, jit=jit), jit=jit)(x, v, u)
+    close(hv, ((2 - x ** 2) * np.sin(x) + 4 * x * np.cos(x)) * v, rtol=1e-13)
+    close(dhv, ((6 - x ** 2) * np.cos(x) - 6 * x * np.sin(x)) * v * u, rtol=1e-13)
+    with pytest.raises(TypeError, match="then the tangents of"):
+        srcgrad.jvp(srcgrad.hvp(sin_x2, jit=jit), jit=jit)(x, u)  # no tangent for the hvp
+
+
 def test_third_order_through_joint_products(rng):
     # jvp of the hvp: its joint calls read as value and tangent, with rules of their own
     x, y = rng.normal(size=(64, 5)), rng.normal(size=(64, 2))
@@ -622,8 +638,7 @@ def test_third_order_through_joint_products(rng):
     u = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
     hvp = srcgrad.hvp(two_layer, wrt=(0, 1), jit=False)
     assert "matmul_rhs_grad_tangent(" in hvp.source and "matmul_jvp(" in hvp.source
-    # the generated code takes v after the arguments (jvp's API binds f's parameters only)
-    _, got = srcgrad.jvp(hvp, wrt=(0, 1), jit=False).py_func(*w, x, y, *v, *u)
+    _, got = srcgrad.jvp(hvp, wrt=(0, 1), jit=False)(*w, x, y, v, u)
 
     def hv(W1, W2):  # H v by differences of the complex-step gradient
         args = (W1, W2, x, y)
