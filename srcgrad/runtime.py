@@ -336,8 +336,11 @@ def matmul_rhs_grad_jvp(dy, a, b, ddy, da):
     return matmul_rhs_grad(dy, a, b), matmul_rhs_grad_tangent(dy, a, b, ddy, da)
 
 
-def matmul_rhs_grad_tangent(dy, a, b, ddy, da):
-    """The second result of `matmul_rhs_grad_jvp` alone."""
+def matmul_rhs_grad_tangent(dy, a, b, ddy, da, *, loops=False):
+    """The second result of `matmul_rhs_grad_jvp` alone. With ``loops=True``
+    (`LOOPED`), thin `dy` and `ddy` go to a compiled loop (`products`)."""
+    if loops and products.thin_grad(a, ddy, da, dy):
+        return products.grad_tangent_thin(a, ddy, da, dy)
     if _ndim(a) == _ndim(dy) == 2:
         return matmul_sum(a.T, ddy, da.T, dy)
     return matmul_rhs_grad(ddy, a, b) + matmul_rhs_grad(dy, da, b)
@@ -362,7 +365,7 @@ JOINTS = (Joint(operator.matmul, (0, 1), matmul_jvp, matmul_tangent),
 
 # the helpers that take `loops=True` (a compiled `products` loop where it pays), which
 # the Python form of a transform that compiles passes them
-LOOPED = (matmul_jvp,)
+LOOPED = (matmul_jvp, matmul_rhs_grad_tangent)
 
 
 def where(cond, x, y):

@@ -574,10 +574,15 @@ def test_hvp_through_joint_products(jit, rng):
 @pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
 def test_python_form_of_a_compiled_hvp_runs_the_thin_product_loop(rng, monkeypatch):
     # once a transform has compiled, its Python form (which jit="auto" may pick) computes
-    # h @ W2 with its tangent in products' compiled loop; under jit=False it never does
+    # h @ W2 with its tangent, and the tangent of W2's adjoint, in products' compiled
+    # loops; under jit=False it never does
     calls = []
-    rows = products._jvp_rows
-    monkeypatch.setattr(products, "_jvp_rows", lambda *x: calls.append(1) or rows(*x))
+
+    def counted(name):
+        loop = getattr(products, name)
+        return lambda *x: calls.append(name) or loop(*x)
+    for name in ("_jvp_rows", "_grad_cols"):
+        monkeypatch.setattr(products, name, counted(name))
     args = (rng.normal(size=(5, 48)) * 0.3, rng.normal(size=(48, 2)) * 0.3,
             rng.normal(size=(64, 5)), rng.normal(size=(64, 2)))
     v = (rng.normal(size=(5, 48)), rng.normal(size=(48, 2)))
@@ -587,7 +592,7 @@ def test_python_form_of_a_compiled_hvp_runs_the_thin_product_loop(rng, monkeypat
     for _ in range(3):
         f(*args, v)
     got = f.py_func(*args, *v)
-    assert calls
+    assert set(calls) == {"_jvp_rows", "_grad_cols"}
     for k in (0, 1):
         want = fd_jvp(lambda *a, k=k: cs_grad(two_layer, a, k), args, (0, 1), v, h=1e-5)
         close(got[k], want, rtol=1e-7, atol=1e-9)

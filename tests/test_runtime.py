@@ -311,6 +311,35 @@ def test_matmul_jvp_thin_loop_against_numpy(monkeypatch, a_shape, b_shape, order
     assert not calls
 
 
+# the compiled loop for a right factor's adjoint's tangent (products.grad_tangent_thin),
+# a.T @ p + da.T @ q: rows past a multiple of 4 and an odd last column, one column, THIN
+# columns; and operands it does not take (F-ordered, too wide), which go to BLAS
+GRAD_LOOP_CASES = [((64, 48), 2, "C", True), ((67, 40), 3, "C", True),
+                   ((41, 40), 1, "C", True), ((128, 128), 32, "C", True),
+                   ((64, 48), 2, "F", False), ((64, 48), 40, "C", False)]
+
+
+@pytest.mark.parametrize(("a_shape", "m", "order", "looped"), GRAD_LOOP_CASES)
+def test_matmul_rhs_grad_tangent_thin_loop_against_numpy(monkeypatch, a_shape, m, order,
+                                                          looped):
+    a, da = np.asarray(data(a_shape, 1), order=order), np.asarray(data(a_shape, 3), order=order)
+    dy, ddy = data((a_shape[0], m), 2), data((a_shape[0], m), 4)
+    a[1, 2], da[a_shape[0] - 1, 0] = np.nan, np.inf  # the last row is in the remainder loop
+    calls = []
+    cols = products._grad_cols
+    monkeypatch.setattr(products, "_grad_cols", lambda *x: calls.append(1) or cols(*x))
+    got = matmul_rhs_grad_tangent(dy, a, None, ddy, da, loops=True)
+    assert len(calls) == looped
+    want = np.einsum("ij,ic->jc", a, ddy) + np.einsum("ij,ic->jc", da, dy)
+    assert got.flags.c_contiguous and got.dtype == np.float64 and got.shape == want.shape
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert np.isnan(got[2]).all() and np.isinf(got[0]).any()  # the cases are not vacuous
+    calls.clear()
+    matmul_rhs_grad_tangent(dy, a, None, ddy, da)  # without loops=True: never the loop
+    assert not calls
+
+
 # 2-D operands (thin ones take the shared paths) and 1-D ones (the helpers' other forms)
 @pytest.mark.parametrize(("a_shape", "b_shape"), [((64, 48), (48, 2)), ((2, 48), (48, 40)),
                                                   ((4, 3), (3,)), ((3,), (3, 4)),
