@@ -64,7 +64,11 @@ def unbroadcast(g, like):
     if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape \
             and g.ndim and g.dtype.kind in "fc":
         return g  # the common case first: generated code calls this on every adjoint
-    shape = like.shape if type(like) is np.ndarray else np.shape(like)
+    return _sum_to(g, like.shape if type(like) is np.ndarray else np.shape(like))
+
+
+def _sum_to(g, shape: tuple):
+    """`g` summed to `shape` (NumPy broadcasting, reversed), as a float."""
     if not shape:
         return np.sum(g) if isinstance(g, np.ndarray) else g
     if np.ndim(g) == 0:
@@ -72,13 +76,16 @@ def unbroadcast(g, like):
     dtype = g.dtype if g.dtype.kind in "fc" else _FLOAT64
     if g.shape == shape:
         return g if g.dtype == dtype else g.astype(dtype)
-    axes, rows = _summed_axes(g.shape, shape)
-    if rows and dtype == _FLOAT64:
-        # leading axes only (a bias's gradient): a matrix-vector product, 2-5x faster than
-        # np.sum along axis 0
-        if g.ndim == 2 and len(shape) == 1:
+    axes, rows, cols = _summed_axes(g.shape, shape)
+    if dtype == _FLOAT64:
+        # leading axes only (a bias's gradient) or trailing ones (a row's reduction, kept
+        # as a column): a matrix-vector product, 2-6x faster than np.sum along the axes
+        if rows and g.ndim == 2 and len(shape) == 1:
             return _ones(rows) @ g
-        return (_ones(rows) @ g.reshape(rows, -1)).reshape(shape)
+        if rows:
+            return (_ones(rows) @ g.reshape(rows, -1)).reshape(shape)
+        if cols:
+            return (g.reshape(-1, cols) @ _ones(cols)).reshape(shape)
     return np.sum(g, axis=axes, dtype=dtype).reshape(shape)
 
 
@@ -92,9 +99,10 @@ def _ones(n: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def _summed_axes(gshape: tuple, shape: tuple) -> tuple[tuple[int, ...], int]:
-    """The axes of a gradient of `gshape` that `unbroadcast` sums to reach `shape`, and
-    how many rows they make when they are the leading axes (else 0)."""
+def _summed_axes(gshape: tuple, shape: tuple) -> tuple[tuple[int, ...], int, int]:
+    """The axes of a gradient of `gshape` that `unbroadcast` sums to reach `shape`; how
+    many rows they make when they are the leading axes (else 0), and how many columns
+    when they are the trailing axes of a gradient of `shape`'s rank (else 0)."""
     lead = len(gshape) - len(shape)
     tail = gshape[lead:]
     if lead < 0 or any(n != 1 and n != m for n, m in zip(shape, tail, strict=True)):
@@ -102,7 +110,9 @@ def _summed_axes(gshape: tuple, shape: tuple) -> tuple[tuple[int, ...], int]:
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and tail[i] != 1)
     leading = axes == tuple(range(len(axes)))
-    return axes, math.prod(gshape[:len(axes)]) if leading else 0
+    trailing = not lead and axes == tuple(range(len(gshape) - len(axes), len(gshape)))
+    return (axes, math.prod(gshape[:len(axes)]) if leading else 0,
+            math.prod(gshape[len(gshape) - len(axes):]) if trailing and axes else 0)
 
 
 def zeros_like(x):
@@ -189,9 +199,12 @@ def extremum_grad(dy, y, x, axis=None, keepdims=False):
     """
     if np.ndim(x) == 0:
         return dy
-    mask = x == _expand(y, x, axis)
-    with np.errstate(invalid="ignore"):  # a NaN extremum matches nothing: 0 / 0
-        return _expand(dy, x, axis) * mask / np.sum(mask, axis=axis, keepdims=True)
+    share = (x == _expand(y, x, axis)).astype(_float_dtype(np.result_type(dy, x)))
+    kept = np.where(_reduced_axes(np.ndim(x), axis), 1, np.shape(x))  # keepdims' shape
+    ties = _sum_to(share, tuple(int(n) for n in kept))
+    with np.errstate(divide="ignore", invalid="ignore"):  # a NaN extremum matches nothing
+        share *= _expand(dy, x, axis) / ties
+    return share
 
 
 def seed(y):
@@ -590,9 +603,9 @@ def _loop_shape(args, min_size):
 
 
 # ufuncs a kernel may end in whose NumPy form is not SIMD on common machines, and the
-# form the kernel's loop computes them with instead (NumPy's float64 tanh is SIMD only
-# with AVX-512; elsewhere it is libm's scalar tanh, as numba's is)
-IN_LOOP = {np.tanh: vecmath.tanh}
+# form the kernel's loop computes them with instead (NumPy's float64 tanh and exp are SIMD
+# only with AVX-512; elsewhere they are libm's scalar functions, as numba's are)
+IN_LOOP = {np.tanh: vecmath.tanh, np.exp: vecmath.exp}
 
 
 def _compile_loop(fun, form: _Form, ndim: int, indices: tuple, sums: tuple):
@@ -783,13 +796,18 @@ def _count(x, axis):
 
     Zero only occurs for an empty x, whose gradient is empty whatever it is divided by.
     """
+    if axis is None:
+        return max(np.size(x), 1)
     shape = np.asarray(np.shape(x), np.intp)
     return max(int(np.prod(shape[_reduced_axes(len(shape), axis)])), 1)
 
 
 def _spread(dy, x, axis, n):
     """``dy / n`` broadcast back to x's shape, for a reduction of x over `axis`."""
-    return np.broadcast_to(_expand(dy, x, axis) / n, np.shape(x))
+    if np.ndim(dy) == 0:  # a whole reduction's: filled, cheaper than a broadcast view
+        return np.full(np.shape(x), dy / n)
+    return np.broadcast_to(_expand(dy, x, axis) / n if n != 1 else _expand(dy, x, axis),
+                           np.shape(x))
 
 
 # ---- numba versions ----

@@ -194,9 +194,13 @@ def exp_of_sum(a, b):
     return np.exp(a - 2.0 * b)
 
 
+def sin_of_sum(a, b):
+    return np.sin(a - 2.0 * b)
+
+
 def test_a_last_transcendental_is_numpys(rng):
     a, b = rng.standard_normal((40, 30)), rng.standard_normal(30)
-    np.testing.assert_array_equal(compiled(exp_of_sum)(a, b), np.exp(a - 2.0 * b))
+    np.testing.assert_array_equal(compiled(sin_of_sum)(a, b), np.sin(a - 2.0 * b))
 
 
 def tanh_with_sums(a, b, u):
@@ -204,20 +208,32 @@ def tanh_with_sums(a, b, u):
     return x, unbroadcast(x, u)
 
 
+def exp_with_sums(a, b, u):
+    x = np.exp(a - 2.0 * b)
+    return x, unbroadcast(x, u)
+
+
+# (the kernel, the ufunc, its loop form and how many ulp of NumPy's that is within:
+# tests/test_vecmath.py)
+IN_LOOP_CASES = [(tanh_of_sum, tanh_with_sums, np.tanh, vecmath.tanh, 4),
+                 (exp_of_sum, exp_with_sums, np.exp, vecmath.exp, 2)]
+
+
 # even and odd lengths of the innermost loop, which runs its two halves side by side (and
 # an odd last entry on its own), in two dimensions and in one
 @pytest.mark.parametrize("shape", [(40, 30), (41, 31), (1001,), (1000,)])
-def test_a_last_tanh_is_computed_in_the_loop(rng, shape):
+@pytest.mark.parametrize(("plain", "with_sums", "ufunc", "form", "ulps"), IN_LOOP_CASES)
+def test_a_last_tanh_or_exp_is_computed_in_the_loop(rng, shape, plain, with_sums, ufunc,
+                                                    form, ulps):
     a, b = 3 * rng.standard_normal(shape), rng.standard_normal(shape[-1])
-    kernel = compiled(tanh_of_sum)
-    out, ref = kernel(a, b), np.tanh(a - 2.0 * b)
-    # vecmath.tanh, within 4 ulp of NumPy's (tests/test_vecmath.py)
-    assert np.all(np.abs(out - ref) <= 4 * np.spacing(np.abs(ref)))
+    kernel = compiled(plain)
+    out, ref = kernel(a, b), ufunc(a - 2.0 * b)
+    assert np.all(np.abs(out - ref) <= ulps * np.spacing(np.abs(ref)))
     if kernel.loops:
         ((loop, last),) = kernel._compiled.values()
-        assert last is None and loop.py_func.__globals__["__last"] is vecmath.tanh
+        assert last is None and loop.py_func.__globals__["__last"] is form
     # summed as it goes: each entry once (the odd one too), as np.sum has it
-    summing = compiled(tanh_with_sums)
+    summing = compiled(with_sums)
     x, total = summing(a, b, np.zeros(shape[-1] if len(shape) == 2 else 1))
     np.testing.assert_array_equal(x, out)
     want = ref.sum(axis=0) if len(shape) == 2 else np.full(1, ref.sum())

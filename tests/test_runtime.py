@@ -66,7 +66,8 @@ unbroadcast_nb = njit(lambda g, like: unbroadcast(g, like))
 # (shape of g, shape of like): extra leading axes, size-1 axes, both, neither.
 UNBROADCAST = [((2, 3), ()), ((), ()), ((3,), (3,)), ((2, 3), (3,)),
                ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((2, 3), (2, 3)), ((2, 3, 4), (2, 1, 4)),
-               ((5, 2, 3, 4), (2, 1, 4)), ((4, 2, 3), (3,)), ((4, 2, 3), (1, 1, 3))]
+               ((5, 2, 3, 4), (2, 1, 4)), ((4, 2, 3), (3,)), ((4, 2, 3), (1, 1, 3)),
+               ((2, 3, 4), (2, 3, 1)), ((2, 3, 4), (2, 1, 1))]
 
 
 @pytest.mark.parametrize(("g_shape", "like_shape"), UNBROADCAST)
@@ -90,6 +91,19 @@ def test_unbroadcast_sums_the_rows_of_a_bias_gradient(jit, like_shape):
     t = np.array([[1.0, 3.0, 5.0], [2.0, np.inf, 6.0]]).T
     np.testing.assert_array_equal(run(jit, unbroadcast_nb, t, np.zeros(like_shape)),
                                   np.array([9.0, np.inf]).reshape(like_shape))
+
+
+@pytest.mark.parametrize("like_shape", [(3, 1), (3, 1, 1)])
+def test_unbroadcast_sums_the_columns_of_a_row_reduction(jit, like_shape):
+    # the gradient of a keepdims reduction's result, broadcast along the trailing axes
+    shape = like_shape[:-1] + (2,)
+    g = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).reshape(shape)
+    expected = np.array([3.0, 7.0, 11.0]).reshape(like_shape)  # by hand: 1 + 2, 3 + 4, 5 + 6
+    np.testing.assert_array_equal(run(jit, unbroadcast_nb, g, np.zeros(like_shape)), expected)
+    # a transposed view, and an infinity, as np.sum has them
+    t = np.array([[1.0, 3.0, 5.0], [2.0, np.inf, 6.0]]).T.reshape(shape)
+    np.testing.assert_array_equal(run(jit, unbroadcast_nb, t, np.zeros(like_shape)),
+                                  np.array([3.0, np.inf, 11.0]).reshape(like_shape))
 
 
 def test_unbroadcast_of_a_scalar_fills_the_shape(jit):

@@ -1,5 +1,6 @@
-"""srcgrad.vecmath.tanh against NumPy's tanh: accuracy in ulp, special values, and that a
-kernel ending in np.tanh computes it in its loop."""
+"""srcgrad.vecmath.tanh and exp against NumPy's: accuracy in ulp (of NumPy's value and of
+the exact one, from long double), special values and hand values. That a kernel ending in
+np.tanh or np.exp computes it in its loop: tests/test_fuse.py."""
 
 import numpy as np
 import pytest
@@ -54,3 +55,48 @@ def test_hand_values():
     np.testing.assert_allclose(out, (e - 1) / (e + 1), rtol=4e-16)
     np.testing.assert_allclose(out, [0.46211715726000974, -0.7615941559557649,
                                      0.9640275800758169], rtol=4e-16)
+
+
+@njit(error_model="numpy")
+def _exp_all(x, out):
+    for i in range(x.size):
+        out[i] = vecmath.exp(x[i])
+
+
+def _exp(x):
+    out = np.empty_like(x)
+    _exp_all(x, out)
+    return out
+
+
+# near 0, moderate, the whole range, the subnormal results and those next to overflow
+@pytest.mark.parametrize(("low", "high"), [(-1e-8, 1e-8), (-1.0, 1.0), (-30.0, 30.0),
+                                           (-700.0, 700.0), (-745.1, -708.4),
+                                           (700.0, 709.78)])
+def test_exp_within_two_ulp_of_numpy(rng, low, high):
+    x = rng.uniform(low, high, 50000)
+    ref = np.exp(x)
+    assert (np.abs(_exp(x) - ref) / np.spacing(ref)).max() <= 2.0
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is double")
+def test_exp_within_two_ulp_of_the_exact_value(rng):
+    x = rng.uniform(-745.1, 709.78, 200000)
+    out = _exp(x)
+    exact = np.exp(x.astype(np.longdouble))
+    assert (np.abs(out.astype(np.longdouble) - exact) / np.spacing(out)).max() <= 2.0
+
+
+def test_exp_special_values_are_numpys():
+    # 0 and -0, infinities, NaN, the largest finite result and the first overflow, the
+    # smallest subnormal result and the first that rounds to 0, far out of range
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 709.78, 709.79, 1e300, -745.1,
+                  -745.2, -1e300, 5e-324])
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(_exp(x), np.exp(x))
+
+
+def test_exp_hand_values():
+    np.testing.assert_allclose(_exp(np.array([1.0, -1.0, 0.5, np.log(10.0)])),
+                               [2.718281828459045, 0.36787944117144233,
+                                1.6487212707001282, 10.0], rtol=4.5e-16)

@@ -17,7 +17,8 @@ minus, one comparison), `where` and the cheap ufuncs of `ELEMENTWISE`, over name
 numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) are not fused: NumPy's are SIMD,
 numba's scalar loops many times slower. A kernel may end with one (`h = np.tanh(a + b)`:
 the loop computes `a + b` and NumPy then applies the ufunc in place, in the loop's result,
-or the loop computes it too where `runtime.IN_LOOP` has a vectorizable form: tanh).
+or the loop computes it too where `runtime.IN_LOOP` has a vectorizable form: tanh,
+exp).
 
 A kernel whose value later statements of its block sum to other shapes (`y =
 unbroadcast(x, like)`: the gradient of a broadcast bias) returns those sums too, and its
