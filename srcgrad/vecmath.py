@@ -57,16 +57,22 @@ def _from_bits(typingctx, n):
 
 # contract: a * b + c may be one fused multiply-add (more accurate, not less)
 @njit(fastmath={"contract"}, error_model="numpy", cache=True)
-def tanh(x):
-    """tanh of a float64, within 4 ulp of NumPy's; branch-free, so loops vectorize."""
-    y = -2.0 * min(abs(x), 20.0)
+def _pade(y):
+    """`(P, Q, n)` for y = n ln2 + r, |r| <= ln2 / 2: e**r = (P + Q) / (P - Q)."""
     k = y * _LOG2E + _SHIFT
     n = k - _SHIFT
     r = (y - n * _LN2_HI) - n * _LN2_LO
     r2 = r * r
     p = 1.0 + r2 * (_P1 + r2 * (_P2 + r2 * _P3))
     q = r * (_Q0 + r2 * (_Q1 + r2 * _Q2))
-    s = _from_bits((_bits(k) - _bits(_SHIFT) + 1023) << 52)  # 2**n
+    return p, q, _bits(k) - _bits(_SHIFT)
+
+
+@njit(fastmath={"contract"}, error_model="numpy", cache=True)
+def tanh(x):
+    """tanh of a float64, within 4 ulp of NumPy's; branch-free, so loops vectorize."""
+    p, q, n = _pade(-2.0 * min(abs(x), 20.0))
+    s = _from_bits((n + 1023) << 52)  # 2**n
     below, above = 1.0 - s, 1.0 + s
     return math.copysign((below * p - above * q) / (above * p - below * q), x)
 
@@ -74,17 +80,11 @@ def tanh(x):
 @njit(fastmath={"contract"}, error_model="numpy", cache=True)
 def exp(x):
     """e**x of a float64, within 2 ulp of NumPy's; branch-free, so loops vectorize."""
-    y = min(max(x, -746.0), 710.0)  # past these e**x is 0 or inf, whatever the rounding
-    k = y * _LOG2E + _SHIFT
-    n = k - _SHIFT
-    r = (y - n * _LN2_HI) - n * _LN2_LO
-    r2 = r * r
-    p = 1.0 + r2 * (_P1 + r2 * (_P2 + r2 * _P3))
-    q = r * (_Q0 + r2 * (_Q1 + r2 * _Q2))
+    # past these bounds e**x is 0 or inf, whatever the rounding
+    p, q, n = _pade(min(max(x, -746.0), 710.0))
     # 2**n in two factors, each a normal number for n from -1076 to 1024: the second
     # product rounds once, to a subnormal result or to inf
-    m = _bits(k) - _bits(_SHIFT)
-    half = m >> 1
+    half = n >> 1
     e = (p + q) / (p - q) * _from_bits((half + 1023) << 52) \
-        * _from_bits((m - half + 1023) << 52)
+        * _from_bits((n - half + 1023) << 52)
     return e if x == x else x  # NaN: the clamps above made it a number

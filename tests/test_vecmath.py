@@ -10,9 +10,13 @@ from srcgrad import vecmath
 
 
 @njit(error_model="numpy")
-def _tanh_all(x, out):
+def _each(fun, x, out):
     for i in range(x.size):
-        out[i] = vecmath.tanh(x[i])
+        out[i] = fun(x[i])
+
+
+def _tanh_all(x, out):
+    _each(vecmath.tanh, x, out)
 
 
 def _ulps(x):
@@ -57,15 +61,9 @@ def test_hand_values():
                                      0.9640275800758169], rtol=4e-16)
 
 
-@njit(error_model="numpy")
-def _exp_all(x, out):
-    for i in range(x.size):
-        out[i] = vecmath.exp(x[i])
-
-
 def _exp(x):
     out = np.empty_like(x)
-    _exp_all(x, out)
+    _each(vecmath.exp, x, out)
     return out
 
 
