@@ -605,7 +605,9 @@ def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
         compiled = {}
         for name in gen.functions:
             fun = getattr(module, name)
-            compiled[name] = numba.njit(cache=True)(getattr(fun, "__wrapped__", fun))
+            fun = getattr(fun, "__wrapped__", fun)
+            compiled[name] = numba.njit(cache=True)(
+                runtime.jit_kernel(fun) if name in gen.kernels else fun)
             setattr(module, name, compiled[name])
         _JIT_CACHE[key] = compiled
         return compiled

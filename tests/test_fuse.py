@@ -9,10 +9,11 @@ import re
 import numpy as np
 import pytest
 from fd import assert_grad
+from numba import njit
 
 import srcgrad
 from srcgrad import vecmath
-from srcgrad.runtime import elementwise, unbroadcast
+from srcgrad.runtime import elementwise, jit_kernel, unbroadcast
 
 
 def mlp(W1, b1, W2, X):
@@ -238,6 +239,38 @@ def test_a_last_tanh_or_exp_is_computed_in_the_loop(rng, shape, plain, with_sums
     np.testing.assert_array_equal(x, out)
     want = ref.sum(axis=0) if len(shape) == 2 else np.full(1, ref.sum())
     np.testing.assert_allclose(total, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles kernels")
+@pytest.mark.parametrize(("plain", "ufunc", "form"), [(tanh_of_sum, np.tanh, vecmath.tanh),
+                                                      (exp_of_sum, np.exp, vecmath.exp)])
+def test_a_kernels_numba_form_computes_tanh_and_exp_with_vecmath(rng, plain, ufunc, form):
+    # under numba, np.tanh and np.exp are libm's scalar functions: a compiled kernel
+    # computes float64 with vecmath's instead, entry by entry as vecmath.tanh(x) has it
+    kernel = njit(jit_kernel(plain))
+    a, b = rng.standard_normal((7, 5)), rng.standard_normal(5)
+    got = kernel(a, b)
+    want = np.array([form(v) for v in (a - 2.0 * b).ravel()]).reshape(a.shape)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == np.float64 and np.any(got != ufunc(a - 2.0 * b))  # not libm's
+    np.testing.assert_array_equal(kernel(1.5, 0.25), form(1.0))  # a number, as a number
+    # other dtypes are NumPy's ufunc, as they were: float32 stays float32
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    got32 = njit(jit_kernel(DIFFERENCES[ufunc]))(a32, b32)
+    assert got32.dtype == np.float32
+    np.testing.assert_allclose(got32, ufunc(a32 - b32), rtol=1e-6)
+    assert jit_kernel(poly) is poly  # nothing to swap: the kernel itself
+
+
+def tanh_of_difference(a, b):
+    return np.tanh(a - b)
+
+
+def exp_of_difference(a, b):
+    return np.exp(a - b)
+
+
+DIFFERENCES = {np.tanh: tanh_of_difference, np.exp: exp_of_difference}
 
 
 def test_loop_where_is_np_where(rng):
