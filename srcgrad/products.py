@@ -22,14 +22,17 @@ THIN = 32  # at most this many columns make a factor thin
 _F64 = np.dtype(np.float64)
 
 
-def _matrices(*xs) -> bool:
+def float64_matrices(*xs) -> bool:
+    """Whether all of `xs` are 2-D float64 arrays (tested without NumPy calls: this runs
+    on every product of generated code). Dtypes are compared by value: numba's arrays
+    carry a float64 dtype object of their own."""
     return all(type(x) is np.ndarray and x.ndim == 2 and x.dtype == _F64 for x in xs)
 
 
 def thin_right(a, b, da, db) -> bool:
     """Whether `jvp_thin_right` serves ``a @ b`` with tangents `da`, `db`: float64
     matrices, `a` and `da` C-contiguous and alike, `b` and `db` alike and thin."""
-    if not _matrices(a, b, da, db):
+    if not float64_matrices(a, b, da, db):
         return False
     (m, k), (kb, n) = a.shape, b.shape
     return kb == k and n <= THIN and 4 * n <= min(m, k) and da.shape == a.shape \
@@ -39,10 +42,10 @@ def thin_right(a, b, da, db) -> bool:
 def thin_grad(a, p, da, q) -> bool:
     """Whether `grad_tangent_thin` serves ``a.T @ p + da.T @ q``: float64 matrices, `a`
     and `da` C-contiguous and alike, `p` and `q` alike, with as many rows, and thin."""
-    if not _matrices(a, p, da, q):
+    if not float64_matrices(a, p, da, q):
         return False
-    (n, k), (np_, m) = a.shape, p.shape
-    return np_ == n and m <= THIN and 4 * m <= min(n, k) and da.shape == a.shape \
+    (n, k), (rows, m) = a.shape, p.shape
+    return rows == n and m <= THIN and 4 * m <= min(n, k) and da.shape == a.shape \
         and q.shape == p.shape and a.flags.c_contiguous and da.flags.c_contiguous
 
 
@@ -91,9 +94,9 @@ def _jvp_rows(a, bt, da, dbt, y, dy):
 
 def grad_tangent_thin(a, p, da, q):
     """``a.T @ p + da.T @ q`` for thin `p`, `q` (see `thin_grad`)."""
-    out = np.empty((p.shape[1], a.shape[1]))
+    out = np.empty((p.shape[1], a.shape[1]))  # transposed: the loop writes along rows
     _grad_cols(a, p, da, q, out)
-    return np.ascontiguousarray(out.T)
+    return np.ascontiguousarray(out.T)  # C-ordered, as BLAS's result is
 
 
 @njit(fastmath={"reassoc", "contract"}, error_model="numpy", boundscheck=False, cache=True)

@@ -199,9 +199,9 @@ def extremum_grad(dy, y, x, axis=None, keepdims=False):
     """
     if np.ndim(x) == 0:
         return dy
-    share = (x == _expand(y, x, axis)).astype(_float_dtype(np.result_type(dy, x)))
-    kept = np.where(_reduced_axes(np.ndim(x), axis), 1, np.shape(x))  # keepdims' shape
-    ties = _sum_to(share, tuple(int(n) for n in kept))
+    top = _expand(y, x, axis)  # keepdims' shape, or a scalar
+    share = (x == top).astype(_float_dtype(np.result_type(dy, x)))
+    ties = _sum_to(share, np.shape(top))
     with np.errstate(divide="ignore", invalid="ignore"):  # a NaN extremum matches nothing
         share *= _expand(dy, x, axis) / ties
     return share
@@ -274,15 +274,6 @@ def add_matmul_rhs_grad(out, dy, a, b):
 ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rhs_grad}
 
 
-def _float64_matrices(a, b, c, d) -> bool:
-    """Whether all four are 2-D float64 arrays (tested without NumPy calls: these run on
-    every product of generated code). Dtypes are compared by value: numba's arrays carry
-    a float64 dtype object of their own."""
-    return type(a) is type(b) is type(c) is type(d) is np.ndarray \
-        and a.ndim == b.ndim == c.ndim == d.ndim == 2 \
-        and a.dtype == b.dtype == c.dtype == d.dtype == _FLOAT64
-
-
 def matmul_sum(a1, b1, a2, b2):
     """``a1 @ b1 + a2 @ b2``. For 2-D float64 operands whose inner dimensions are small
     beside the (m, n) result, one product of the operands side by side,
@@ -292,7 +283,7 @@ def matmul_sum(a1, b1, a2, b2):
     array([[2., 3.],
            [2., 3.]])
     """
-    if _float64_matrices(a1, b1, a2, b2):
+    if products.float64_matrices(a1, b1, a2, b2):
         m, n = a1.shape[0], b1.shape[1]
         k = a1.shape[1] + a2.shape[1]
         if a2.shape[0] == m and b2.shape[1] == n and k * (m + n) * 4 <= m * n:
@@ -312,7 +303,8 @@ def matmul_jvp(a, b, da, db, *, loops=False):
     """
     if loops and products.thin_right(a, b, da, db):
         return products.jvp_thin_right(a, b, da, db)
-    if _float64_matrices(a, b, da, db) and da.shape == a.shape and db.shape == b.shape:
+    if products.float64_matrices(a, b, da, db) and da.shape == a.shape \
+            and db.shape == b.shape:
         (m, k), n = a.shape, b.shape[1]
         if 4 * n <= min(m, k):
             both = a @ np.concatenate((b, db), axis=1)
@@ -851,8 +843,8 @@ def _spread(dy, x, axis, n):
     """``dy / n`` broadcast back to x's shape, for a reduction of x over `axis`."""
     if np.ndim(dy) == 0:  # a whole reduction's: filled, cheaper than a broadcast view
         return np.full(np.shape(x), dy / n)
-    return np.broadcast_to(_expand(dy, x, axis) / n if n != 1 else _expand(dy, x, axis),
-                           np.shape(x))
+    spread = _expand(dy, x, axis)
+    return np.broadcast_to(spread / n if n != 1 else spread, np.shape(x))
 
 
 # ---- numba versions ----
