@@ -62,7 +62,9 @@ class Layout:
         q = self.pos[id(site)]
         if read_pos < q and not self.exclusive(read_stmt, site):
             return True
-        return any(self.pos[id(lp)] <= read_pos <= self.end[id(lp)]
+        # a read after the last statement of a loop body is still inside the loop
+        at = self.pos[id(read_stmt)] if read_stmt is not None else read_pos
+        return any(self.pos[id(lp)] <= at <= self.end[id(lp)]
                    for lp in self.loops[id(site)] + ((site,) if _is_loop(site) else ())
                    if lp is not skip)
 
