@@ -50,3 +50,37 @@ def test_sin_then_divide_fuzzer_case(jit):
     args = (r.normal(size=(2, 5)), r.normal(size=5), r.normal(size=(2, 5)))
     grads = srcgrad.grad(sin_then_divide, wrt=(0, 1, 2), jit=jit)(*args)
     assert_grad(sin_then_divide, grads, args, [0, 1, 2])
+
+
+def rk4_loops(x, s):
+    """GradBench's ODE written with loops: RK4 steps, each stage a loop over entries."""
+    n = x.shape[0]
+    y = np.zeros(n)
+    h = 2.0 / s
+    for step in range(s):
+        k1 = np.zeros(n)
+        k2 = np.zeros(n)
+        k1[0] = x[0]
+        for i in range(1, n):
+            k1[i] = x[i] * y[i - 1]
+        k2[0] = x[0]
+        for i in range(1, n):
+            k2[i] = x[i] * (y[i - 1] + h * k1[i - 1])
+        for i in range(n):
+            y[i] = y[i] + h / 2 * (k1[i] + k2[i])
+    return np.sum(y)
+
+
+def test_loop_index_and_unwritten_inputs_are_not_taped(jit):
+    """Issue 26 item 16: each loop reuses `i`; the reversed loops set it themselves, and
+    `x[i]` (x is never written) is read again in the adjoint rather than taped."""
+    x = np.linspace(0.5, 1.0, 6)
+    g = srcgrad.grad(rk4_loops, jit=jit)
+    assert_grad(rk4_loops, (g(x, 4),), (x, 4), [0])
+    source = g.source
+    assert "i_tape" not in source
+    taped = {line.split(".append(")[1].rstrip(")") for line in source.splitlines()
+             if ".append(" in line}
+    reads_of_x = {line.split(" = ")[0].strip() for line in source.splitlines()
+                  if " = x[" in line}
+    assert reads_of_x and not taped & reads_of_x, taped
