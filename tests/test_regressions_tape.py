@@ -13,20 +13,20 @@ import srcgrad
 
 
 def tanh_twice(x):
-    for i in range(2):
+    for _ in range(2):
         x = np.tanh(x)
     return x
 
 
 def reciprocal_twice(x):
-    for i in range(2):
+    for _ in range(2):
         x = 1.0 / (1.0 + x)
     return x
 
 
 def sin_then_divide(x, y, z):
     for i in range(2):
-        t1 = x[1 - i] * (-1.12)
+        t1 = x[1 - i] * (-1.12)  # noqa: F841 (the fuzzer's dead local)
         x = np.sin(x) + y.reshape(1, -1)
         z = z / (1.0 + x[i - 1] ** 2)
     return np.sum(z)
@@ -57,7 +57,7 @@ def rk4_loops(x, s):
     n = x.shape[0]
     y = np.zeros(n)
     h = 2.0 / s
-    for step in range(s):
+    for _ in range(s):
         k1 = np.zeros(n)
         k2 = np.zeros(n)
         k1[0] = x[0]
