@@ -197,3 +197,18 @@ def test_vjp_of_a_transform_that_is_not_a_gradient_is_refused():
     with pytest.raises(srcgrad.SrcgradError, match="vjp of a transform"):
         srcgrad.vjp(srcgrad.jvp(poly))
     assert "def " in srcgrad.vjp(srcgrad.grad(poly)).source  # the pullback's code
+
+
+def crossed(a, b):
+    return np.sum(np.cross(a, b) ** 2)
+
+
+def test_cross_tangent_against_differences(jit, rng):
+    # np.cross is bilinear: its tangent is cross(da, b) + cross(a, db)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    da, db = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    value, slope = srcgrad.jvp(crossed, wrt=(0, 1), jit=jit)(a, b, (da, db))
+    h = 1e-6
+    assert value == pytest.approx(crossed(a, b), rel=1e-12)
+    assert slope == pytest.approx(
+        (crossed(a + h * da, b + h * db) - crossed(a - h * da, b - h * db)) / (2 * h), rel=1e-6)

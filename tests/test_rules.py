@@ -141,6 +141,10 @@ def copy_op(x):
     return np.sum(np.copy(x) * np.ascontiguousarray(x))
 
 
+def cross_op(a, b):
+    return np.sum(np.cross(a, b) * np.arange(12.0).reshape(4, 3))
+
+
 def outer_op(a, b):
     return np.sum(np.outer(a, b) * np.arange(12.0).reshape(3, 4))
 
@@ -243,6 +247,7 @@ def cases():
     yield "expand_dims", (np.expand_dims,), expand_op, (any_(3),), [0], True
     yield "copy", (np.copy, np.ascontiguousarray), copy_op, (any_(3, 2),), [0], True
     yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1], True
+    yield "cross", (np.cross,), cross_op, (any_(4, 3), any_(3)), [0, 1], True
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
 

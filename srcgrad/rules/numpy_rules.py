@@ -259,6 +259,17 @@ def outer_tangent(dx, y, a, b):
     return np.outer(dx, b), np.outer(a, dx)
 
 
+@rule(np.cross)
+def cross(dy, y, a, b):
+    # dy . (a x b) = a . (b x dy) = b . (dy x a): the scalar triple product's cycle
+    return unbroadcast(np.cross(b, dy), a), unbroadcast(np.cross(dy, a), b)
+
+
+@tangent(np.cross)
+def cross_tangent(dx, y, a, b):
+    return np.cross(dx, b), np.cross(a, dx)
+
+
 # linear maps: the tangent is the map applied to the tangent
 linear(np.sum, np.mean, np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
        np.ascontiguousarray, np.copy, np.concatenate, np.stack)
