@@ -54,6 +54,7 @@ from .base import (
     Operation,
     all_statements,
     by_line,
+    int_starts,
     is_write,
     target_of,
 )
@@ -161,6 +162,7 @@ class _Reverse(FunctionPass):
             elif is_write(stmt):
                 self.ops[id(stmt)] = Operation("write", [stmt.value])
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
+        self.int_starts = int_starts(self.statements, self.flow(), act.varied)
         self.check_constructors(act)
         self.check_writes()
         self.hooks = {id(s) for s in self.statements if hook(s)}  # inactive: dh is zero
@@ -204,6 +206,8 @@ class _Reverse(FunctionPass):
         return Reversed(forward, adjoint, result, seed, grads, taped, scalar, self.custom)
 
     def changed(self, stmt: gast.stmt) -> str:
+        if isinstance(stmt, gast.For):
+            return stmt.target.id
         return target_of(stmt) or stmt.targets[0].value.id
 
     def flow(self) -> list[tuple[str, list[str]]]:
@@ -525,10 +529,13 @@ class _Reverse(FunctionPass):
             return []
         return [self.bind_globals(copy.deepcopy(stmt))]
 
-    def detached(self, stmt: gast.Assign) -> gast.Assign:
+    def detached(self, stmt_in: gast.Assign) -> gast.Assign:
         """A copy of `stmt`, globals bound; a slice of an array that is written into is
-        taken as a copy when the adjoint keeps it (a view would change under the write)."""
-        stmt = self.bind_globals(copy.deepcopy(stmt))
+        taken as a copy when the adjoint keeps it (a view would change under the write);
+        an int that starts a float variable written as a float (`int_starts`)."""
+        stmt = self.bind_globals(copy.deepcopy(stmt_in))
+        if id(stmt_in) in self.int_starts:
+            stmt.value = b.const(float(stmt.value.value))
         value = stmt.value
         local = self.tape.local.get(target_of(stmt))
         kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
