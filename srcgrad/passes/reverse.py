@@ -32,7 +32,7 @@ from .. import builder as b
 from ..analysis.activity import Activity, activity
 from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
-from ..frontend.parse import Parsed
+from ..frontend.parse import Parsed, parse
 from ..naming import Namer
 from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
@@ -162,6 +162,9 @@ class _Reverse(FunctionPass):
             elif is_write(stmt):
                 self.ops[id(stmt)] = Operation("write", [stmt.value])
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
+        self.tuple_results = {target_of(s): n for s in self.statements if target_of(s)
+                              and self.ops[id(s)].kind == "call"
+                              and (n := _tuple_arity(self.ops[id(s)].fun)) is not None}
         self.int_starts = int_starts(self.statements, self.flow(), act.varied)
         self.check_constructors(act)
         self.check_writes()
@@ -838,12 +841,50 @@ class _Reverse(FunctionPass):
         return [b.assign(dvar, self.zeros(var))]
 
     def accumulate_at(self, var: str, index: gast.AST, dy: gast.AST) -> list[gast.stmt]:
-        """`dvar[index] += dy` into an adjoint array this pass allocated."""
+        """`dvar[index] += dy` into an adjoint array this pass allocated; for the tuple a
+        user function returned (`a, b = h(x)`), its adjoint made again with entry k added."""
+        if var in self.tuple_results and _int(index) is not None:
+            return self.accumulate_item(var, _int(index), dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)
         out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index, store=True),
                           op=gast.Add(), value=dy))
         return out
+
+
+    def accumulate_item(self, var: str, k: int, dy: gast.AST) -> list[gast.stmt]:
+        """``dvar = (dvar[0], dvar[1] + dy)``: a tuple's adjoint, a tuple of the adjoints of
+        its entries (those not reached yet zero, shaped like the entry)."""
+        dvar = self.adjoint_name(var)
+        if var in self.defined:
+            items = [b.subscript(b.name(dvar), b.const(j))
+                     for j in range(self.tuple_results[var])]
+            items[k] = b.binop(items[k], gast.Add(), dy)
+        else:
+            items = [b.call(b.name(self.bind("zeros_like", zeros_like)),
+                            b.subscript(b.name(var), b.const(j)))
+                     for j in range(self.tuple_results[var])]
+            items[k] = dy
+            self.defined.add(var)
+        self.owned.discard(var)
+        return [b.assign(dvar, b.tuple_(items))]
+
+
+def _tuple_arity(fun: Any) -> int | None:
+    """n when every `return` of the user function `fun` gives a tuple of n values."""
+    try:
+        tree = parse(fun).tree
+    except SrcgradError:
+        return None
+    returns, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.Return):
+            returns.append(node.value)
+        elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            todo += list(gast.iter_child_nodes(node))
+    sizes = {len(r.elts) if isinstance(r, gast.Tuple) else None for r in returns}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _breaks(loop: gast.stmt) -> bool:
