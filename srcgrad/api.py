@@ -766,10 +766,11 @@ def _generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str
     if generated is None:
         return {}
     path = generated.co_filename
+    real = os.path.realpath(path)  # numba's messages name it relative to the directory
     lines = [int(n) for f, n in re.findall(r'File "([^"]+)", line (\d+)', str(exc))
-             if f == path]
+             if os.path.realpath(f) == real]
     lines += [int(n) for f, n in re.findall(r"defined at (\S+) \((\d+)\)", str(exc))
-              if f == path]
+              if os.path.realpath(f) == real]
     tb = exc.__traceback__
     while tb is not None:
         for value in (tb.tb_frame.f_locals.get("inst"), tb.tb_frame.f_locals.get("loc")):
