@@ -178,6 +178,7 @@ class _Reverse(FunctionPass):
         self.read_names = {r.var for r in reads}
         self.written = {self.changed(s) for s in self.statements if is_write(s)}
         self.tape = plan(body, self.params, reads, self.cheap, self.p.filename)
+        self.retests = self.tests_changed_inside()
         result = body[-1].value
         seed = None
         if isinstance(result, gast.Name) and result.id in act.active:
@@ -506,7 +507,9 @@ class _Reverse(FunctionPass):
                 return []
             node = b.make(gast.If, test=copy.deepcopy(stmt.test),
                           body=body or [b.make(gast.Pass)], orelse=orelse)
-            return [self.bind_globals(node, shallow=True)]
+            saves = [p for name in self.retests.get(id(stmt), [])
+                     for p in self.push(self.test_tape(stmt, name), b.name(name), stmt)]
+            return saves + [self.bind_globals(node, shallow=True)]
         if isinstance(stmt, (gast.For, gast.While)):
             out, body = [], self.forward_block(stmt.body)
             counter = self.counters.get(id(stmt))
@@ -740,10 +743,37 @@ class _Reverse(FunctionPass):
         self.defined, self.owned = defined, owned
         if not body and not orelse:
             return []
-        test = copy.deepcopy(stmt.test)
+        test, back = copy.deepcopy(stmt.test), []
+        for name in self.retests.get(id(stmt), []):  # the test as the forward saw it
+            old = self.namer.fresh(f"{name}_at_test")
+            back.append(b.assign(old, self.pop(self.test_tape(stmt, name), stmt)))
+            test = _renamed(test, name, old)
         if not body:
             test, body, orelse = b.make(gast.UnaryOp, op=gast.Not(), operand=test), orelse, []
-        return [b.make(gast.If, test=test, body=body, orelse=orelse)]
+        return back + [b.make(gast.If, test=test, body=body, orelse=orelse)]
+
+    def tests_changed_inside(self) -> dict[int, list[str]]:
+        """For each `if` whose test reads a name its own branches change, those names:
+        where the adjoint replays the branch, the name holds the value the branch left,
+        so the forward saves the one the test read (`if returned:` ... `returned = True`
+        in its else branch, as jumps makes of a return in a loop)."""
+        lay, out = self.tape.layout, {}
+        for s in self.statements:
+            if not isinstance(s, gast.If):
+                continue
+            lo, hi = lay.pos[id(s)], lay.end[id(s)]
+            names = sorted({n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)
+                            and any(lo < lay.pos[id(t)] <= hi
+                                    for t in lay.sites.get(n.id, []))})
+            if names:
+                out[id(s)] = names
+        return out
+
+    def test_tape(self, stmt: gast.If, name: str) -> str:
+        key = ("test", id(stmt), name)
+        if key not in self.tapes:
+            self.tapes[key] = self.namer.fresh(f"{name}_test_tape")
+        return self.tapes[key]
 
     def reverse_loop(self, loop: gast.stmt) -> list[gast.stmt]:
         """Iterations in reverse order. The adjoints live across iterations: those the
@@ -868,6 +898,13 @@ class _Reverse(FunctionPass):
             self.defined.add(var)
         self.owned.discard(var)
         return [b.assign(dvar, b.tuple_(items))]
+
+
+def _renamed(node: gast.AST, name: str, new: str) -> gast.AST:
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id == name:
+            n.id = new
+    return node
 
 
 def _tuple_arity(fun: Any) -> int | None:
