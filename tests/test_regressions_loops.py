@@ -31,7 +31,7 @@ def _check(fun, args, jit, positions=(0,), want=None):
 
 def int_start_scalar(a):
     out = 1
-    for i in range(3):
+    for _i in range(3):
         out = out * a
     return out
 
@@ -55,7 +55,7 @@ def int_accumulator(x):
 def int_start_inactive_float(x):
     t = 0               # not differentiated, but read by the adjoint at each iteration
     y = x
-    for i in range(3):
+    for _i in range(3):
         t = t + 0.5
         y = y * t
     return np.sum(y)
@@ -63,7 +63,7 @@ def int_start_inactive_float(x):
 
 def int_start_array(x):
     acc = 1
-    for i in range(2):
+    for _i in range(2):
         acc = acc * x
     return np.sum(acc)
 
@@ -71,7 +71,7 @@ def int_start_array(x):
 def int_argument_start(x, n, c):
     t = n               # an int argument that becomes a float: no static evidence
     y = x
-    for i in range(3):
+    for _i in range(3):
         t = t * c
         y = y * t
     return np.sum(y)
@@ -200,6 +200,13 @@ def test_same_loop_variable_with_taped_index(jit):
     _check(same_index_two_loops, (X3.copy(), 3), jit)
 
 
+def test_same_loop_variable_first_loop_empty(jit):
+    # the forward saved i before the second loop, unbound when the first ran no
+    # iteration; each reversed loop sets i itself. With n = 0, y = x: d/dx sum = 1
+    _check(same_index_two_loops, (X3.copy(), 0), jit, want=np.ones(3))
+    assert "i_tape" not in srcgrad.source(same_index_two_loops)
+
+
 # ---- helpers returning tuples (issue 26 #7) ----
 
 def two_arrays(x):
@@ -227,7 +234,7 @@ def tuple_one_used(x):
 
 def tuple_in_loop(x):
     y = x
-    for i in range(2):
+    for _i in range(2):
         a, b = two_arrays(y)
         y = np.tanh(a - b * 0.5)
     return np.sum(y)
