@@ -377,3 +377,16 @@ def test_branch_test_changed_in_its_branch(jit):
     # the adjoint replayed `if first:` with first as the branch left it (False): the
     # first iteration's 2.0 became 2 x0
     _check(first_flag, (1.5 * X3,), jit, want=[2.0, 6.0, 9.0])
+
+
+# ---- the same programs, differentiated twice (forward over the generated reverse) ----
+
+def test_second_order_through_fixed_programs(jit):
+    # by hand: (a**3)'' = 6 a; sum 6 x**2 has Hessian 12 I; sum x**2 has 2 I; first_flag's
+    # is 0 for the first entry (2 x0 is linear) and 2 for the others
+    assert srcgrad.hessian(int_start_scalar)(0.1) == pytest.approx(0.6, rel=1e-12)
+    v = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(srcgrad.hvp(tuple_of_arrays, jit=jit)(X3.copy(), v), 12 * v)
+    np.testing.assert_allclose(srcgrad.hvp(return_in_while_true, jit=jit)(X3.copy(), v), 2 * v)
+    np.testing.assert_allclose(srcgrad.hvp(first_flag, jit=jit)(1.5 * X3, v),
+                               [0.0, 2 * v[1], 2 * v[2]])
