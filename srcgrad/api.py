@@ -224,17 +224,21 @@ class Transform:
             if not isinstance(exc, NumbaError) and not _in_numba_compiler(exc):
                 raise  # an error of the compiled code as it ran
             reason = str(exc) if isinstance(exc, NumbaError) else _compiler_failure(exc)
+            hint = ""
+            if re.search(r"Cannot unify (\w+ and array\(|array\(\S+ and \w+ )", reason):
+                hint = (" (a variable that is a number, then an array: start it as an array "
+                        "of the shape it will have, e.g. np.ones_like(x))")
             if NONSCALAR_MARKER in reason:
                 raise self._nonscalar() from None
             where = _generated_location(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
             if self.jit is True:
                 self._run_python(name, args)  # a user error there names its line; else:
                 raise SrcgradError(f"numba cannot compile the gradient of "
-                                   f"{self.fun.__qualname__}: {_first_line(reason)}",
+                                   f"{self.fun.__qualname__}: {_first_line(reason)}{hint}",
                                    **where) from None
             line = f" (at {os.path.basename(where['filename'])}:{where['lineno']})" \
                 if where else ""
-            self._fallback = _first_line(reason) + line
+            self._fallback = _first_line(reason) + hint + line
             warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
                           f"Python; numba cannot compile it: {self._fallback}",
                           JitFallbackWarning, stacklevel=4)
