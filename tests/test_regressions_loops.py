@@ -125,8 +125,26 @@ def test_int_start_jvp(jit):
     assert tangent == pytest.approx(0.03, rel=1e-12)
 
 
+def int_index(x):
+    j = 0
+    hit = 0
+    s = 0.0
+    for _i in range(3):
+        s = s + x[j] * 2.0
+        hit = x[j] > 1.5
+        j = j + 1
+    return s * (1.0 + hit)
+
+
 def test_int_start_generated_as_float():
     assert "out = 1.0" in srcgrad.source(int_start_scalar)
+
+
+def test_int_index_and_flag_stay_int(jit):
+    # only a variable that holds floats is written as a float: an index must stay an int
+    source = srcgrad.source(int_index)
+    assert "j = 0\n" in source and "hit = 0\n" in source
+    _check(int_index, (X3.copy(),), jit, want=[4.0, 4.0, 4.0])   # hit: x2 = 3 > 1.5
 
 
 # ---- break, continue, dead locals beside a subscript write (issue 26 #5) ----

@@ -121,7 +121,8 @@ def int_starts(statements: list[gast.stmt], flow: list[tuple[str, list[str]]],
     loop (issue 18 #2: an int tape truncated every float recorded on it).
     """
     floats = set(varied) | {
-        target_of(s) for s in statements if target_of(s) and any(
+        target_of(s) for s in statements if target_of(s)
+        and not isinstance(s.value, (gast.Compare, gast.BoolOp)) and any(
             isinstance(n, gast.Constant) and type(n.value) in (float, complex)
             for n in gast.walk(s.value))}
     changed = True
