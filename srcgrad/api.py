@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import os
 import re
+import sys
 import threading
 import time
 import types
@@ -211,17 +213,32 @@ class Transform:
 
     def _run_compiled(self, name: str, args: tuple) -> Any:
         from numba.core.errors import NumbaError
+        fn = self._functions(jit=True)[name]
         try:
-            return self._functions(jit=True)[name](*args)
-        except NumbaError as exc:
-            reason = str(exc)
+            return fn(*args)
+        except SrcgradError:
+            raise
+        except Exception as exc:
+            # numba's compiler fails with its own errors, and with bare ones of its own
+            # code (an AssertionError for a 2-D boolean mask): both are compile failures
+            if not isinstance(exc, NumbaError) and not _in_numba_compiler(exc):
+                raise  # an error of the compiled code as it ran
+            reason = str(exc) if isinstance(exc, NumbaError) else _compiler_failure(exc)
+            hint = ""
+            if re.search(r"Cannot unify (\w+ and array\(|array\(\S+ and \w+ )", reason):
+                hint = (" (a variable that is a number, then an array: start it as an array "
+                        "of the shape it will have, e.g. np.ones_like(x))")
             if NONSCALAR_MARKER in reason:
                 raise self._nonscalar() from None
+            where = _generated_location(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
             if self.jit is True:
                 self._run_python(name, args)  # a user error there names its line; else:
                 raise SrcgradError(f"numba cannot compile the gradient of "
-                                   f"{self.fun.__qualname__}: {_first_line(reason)}") from None
-            self._fallback = _first_line(reason)
+                                   f"{self.fun.__qualname__}: {_first_line(reason)}{hint}",
+                                   **where) from None
+            line = f" (at {os.path.basename(where['filename'])}:{where['lineno']})" \
+                if where else ""
+            self._fallback = _first_line(reason) + hint + line
             warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
                           f"Python; numba cannot compile it: {self._fallback}",
                           JitFallbackWarning, stacklevel=4)
@@ -717,6 +734,78 @@ def _type_key(args: tuple) -> tuple:
 
 def _stem(fun) -> str:
     return getattr(fun, "__name__", "f").replace("<", "").replace(">", "")
+
+
+def _in_numba_compiler(exc: BaseException) -> bool:
+    """Whether `exc` was raised while numba compiled a function (not as it ran)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "_compile_for_args":
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _compiler_failure(exc: BaseException) -> str:
+    """What a bare exception of numba's compiler says: its type and the line of numba
+    that raised it (for a 2-D boolean mask, `assert idxty.ndim == 1`)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = ""
+    if tb is not None:
+        code = tb.tb_frame.f_code
+        line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+        where = f" at {os.path.basename(code.co_filename)}:{tb.tb_lineno}" + (
+            f" ({line})" if line else "")
+    text = f": {exc}" if str(exc) else ""
+    return f"{type(exc).__name__}{text} in numba's compiler{where}"
+
+
+def _generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str, Any]:
+    """``filename``, ``lineno`` of the user's line whose generated code numba could not
+    compile: the generated line, from numba's message or from the innermost IR location
+    in its compiler's frames, mapped back through the `# line N:` comment above it."""
+    generated = getattr(getattr(fn, "py_func", fn), "__code__", None)
+    if generated is None:
+        return {}
+    path = generated.co_filename
+    real = os.path.realpath(path)  # numba's messages name it relative to the directory
+    lines = [int(n) for f, n in re.findall(r'File "([^"]+)", line (\d+)', str(exc))
+             if os.path.realpath(f) == real]
+    lines += [int(n) for f, n in re.findall(r"defined at (\S+) \((\d+)\)", str(exc))
+              if os.path.realpath(f) == real]
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in (tb.tb_frame.f_locals.get("inst"), tb.tb_frame.f_locals.get("loc")):
+            loc = getattr(value, "loc", value)
+            if getattr(loc, "filename", None) == path and isinstance(
+                    getattr(loc, "line", None), int):
+                lines.append(loc.line)
+        tb = tb.tb_next
+    if not lines:
+        return {}
+    source = linecache.getlines(path)
+    lineno = None
+    for k in range(min(lines[-1], len(source)) - 1, -1, -1):
+        comment = re.match(r"\s*# (?:grad of )?line (\d+):", source[k])
+        if comment and lineno is None:
+            lineno = int(comment.group(1))
+        header = re.match(r'\s*"""\S.* \(([^()]+):\d+\)', source[k])
+        if header and lineno is not None:
+            return {"filename": _user_file(header.group(1), user_file), "lineno": lineno}
+    return {}
+
+
+def _user_file(basename: str, user_file: str) -> str:
+    """The path of the user's file a generated docstring names by its base name."""
+    if os.path.basename(user_file) == basename:
+        return user_file
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None) or ""
+        if os.path.basename(path) == basename:
+            return path
+    return basename
 
 
 def _first_line(text: str) -> str:

@@ -139,26 +139,29 @@ _BAD_SHAPE = " gave a gradient whose shape is not the shape of its variable"
 
 
 def new_tape(sample, trips):
-    """An array with one entry shaped like `sample` per loop iteration (`trips` of them):
-    a tape whose size is known when the loop starts.
+    """A tape with one entry per loop iteration (`trips` of them), known when the loop
+    starts. In Python it is a list: each entry keeps the type and shape of what was
+    recorded there, so a variable that starts as the int 1 and becomes a float (or an
+    array) comes back as each iteration had it. Compiled, it is an array shaped like
+    `sample` per entry (see the numba form below: a variable's type is one type there).
 
-    >>> new_tape(np.zeros(2), 3).shape
-    (3, 2)
+    >>> len(new_tape(np.zeros(2), 3))
+    3
     """
-    sample = np.asarray(sample)
-    return np.empty((max(trips, 0),) + sample.shape, sample.dtype)
+    return [None] * max(trips, 0)
 
 
 def record(tape, k, value):
-    """``tape[k] = value``: entry `k` of an array tape (`new_tape`) holds `value`.
+    """``tape[k] = value``: entry `k` of a tape (`new_tape`) holds `value`, an array
+    copied (a later write into it must not change the entry).
 
     (A helper, because numba compiles an array assignment with its error-message
-    machinery, seconds of compile time; the copy here is a plain loop.)
+    machinery, seconds of compile time; the copy there is a plain loop.)
 
-    >>> t = new_tape(np.zeros(2), 3); record(t, 1, np.ones(2)); t[1]
+    >>> t = new_tape(np.zeros(2), 3); a = np.ones(2); record(t, 1, a); a[0] = 5.0; t[1]
     array([1., 1.])
     """
-    tape[k] = value
+    tape[k] = np.copy(value) if isinstance(value, np.ndarray) else value
 
 
 def snapshot(x):

@@ -213,22 +213,22 @@ def _saves(lay: Layout, reads: list[Read], exempt: set[str]) -> set[int]:
                 p = lay.pos[id(r.stmt)] + (0.5 if r.after else -0.5)
                 if skip is not None and lay.pos[id(site)] < p <= lay.end[id(site)]:
                     continue  # the reversed loop sets its own index
-                own = _index_loop(lay, r)
-                if own is not None and not \
-                        lay.pos[id(own)] < lay.pos[id(site)] <= lay.end[id(own)]:
-                    continue  # the index of a loop around the read: its reversal sets it
+                if _own_index(lay, name, r.stmt, site):
+                    continue  # so does another loop over the same name, around the read
                 if lay.precedes(p, site, skip, r.stmt):
                     saved.add(id(site))
                     break
     return saved
 
 
-def _index_loop(lay: Layout, r: Read) -> gast.stmt | None:
-    """The innermost `for` loop around `r`'s statement whose index is the name read."""
-    for loop in reversed(lay.loops[id(r.stmt)]):
-        if isinstance(loop, gast.For) and loop.target.id == r.var:
-            return loop
-    return None
+def _own_index(lay: Layout, name: str, stmt: gast.stmt, site: gast.stmt) -> bool:
+    """Whether `stmt` sits in a `for name in ...` loop that does not hold `site`: the
+    reversed loop sets `name` before the read, whatever `site` did to it (two loops over
+    `i`, one after the other)."""
+    q = lay.pos[id(site)]
+    return any(isinstance(lp, gast.For) and lp.target.id == name
+               and not lay.pos[id(lp)] <= q <= lay.end[id(lp)]
+               for lp in lay.loops[id(stmt)])
 
 
 def _inside(lay: Layout, block: list[gast.stmt], stmt: gast.stmt) -> bool:

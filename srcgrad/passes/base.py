@@ -111,6 +111,31 @@ def target_of(stmt: gast.stmt) -> str | None:
     return None
 
 
+def int_starts(statements: list[gast.stmt], flow: list[tuple[str, list[str]]],
+               varied: frozenset[str]) -> set[int]:
+    """The assignments ``v = <int constant>`` (ids) of a variable that holds floats at
+    other times: a varied one (what a derivative flows into is a float), one computed with
+    a float constant, or one a derivative flows into from those. Written as a float
+    (``out = 1`` as ``out = 1.0``), the variable has one type, the join of its values':
+    what a tape made from its first value takes, and what numba needs of a variable in a
+    loop (issue 18 #2: an int tape truncated every float recorded on it).
+    """
+    floats = set(varied) | {
+        target_of(s) for s in statements if target_of(s)
+        and not isinstance(s.value, (gast.Compare, gast.BoolOp)) and any(
+            isinstance(n, gast.Constant) and type(n.value) in (float, complex)
+            for n in gast.walk(s.value))}
+    changed = True
+    while changed:
+        changed = False
+        for target, operands in flow:
+            if target not in floats and any(o in floats for o in operands):
+                floats.add(target)
+                changed = True
+    return {id(s) for s in statements if target_of(s) in floats
+            and isinstance(s.value, gast.Constant) and type(s.value.value) is int}
+
+
 def is_write(stmt: gast.stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 

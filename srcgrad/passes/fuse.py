@@ -389,8 +389,9 @@ class _Fuse:
         """`stmt` with each maximal elementwise expression of two array operations or
         more replaced by a kernel call; with `sums` (of its whole value), the call also
         returns them, to the names that had them."""
-        if isinstance(stmt, (gast.If, gast.For, gast.While)) or _is_comment(stmt):
-            return stmt
+        if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)) \
+                or getattr(stmt, "value", None) is None or _is_comment(stmt):
+            return stmt  # compound statements, and break, continue, pass: no value
         label = stmt.targets[0].id if isinstance(stmt, gast.Assign) and isinstance(
             stmt.targets[0], gast.Name) else "expr"
         if sums is not None:

@@ -86,15 +86,34 @@ def _lower_returns(stmts: list[gast.stmt], result: str, flag: str,
             s.body = _lower_returns(s.body, result, flag, in_loop)
             s.orelse = _lower_returns(s.orelse, result, flag, in_loop)
         elif isinstance(s, (gast.For, gast.While)):
+            endless = _endless(s)
             s.body = _lower_returns(s.body, result, flag, in_loop=True)
             if _mentions(s, flag):  # a return inside: carry it outward
                 out.append(s)
-                jump = b.make(gast.Break) if in_loop else b.ret(b.name(result))
-                out.append(b.located(b.make(gast.If, test=b.name(flag),
-                                            body=[b.located(jump, s)], orelse=[]), s))
+                jump = b.located(b.make(gast.Break) if in_loop else b.ret(b.name(result)), s)
+                # `while True` left only by its returns: the flag is set, so jump at once
+                # (then no path falls off the function's end, and its result is never
+                # None: numba types it as the returned value, not as an optional)
+                out.append(jump if endless else b.located(b.make(
+                    gast.If, test=b.name(flag), body=[jump], orelse=[]), s))
                 continue
         out.append(s)
     return out
+
+
+def _endless(loop: gast.stmt) -> bool:
+    """`while True:` with no `break` of its own: only a return leaves it."""
+    if not (isinstance(loop, gast.While) and isinstance(loop.test, gast.Constant)
+            and loop.test.value is True):
+        return False
+    todo = list(loop.body)
+    while todo:
+        s = todo.pop()
+        if isinstance(s, gast.Break):
+            return False
+        if isinstance(s, gast.If):
+            todo += s.body + s.orelse
+    return True
 
 
 def _mentions(node: gast.AST, name: str) -> bool:

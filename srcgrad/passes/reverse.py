@@ -32,7 +32,7 @@ from .. import builder as b
 from ..analysis.activity import Activity, activity
 from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
-from ..frontend.parse import Parsed
+from ..frontend.parse import Parsed, parse
 from ..naming import Namer
 from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
@@ -54,6 +54,7 @@ from .base import (
     Operation,
     all_statements,
     by_line,
+    int_starts,
     is_write,
     target_of,
 )
@@ -161,6 +162,10 @@ class _Reverse(FunctionPass):
             elif is_write(stmt):
                 self.ops[id(stmt)] = Operation("write", [stmt.value])
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
+        self.tuple_results = {target_of(s): n for s in self.statements if target_of(s)
+                              and self.ops[id(s)].kind == "call"
+                              and (n := _tuple_arity(self.ops[id(s)].fun)) is not None}
+        self.int_starts = int_starts(self.statements, self.flow(), act.varied)
         self.check_constructors(act)
         self.check_writes()
         self.hooks = {id(s) for s in self.statements if hook(s)}  # inactive: dh is zero
@@ -173,6 +178,7 @@ class _Reverse(FunctionPass):
         self.read_names = {r.var for r in reads}
         self.written = {self.changed(s) for s in self.statements if is_write(s)}
         self.tape = plan(body, self.params, reads, self.cheap, self.p.filename)
+        self.retests = self.tests_changed_inside()
         result = body[-1].value
         seed = None
         if isinstance(result, gast.Name) and result.id in act.active:
@@ -204,6 +210,8 @@ class _Reverse(FunctionPass):
         return Reversed(forward, adjoint, result, seed, grads, taped, scalar, self.custom)
 
     def changed(self, stmt: gast.stmt) -> str:
+        if isinstance(stmt, gast.For):
+            return stmt.target.id
         return target_of(stmt) or stmt.targets[0].value.id
 
     def flow(self) -> list[tuple[str, list[str]]]:
@@ -499,7 +507,9 @@ class _Reverse(FunctionPass):
                 return []
             node = b.make(gast.If, test=copy.deepcopy(stmt.test),
                           body=body or [b.make(gast.Pass)], orelse=orelse)
-            return [self.bind_globals(node, shallow=True)]
+            saves = [p for name in self.retests.get(id(stmt), [])
+                     for p in self.push(self.test_tape(stmt, name), b.name(name), stmt)]
+            return saves + [self.bind_globals(node, shallow=True)]
         if isinstance(stmt, (gast.For, gast.While)):
             out, body = [], self.forward_block(stmt.body)
             counter = self.counters.get(id(stmt))
@@ -525,10 +535,13 @@ class _Reverse(FunctionPass):
             return []
         return [self.bind_globals(copy.deepcopy(stmt))]
 
-    def detached(self, stmt: gast.Assign) -> gast.Assign:
+    def detached(self, stmt_in: gast.Assign) -> gast.Assign:
         """A copy of `stmt`, globals bound; a slice of an array that is written into is
-        taken as a copy when the adjoint keeps it (a view would change under the write)."""
-        stmt = self.bind_globals(copy.deepcopy(stmt))
+        taken as a copy when the adjoint keeps it (a view would change under the write);
+        an int that starts a float variable written as a float (`int_starts`)."""
+        stmt = self.bind_globals(copy.deepcopy(stmt_in))
+        if id(stmt_in) in self.int_starts:
+            stmt.value = b.const(float(stmt.value.value))
         value = stmt.value
         local = self.tape.local.get(target_of(stmt))
         kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
@@ -730,10 +743,37 @@ class _Reverse(FunctionPass):
         self.defined, self.owned = defined, owned
         if not body and not orelse:
             return []
-        test = copy.deepcopy(stmt.test)
+        test, back = copy.deepcopy(stmt.test), []
+        for name in self.retests.get(id(stmt), []):  # the test as the forward saw it
+            old = self.namer.fresh(f"{name}_at_test")
+            back.append(b.assign(old, self.pop(self.test_tape(stmt, name), stmt)))
+            test = _renamed(test, name, old)
         if not body:
             test, body, orelse = b.make(gast.UnaryOp, op=gast.Not(), operand=test), orelse, []
-        return [b.make(gast.If, test=test, body=body, orelse=orelse)]
+        return back + [b.make(gast.If, test=test, body=body, orelse=orelse)]
+
+    def tests_changed_inside(self) -> dict[int, list[str]]:
+        """For each `if` whose test reads a name its own branches change, those names:
+        where the adjoint replays the branch, the name holds the value the branch left,
+        so the forward saves the one the test read (`if returned:` ... `returned = True`
+        in its else branch, as jumps makes of a return in a loop)."""
+        lay, out = self.tape.layout, {}
+        for s in self.statements:
+            if not isinstance(s, gast.If):
+                continue
+            lo, hi = lay.pos[id(s)], lay.end[id(s)]
+            names = sorted({n.id for n in gast.walk(s.test) if isinstance(n, gast.Name)
+                            and any(lo < lay.pos[id(t)] <= hi
+                                    for t in lay.sites.get(n.id, []))})
+            if names:
+                out[id(s)] = names
+        return out
+
+    def test_tape(self, stmt: gast.If, name: str) -> str:
+        key = ("test", id(stmt), name)
+        if key not in self.tapes:
+            self.tapes[key] = self.namer.fresh(f"{name}_test_tape")
+        return self.tapes[key]
 
     def reverse_loop(self, loop: gast.stmt) -> list[gast.stmt]:
         """Iterations in reverse order. The adjoints live across iterations: those the
@@ -831,12 +871,57 @@ class _Reverse(FunctionPass):
         return [b.assign(dvar, self.zeros(var))]
 
     def accumulate_at(self, var: str, index: gast.AST, dy: gast.AST) -> list[gast.stmt]:
-        """`dvar[index] += dy` into an adjoint array this pass allocated."""
+        """`dvar[index] += dy` into an adjoint array this pass allocated; for the tuple a
+        user function returned (`a, b = h(x)`), its adjoint made again with entry k added."""
+        if var in self.tuple_results and _int(index) is not None:
+            return self.accumulate_item(var, _int(index), dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)
         out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index, store=True),
                           op=gast.Add(), value=dy))
         return out
+
+
+    def accumulate_item(self, var: str, k: int, dy: gast.AST) -> list[gast.stmt]:
+        """``dvar = (dvar[0], dvar[1] + dy)``: a tuple's adjoint, a tuple of the adjoints of
+        its entries (those not reached yet zero, shaped like the entry)."""
+        dvar = self.adjoint_name(var)
+        if var in self.defined:
+            items = [b.subscript(b.name(dvar), b.const(j))
+                     for j in range(self.tuple_results[var])]
+            items[k] = b.binop(items[k], gast.Add(), dy)
+        else:
+            items = [b.call(b.name(self.bind("zeros_like", zeros_like)),
+                            b.subscript(b.name(var), b.const(j)))
+                     for j in range(self.tuple_results[var])]
+            items[k] = dy
+            self.defined.add(var)
+        self.owned.discard(var)
+        return [b.assign(dvar, b.tuple_(items))]
+
+
+def _renamed(node: gast.AST, name: str, new: str) -> gast.AST:
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id == name:
+            n.id = new
+    return node
+
+
+def _tuple_arity(fun: Any) -> int | None:
+    """n when every `return` of the user function `fun` gives a tuple of n values."""
+    try:
+        tree = parse(fun).tree
+    except SrcgradError:
+        return None
+    returns, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.Return):
+            returns.append(node.value)
+        elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            todo += list(gast.iter_child_nodes(node))
+    sizes = {len(r.elts) if isinstance(r, gast.Tuple) else None for r in returns}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _breaks(loop: gast.stmt) -> bool:
