@@ -57,6 +57,7 @@ from .base import (
     is_write,
     target_of,
 )
+from .normalize import fancy_names
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
@@ -229,9 +230,11 @@ class _Reverse(FunctionPass):
                                  f"np.stack or arithmetic instead")
 
     def check_writes(self) -> None:
-        """Writes go into arrays the function made: never into the caller's, nor through
-        a view (the tape tracks arrays by name)."""
+        """Writes go into arrays, not through a view (the tape tracks arrays by name).
+        An argument written into was copied on entry (normalize), so the caller's arrays
+        are never written."""
         views: dict[str, str] = {}
+        fancy = fancy_names(self.fn.body)
         for s in self.statements:
             name, v = target_of(s), getattr(s, "value", None)
             if name is None:
@@ -239,7 +242,9 @@ class _Reverse(FunctionPass):
             if isinstance(v, gast.Name) and v.id in self.locals:
                 views[name] = v.id
             elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
-                views[name] = v.value.id
+                parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+                if not any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
+                    views[name] = v.value.id   # a fancy index makes a copy
             elif isinstance(v, gast.Attribute) and v.attr in _VIEWS and \
                     isinstance(v.value, gast.Name):
                 views[name] = v.value.id
@@ -247,20 +252,10 @@ class _Reverse(FunctionPass):
                     v.func.attr in _VIEWS and isinstance(v.func.value, gast.Name) and \
                     v.func.value.id in self.locals:
                 views[name] = v.func.value.id
-        rebound = {target_of(s) for s in self.statements if target_of(s)}
         for s in self.statements:
             if not is_write(s):
                 continue
             name = s.targets[0].value.id
-            root, seen = name, set()
-            while root in views and root not in seen:
-                seen.add(root)
-                root = views[root]
-            if root in self.params and (name == root and root not in rebound or name != root):
-                raise self.error(UnsupportedSyntax, s,
-                                 f"writing into {name}[...] would change the array the "
-                                 f"caller passed as {root!r}; copy it first "
-                                 f"({root} = {root}.copy())")
             if name in views:
                 raise self.error(UnsupportedSyntax, s,
                                  f"{name!r} is a view of {views[name]!r}; write into "
