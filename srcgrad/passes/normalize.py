@@ -88,6 +88,9 @@ def _root(node: gast.AST) -> str | None:
         if isinstance(node, gast.Name):
             return node.id
         if isinstance(node, gast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
+                return None   # a fancy index: a copy
             node = node.value
         elif isinstance(node, gast.Attribute) and node.attr in VIEW_METHODS:
             node = node.value
