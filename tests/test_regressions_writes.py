@@ -219,3 +219,15 @@ def test_fancy_list_write_python_form():
     np.testing.assert_allclose(got, [9.0, 1.0, 0.0])
     assert_grad(fancy_list_write, [got], (x.copy(),), [0])
     assert "copy" not in srcgrad.grad(fancy_list_write, jit=False).source
+
+
+def test_a_write_into_a_view_of_an_argument_is_refused_and_names_it(jit):
+    def f(x):
+        v = x[1:]
+        v[0] = 3.0 * v[0]
+        return np.sum(x)
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(srcgrad.SrcgradError, match="'v' is a view of 'x'") as info:
+        srcgrad.grad(f, jit=jit)(x)
+    assert "v[0] = 3.0 * v[0]" in str(info.value)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])

@@ -257,9 +257,12 @@ class _Reverse(FunctionPass):
                 continue
             name = s.targets[0].value.id
             if name in views:
+                base = views[name]
+                user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
+                base = user if user in self.params and base[len(user) + 1:].isdigit() else base
                 raise self.error(UnsupportedSyntax, s,
-                                 f"{name!r} is a view of {views[name]!r}; write into "
-                                 f"{views[name]!r} itself, or copy the view first")
+                                 f"{name!r} is a view of {base!r}; write into {base!r} "
+                                 f"itself, or copy the view first")
 
     # ---- phase 1: each assignment's adjoint, as contributions ----
     def adjoint_of(self, stmt: gast.Assign) -> _Adjoint:
