@@ -231,3 +231,44 @@ def test_a_write_into_a_view_of_an_argument_is_refused_and_names_it(jit):
         srcgrad.grad(f, jit=jit)(x)
     assert "v[0] = 3.0 * v[0]" in str(info.value)
     assert np.array_equal(x, [1.0, 2.0, 3.0])
+
+
+# ---- `z += e` on an array with views: in place, as in NumPy ----
+
+
+def aug_arg_with_view(x):
+    v = x[1:]
+    x *= 2.0              # changes v too
+    return np.sum(v * v)
+
+
+def aug_local_with_reshape_view(x):
+    z = np.ones(3)
+    t = z.reshape(3, 1)
+    z += x
+    return np.sum(t * t)
+
+
+def aug_scalars_and_aliases(x):
+    s = x[0]
+    t = s                 # a number: `s += ...` rebinds s, t keeps the old value
+    s += x[1]
+    return s * t
+
+
+@pytest.mark.parametrize("fun", [aug_arg_with_view, aug_local_with_reshape_view,
+                                 aug_scalars_and_aliases])
+def test_augmented_assignment_with_views(fun, jit):
+    x = np.array([1.0, 2.0, 3.0])
+    got = srcgrad.grad(fun, jit=jit)(x)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    assert_grad(lambda a: fun(a.copy()), [got], (x.copy(),), [0])
+
+
+def test_augmented_assignment_with_views_by_hand(jit):
+    x = np.array([1.0, 2.0, 3.0])
+    # v = 2 x[1:]: sum(4 x1^2 + 4 x2^2)
+    np.testing.assert_allclose(srcgrad.grad(aug_arg_with_view, jit=jit)(x), [0.0, 16.0, 24.0])
+    # t = 1 + x: 2 (1 + x)
+    np.testing.assert_allclose(srcgrad.grad(aug_local_with_reshape_view, jit=jit)(x),
+                               [4.0, 6.0, 8.0])

@@ -104,7 +104,9 @@ def _root(node: gast.AST) -> str | None:
 def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt]) -> list[gast.stmt]:
     """`x = x.copy()` first, for each parameter the body writes into (`x[i] = ...`,
     `x[i] += ...`, or through a view `v = x[1:]; v[0] = ...`): the generated code never
-    changes the caller's arrays, and inside the function the writes behave as NumPy's."""
+    changes the caller's arrays, and inside the function the writes behave as NumPy's.
+    `z += e` where a view of `z` is taken becomes `z[:] += e` (what NumPy does: the
+    views see it); elsewhere it may rebind (a number, or an array nobody else sees)."""
     params = [a.id for a in fn.args.args]
     views: dict[str, set[str]] = {}
     written: set[str] = set()
@@ -116,6 +118,24 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt]) -> list[ga
                     written.add(root)
                 elif isinstance(t, gast.Name) and (root := _root(node.value)) is not None:
                     views.setdefault(t.id, set()).add(root)
+    viewed = set()   # arrays of which a view is taken (a slice, .T, .reshape(...), ...)
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
+                not isinstance(node.value, gast.Name) and _root(node.value) is not None:
+            v = node.value
+            parts = v.slice.elts if isinstance(v, gast.Subscript) and isinstance(
+                v.slice, gast.Tuple) else [getattr(v, "slice", None)]
+            if not isinstance(v, gast.Subscript) or any(isinstance(i, gast.Slice)
+                                                        for i in parts):
+                viewed.add(_root(v))
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
+                node.target.id in viewed:
+            # `z += e` on an array changes it in place, and its views with it: `z[:] += e`
+            name = node.target.id
+            node.target = b.located(b.subscript(b.name(name), b.make(
+                gast.Slice, lower=None, upper=None, step=None), store=True), node)
+            written.add(name)
     reached, todo = set(), list(written)
     while todo:
         name = todo.pop()
