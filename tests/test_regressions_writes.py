@@ -272,3 +272,33 @@ def test_augmented_assignment_with_views_by_hand(jit):
     # t = 1 + x: 2 (1 + x)
     np.testing.assert_allclose(srcgrad.grad(aug_local_with_reshape_view, jit=jit)(x),
                                [4.0, 6.0, 8.0])
+
+
+# ---- in-place calls: were silently wrong and changed the caller's array ----
+
+
+def out_keyword(x):
+    np.multiply(x, 2.0, out=x)
+    return np.sum(x * x)
+
+
+def sort_method(x):
+    x.sort()
+    return np.sum(x * np.arange(3.0))
+
+
+def copyto_call(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fun,text", [(out_keyword, "np.multiply(x, 2.0, out=x)"),
+                                      (sort_method, "x.sort()"),
+                                      (copyto_call, "np.copyto(y, x)")])
+def test_in_place_calls_are_refused(fun, text):
+    x = np.array([3.0, 1.0, 2.0])
+    with pytest.raises(srcgrad.SrcgradError, match="in place") as info:
+        srcgrad.grad(fun, jit=False)(x)
+    assert text in str(info.value) and "test_regressions_writes.py:" in str(info.value)
+    assert np.array_equal(x, [3.0, 1.0, 2.0])
