@@ -302,3 +302,31 @@ def test_in_place_calls_are_refused(fun, text):
         srcgrad.grad(fun, jit=False)(x)
     assert text in str(info.value) and "test_regressions_writes.py:" in str(info.value)
     assert np.array_equal(x, [3.0, 1.0, 2.0])
+
+
+# ---- a helper writing into its argument: its caller sees the write, so it is refused ----
+
+
+def writing_helper(a):
+    a[0] = a[1] * 5.0
+    return np.sum(a)
+
+
+def calls_writing_helper(x):
+    z = x * 1.0
+    s = writing_helper(z)
+    return np.sum(z * x) + s
+
+
+def test_a_helper_writing_into_its_argument_is_refused(jit):
+    # copying inside the helper would hide the write from the caller: a wrong gradient
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(srcgrad.SrcgradError, match="in a helper") as info:
+        srcgrad.grad(calls_writing_helper, jit=jit)(x)
+    assert "a[0] = a[1] * 5.0" in str(info.value)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    # differentiated itself, the helper works on a copy
+    got = srcgrad.grad(writing_helper, jit=jit)(x)
+    np.testing.assert_allclose(got, [0.0, 6.0, 1.0])
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    assert_grad(lambda a: writing_helper(a.copy()), [got], (x.copy(),), [0])

@@ -48,7 +48,8 @@ def assigned_names(fn: gast.FunctionDef) -> frozenset[str]:
     return frozenset(names)
 
 
-def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str) -> gast.FunctionDef:
+def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
+              copy_args: bool = True) -> gast.FunctionDef:
     """A-normal form of `fn`; names assigned only outside loops and branches are assigned once.
 
     >>> import gast, astor
@@ -68,7 +69,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str) -> ga
         body = body[1:]  # docstring
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
-    body = _copy_written_params(fn, body)
+    body = _copy_written_params(fn, body, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
     out = norm.block(body)
@@ -101,12 +102,15 @@ def _root(node: gast.AST) -> str | None:
             return None
 
 
-def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt]) -> list[gast.stmt]:
+def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt],
+                         copy_args: bool = True) -> list[gast.stmt]:
     """`x = x.copy()` first, for each parameter the body writes into (`x[i] = ...`,
     `x[i] += ...`, or through a view `v = x[1:]; v[0] = ...`): the generated code never
     changes the caller's arrays, and inside the function the writes behave as NumPy's.
     `z += e` where a view of `z` is taken becomes `z[:] += e` (what NumPy does: the
-    views see it); elsewhere it may rebind (a number, or an array nobody else sees)."""
+    views see it); elsewhere it may rebind (a number, or an array nobody else sees).
+    Without `copy_args` (a helper: its caller sees the writes) nothing is copied, and
+    `reverse` refuses a write into an argument."""
     params = [a.id for a in fn.args.args]
     views: dict[str, set[str]] = {}
     written: set[str] = set()
@@ -144,7 +148,7 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt]) -> list[ga
             todo += views.get(name, ())
     copies = [b.located(b.assign(p, b.call(b.make(gast.Attribute, value=b.name(p), attr="copy",
                                                   ctx=gast.Load()))), fn)
-              for p in params if p in reached]
+              for p in params if p in reached and copy_args]
     return copies + list(body)
 
 

@@ -231,8 +231,8 @@ class _Reverse(FunctionPass):
 
     def check_writes(self) -> None:
         """Writes go into arrays, not through a view (the tape tracks arrays by name).
-        An argument written into was copied on entry (normalize), so the caller's arrays
-        are never written."""
+        An argument of the function differentiated that it writes into was copied on entry
+        (normalize); a helper's argument was not, and is refused here."""
         views: dict[str, str] = {}
         fancy = fancy_names(self.fn.body)
         for s in self.statements:
@@ -256,6 +256,16 @@ class _Reverse(FunctionPass):
             if not is_write(s):
                 continue
             name = s.targets[0].value.id
+            root, seen = name, set()
+            while root in views and root not in seen:
+                seen.add(root)
+                root = views[root]
+            if root in self.params:   # only in a helper: see normalize's copy_args
+                raise self.error(UnsupportedSyntax, s,
+                                 f"writing into {name}[...] in a helper would change the "
+                                 f"array its caller passed as {root!r}, which cannot be "
+                                 f"differentiated; copy it first ({root} = {root}.copy()) "
+                                 f"and return it")
             if name in views:
                 base = views[name]
                 user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
