@@ -86,7 +86,9 @@ class _Module:
             if name not in params:  # (forward mode: the api allows parameters only)
                 _check_intermediate(tree, name, parsed)
         namer = Namer(names_in(tree) - hook_names(tree) | set(self.ns.entries))
-        tree = normalize(tree, parsed.env, namer, parsed.filename)
+        # the function differentiated copies the arguments it writes into; a helper it
+        # calls must not (the caller sees its writes), so writing into one is refused
+        tree = normalize(tree, parsed.env, namer, parsed.filename, copy_args=not self.stack)
         _debug("normalize", tree)
         self.stack.append(parsed.fun)
         try:

@@ -540,13 +540,23 @@ def line_of(fun, text):
     return first + offset
 
 
+@pytest.mark.parametrize("fun,arg", [
+    (writes_input, np.array([1.0, 2.0, 3.0])),
+    (writes_input_in_loop, np.array([1.0, 2.0, 3.0])),
+    (writes_input_slice, np.arange(6.0).reshape(2, 3)),
+], ids=["write", "in-loop", "slice"])
+def test_writing_into_an_input_works_on_a_copy(fun, arg, jit):
+    """The gradient copies an argument it writes into: the caller's array is untouched."""
+    snapshot = arg.copy()
+    got = srcgrad.grad(fun, jit=jit)(arg)
+    np.testing.assert_array_equal(arg, snapshot)
+    assert_grad(fun, [got], (arg.copy(),), [0])
+
+
 @pytest.mark.parametrize("fun,text,arg", [
-    (writes_input, "x[0] = 2.0 * x[0]", np.array([1.0, 2.0, 3.0])),
-    (writes_input_in_loop, "x[i] = x[i] * x[i]", np.array([1.0, 2.0, 3.0])),
     (writes_input_through_alias, "y[1] += 1.0", np.array([1.0, 2.0, 3.0])),
-    (writes_input_slice, "x[0, 1:] = 0.0", np.arange(6.0).reshape(2, 3)),
-], ids=["write", "in-loop", "alias", "slice"])
-def test_writing_into_an_input_is_refused(fun, text, arg, jit):
+], ids=["alias"])
+def test_writing_through_an_alias_of_an_input_is_refused(fun, text, arg, jit):
     snapshot = arg.copy()
     with pytest.raises(srcgrad.SrcgradError) as info:
         srcgrad.grad(fun, jit=jit)(arg)
@@ -564,13 +574,12 @@ def test_writing_into_a_view_of_an_input_is_refused(jit):
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
 
 
-def test_the_simplest_write_raises_srcgrad_error_and_leaves_the_input():
+def test_the_simplest_write_works_and_leaves_the_input():
     def f(x):
         x[0] = 2.0 * x[0]
         return np.sum(x)
     x = np.array([1.0, 2.0])
-    with pytest.raises(srcgrad.SrcgradError):
-        srcgrad.grad(f)(x)
+    np.testing.assert_array_equal(srcgrad.grad(f)(x), [2.0, 1.0])
     np.testing.assert_array_equal(x, [1.0, 2.0])
 
 

@@ -48,7 +48,8 @@ def assigned_names(fn: gast.FunctionDef) -> frozenset[str]:
     return frozenset(names)
 
 
-def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str) -> gast.FunctionDef:
+def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
+              copy_args: bool = True) -> gast.FunctionDef:
     """A-normal form of `fn`; names assigned only outside loops and branches are assigned once.
 
     >>> import gast, astor
@@ -68,11 +69,201 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str) -> ga
         body = body[1:]  # docstring
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
+    body = _copy_written_params(fn, body, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
     out = norm.block(body)
-    fn.body = _single_assignment(out, [a.id for a in fn.args.args], namer)
+    fn.body = _retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
+                            [a.id for a in fn.args.args])
     return fn
+
+
+VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view",
+                          "flat", "real", "imag", "diagonal"})
+
+
+def _root(node: gast.AST) -> str | None:
+    """The name an expression reads through subscripts and view methods (`x` of
+    `x.T[1:]`, `x.reshape(2, 2)[0]`), or None."""
+    while True:
+        if isinstance(node, gast.Name):
+            return node.id
+        if isinstance(node, gast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
+                return None   # a fancy index: a copy
+            node = node.value
+        elif isinstance(node, gast.Attribute) and node.attr in VIEW_METHODS:
+            node = node.value
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr in VIEW_METHODS:
+            node = node.func.value
+        else:
+            return None
+
+
+def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt],
+                         copy_args: bool = True) -> list[gast.stmt]:
+    """`x = x.copy()` first, for each parameter the body writes into (`x[i] = ...`,
+    `x[i] += ...`, or through a view `v = x[1:]; v[0] = ...`): the generated code never
+    changes the caller's arrays, and inside the function the writes behave as NumPy's.
+    `z += e` where a view of `z` is taken becomes `z[:] += e` (what NumPy does: the
+    views see it); elsewhere it may rebind (a number, or an array nobody else sees).
+    Without `copy_args` (a helper: its caller sees the writes) nothing is copied, and
+    `reverse` refuses a write into an argument."""
+    params = [a.id for a in fn.args.args]
+    views: dict[str, set[str]] = {}
+    written: set[str] = set()
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, gast.Subscript) and (root := _root(t)) is not None:
+                    written.add(root)
+                elif isinstance(t, gast.Name) and (root := _root(node.value)) is not None:
+                    views.setdefault(t.id, set()).add(root)
+    viewed = set()   # arrays of which a view is taken (a slice, .T, .reshape(...), ...)
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
+                not isinstance(node.value, gast.Name) and _root(node.value) is not None:
+            v = node.value
+            parts = v.slice.elts if isinstance(v, gast.Subscript) and isinstance(
+                v.slice, gast.Tuple) else [getattr(v, "slice", None)]
+            if not isinstance(v, gast.Subscript) or any(isinstance(i, gast.Slice)
+                                                        for i in parts):
+                viewed.add(_root(v))
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
+                node.target.id in viewed:
+            # `z += e` on an array changes it in place, and its views with it: `z[:] += e`
+            name = node.target.id
+            node.target = b.located(b.subscript(b.name(name), b.make(
+                gast.Slice, lower=None, upper=None, step=None), store=True), node)
+            written.add(name)
+    reached, todo = set(), list(written)
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += views.get(name, ())
+    copies = [b.located(b.assign(p, b.call(b.make(gast.Attribute, value=b.name(p), attr="copy",
+                                                  ctx=gast.Load()))), fn)
+              for p in params if p in reached and copy_args]
+    return copies + list(body)
+
+
+_FANCY_CALLS = ("array", "asarray", "arange", "nonzero", "argsort", "flatnonzero", "argwhere")
+
+
+def fancy_names(body: list[gast.stmt]) -> set[str]:
+    """Names bound to an index that makes a copy (a list, a comparison mask, an integer
+    array made by a NumPy call): `x[idx]` with one of these is not a view of `x`."""
+    out = set()
+    for s in all_assignments(body):
+        v = s.value
+        if isinstance(v, (gast.List, gast.ListComp, gast.Compare)) or \
+                isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                v.func.attr in _FANCY_CALLS:
+            out.add(s.targets[0].id)
+    return out
+
+
+def all_assignments(body: list[gast.stmt]):
+    for node in gast.walk(b.function("f", [], body)):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            yield node
+
+
+def is_basic_index(index: gast.AST, basic: set[str]) -> bool:
+    """Whether `x[index]` is a view of `x` (NumPy's basic indexing): slices, int
+    constants, `None`, `...` and names in `basic` (loop indices)."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    for part in parts:
+        if isinstance(part, gast.Slice):
+            continue
+        if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis
+                                                or type(part.value) is int):
+            continue
+        if isinstance(part, gast.Name) and part.id in basic:
+            continue
+        return False
+    return True
+
+
+def _retake_views(body: list[gast.stmt], params: list[str]) -> list[gast.stmt]:
+    """After each write into an array, take again the views of it made earlier
+    (`v = z[1:]`, `z.T`, `z.reshape(...)`, views of views), so that the code (and the
+    adjoint, which follows the names) sees what NumPy's aliasing shows: a view reads the
+    written values. Views whose base or index names are assigned more than once are left
+    alone: they may not alias the same array any more."""
+    stores: dict[str, int] = {p: 1 for p in params}
+    loop_indices = set()
+    for node in gast.walk(b.function("f", [], body)):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
+            loop_indices.add(node.target.id)
+    once = {n for n, k in stores.items() if k == 1}
+
+    def view_of(stmt: gast.stmt) -> str | None:
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            return None
+        v = stmt.value
+        if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
+            parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+            if not is_basic_index(v.slice, loop_indices) or not any(
+                    isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and i.value in
+                    (None, Ellipsis) for i in parts):
+                return None   # `z[0]` may be a number: a copy (a row of a matrix is not)
+            base = v.value.id
+        elif isinstance(v, gast.Attribute) and v.attr in VIEW_METHODS and \
+                isinstance(v.value, gast.Name):
+            base = v.value.id
+        elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                v.func.attr in VIEW_METHODS and isinstance(v.func.value, gast.Name):
+            base = v.func.value.id
+        else:
+            return None
+        names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} - {base}
+        if stmt.targets[0].id not in once or base not in once or \
+                not names <= once | loop_indices:
+            return None
+        return base
+
+    def loads(stmts: list[gast.stmt]) -> set[str]:
+        return {n.id for s in stmts for n in gast.walk(s)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+    def walk(stmts: list[gast.stmt], views: list[tuple[str, str, gast.stmt]],
+             later: set[str], direct: set[str]) -> list[gast.stmt]:
+        """`later`: the names read after this block, or again in an enclosing loop;
+        `direct`: the same without this loop's next iterations (which take again the
+        views this block takes)."""
+        out, outer = [], {v[0] for v in views}
+        for k, stmt in enumerate(stmts):
+            base = view_of(stmt)
+            if base is not None:
+                views = views + [(stmt.targets[0].id, base, stmt)]
+            after = later | loads(stmts[k + 1:])
+            inner = direct | loads(stmts[k + 1:])
+            if isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = walk(stmt.body, views, after | loads([stmt]), after)
+            elif isinstance(stmt, gast.If):
+                stmt.body = walk(stmt.body, views, after, inner)
+                stmt.orelse = walk(stmt.orelse, views, after, inner)
+            out.append(stmt)
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
+                    and isinstance(stmt.targets[0].value, gast.Name):
+                changed = {stmt.targets[0].value.id}
+                for name, base, view in views:   # in the order they were taken
+                    if base in changed and name not in changed:
+                        changed.add(name)
+                        read = after if name in outer else inner
+                        if name in read or any(v[1] == name for v in views):
+                            out.append(b.located(copy.deepcopy(view), stmt))
+        return out
+
+    return walk(body, [], set(), set())
 
 
 class _Normalizer:

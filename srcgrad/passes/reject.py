@@ -46,6 +46,35 @@ for _extra in ("TryStar",):
         _FORBIDDEN[getattr(gast, _extra)] = "'try' statements"
 
 
+# calls that change an array in place: the tape cannot restore what they overwrite, and
+# on an argument they would change the caller's array
+_IN_PLACE_METHODS = {"sort": "np.sort(x)", "fill": "np.full_like(x, value)",
+                     "put": "a subscript write", "partition": "np.partition(x, k)",
+                     "resize": "np.resize(x, shape)", "itemset": "a subscript write"}
+_IN_PLACE_FUNCTIONS = {"copyto", "put", "place", "fill_diagonal", "put_along_axis", "shuffle"}
+
+
+def _in_place(call: gast.Call) -> str | None:
+    """The refusal of a call that writes into an array in place, or None."""
+    if any(k.arg == "out" for k in call.keywords):
+        return ("'out=' writes into an array in place, which cannot be differentiated; "
+                "assign the result instead (y = np.multiply(x, 2.0))")
+    func = call.func
+    if not isinstance(func, gast.Attribute):
+        return None
+    if isinstance(func.value, gast.Name) and func.value.id in ("np", "numpy", "random") or \
+            isinstance(func.value, gast.Attribute) and func.value.attr == "random":
+        if func.attr in _IN_PLACE_FUNCTIONS:
+            return (f"{func.attr}() writes into an array in place, which cannot be "
+                    f"differentiated; build the new array and assign it, or use a "
+                    f"subscript write")
+        return None
+    if func.attr in _IN_PLACE_METHODS:
+        return (f"'.{func.attr}()' changes an array in place, which cannot be "
+                f"differentiated; use {_IN_PLACE_METHODS[func.attr]} instead")
+    return None
+
+
 def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     """Raise `UnsupportedSyntax` at the first construct srcgrad cannot differentiate."""
     if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.posonlyargs:
@@ -56,8 +85,11 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
             what = _FORBIDDEN.get(type(node))
             if isinstance(node, gast.keyword) and node.arg is None:
                 what = "'**' arguments in calls"
+            if isinstance(node, gast.Call):
+                what = _in_place(node)
             if what:
-                raise UnsupportedSyntax(f"{what} cannot be differentiated",
+                raise UnsupportedSyntax(what if isinstance(node, gast.Call) else
+                                        f"{what} cannot be differentiated",
                                         filename=filename,
                                         lineno=getattr(node, "lineno", stmt.lineno),
                                         col=getattr(node, "col_offset", None))

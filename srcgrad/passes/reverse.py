@@ -58,6 +58,7 @@ from .base import (
     is_write,
     target_of,
 )
+from .normalize import fancy_names
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
@@ -237,9 +238,11 @@ class _Reverse(FunctionPass):
                                  f"np.stack or arithmetic instead")
 
     def check_writes(self) -> None:
-        """Writes go into arrays the function made: never into the caller's, nor through
-        a view (the tape tracks arrays by name)."""
+        """Writes go into arrays, not through a view (the tape tracks arrays by name).
+        An argument of the function differentiated that it writes into was copied on entry
+        (normalize); a helper's argument was not, and is refused here."""
         views: dict[str, str] = {}
+        fancy = fancy_names(self.fn.body)
         for s in self.statements:
             name, v = target_of(s), getattr(s, "value", None)
             if name is None:
@@ -247,7 +250,9 @@ class _Reverse(FunctionPass):
             if isinstance(v, gast.Name) and v.id in self.locals:
                 views[name] = v.id
             elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
-                views[name] = v.value.id
+                parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+                if not any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
+                    views[name] = v.value.id   # a fancy index makes a copy
             elif isinstance(v, gast.Attribute) and v.attr in _VIEWS and \
                     isinstance(v.value, gast.Name):
                 views[name] = v.value.id
@@ -255,7 +260,6 @@ class _Reverse(FunctionPass):
                     v.func.attr in _VIEWS and isinstance(v.func.value, gast.Name) and \
                     v.func.value.id in self.locals:
                 views[name] = v.func.value.id
-        rebound = {target_of(s) for s in self.statements if target_of(s)}
         for s in self.statements:
             if not is_write(s):
                 continue
@@ -264,15 +268,19 @@ class _Reverse(FunctionPass):
             while root in views and root not in seen:
                 seen.add(root)
                 root = views[root]
-            if root in self.params and (name == root and root not in rebound or name != root):
+            if root in self.params:   # only in a helper: see normalize's copy_args
                 raise self.error(UnsupportedSyntax, s,
-                                 f"writing into {name}[...] would change the array the "
-                                 f"caller passed as {root!r}; copy it first "
-                                 f"({root} = {root}.copy())")
+                                 f"writing into {name}[...] in a helper would change the "
+                                 f"array its caller passed as {root!r}, which cannot be "
+                                 f"differentiated; copy it first ({root} = {root}.copy()) "
+                                 f"and return it")
             if name in views:
+                base = views[name]
+                user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
+                base = user if user in self.params and base[len(user) + 1:].isdigit() else base
                 raise self.error(UnsupportedSyntax, s,
-                                 f"{name!r} is a view of {views[name]!r}; write into "
-                                 f"{views[name]!r} itself, or copy the view first")
+                                 f"{name!r} is a view of {base!r}; write into {base!r} "
+                                 f"itself, or copy the view first")
 
     # ---- phase 1: each assignment's adjoint, as contributions ----
     def adjoint_of(self, stmt: gast.Assign) -> _Adjoint:

@@ -1,0 +1,332 @@
+"""Regressions: writes into arguments, views and fancy-index copies (issues 18 and 26).
+
+Every gradient is checked against central differences of the user's function (called on
+copies: a function that writes into its argument changes it), and the caller's arrays must
+be bit-identical after every transform's call."""
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+from srcgrad.checks import numerical_grad
+
+# ---- functions that write into their argument ----
+
+
+def arg_write(x):
+    x[0] = x[1] * 3.0
+    return np.sum(x ** 2)
+
+
+def arg_aug(x):
+    x *= 2.0
+    x[1] += x[0] * x[2]
+    return np.sum(x ** 2)
+
+
+def arg_loop(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i - 1] * np.sin(x[i])
+    return np.sum(x * x)
+
+
+def arg_slice(x):
+    x[0, 1:] = x[1, :2] * 2.0
+    return np.sum(np.tanh(x))
+
+
+def arg_view_read(x):
+    v = x[1:]             # a view of the argument: sees the write below, as in NumPy
+    x[1] = x[0] * 5.0
+    return np.sum(v * v)
+
+
+WRITERS = [(arg_write, np.array([1.0, 2.0, 3.0])),
+           (arg_aug, np.array([1.0, -2.0, 0.5])),
+           (arg_loop, np.array([0.3, 1.2, -0.7, 0.9])),
+           (arg_slice, np.arange(6.0).reshape(2, 3) / 5.0),
+           (arg_view_read, np.array([1.5, 2.0, -1.0]))]
+IDS = [f.__name__ for f, _ in WRITERS]
+
+
+def fd(fun, x):
+    return numerical_grad(lambda a: fun(a.copy()), (x.copy(),), 0)
+
+
+@pytest.mark.parametrize("fun,x", WRITERS, ids=IDS)
+def test_grad_of_a_function_writing_into_its_argument(fun, x, jit):
+    before = x.copy()
+    got = srcgrad.grad(fun, jit=jit)(x)
+    assert np.array_equal(x, before)
+    assert_grad(lambda a: fun(a.copy()), [got], (x.copy(),), [0])
+    value, got2 = srcgrad.value_and_grad(fun, jit=jit)(x)
+    assert np.array_equal(x, before)
+    assert value == pytest.approx(fun(x.copy()))
+    np.testing.assert_allclose(got2, fd(fun, x), rtol=1e-5, atol=1e-7)
+
+
+def test_hand_values_of_writes_into_arguments(jit):
+    x = np.array([1.0, 2.0, 3.0])
+    # arg_write: sum((3 x1)^2 + x1^2 + x2^2) -> [0, 20 x1, 2 x2]
+    np.testing.assert_allclose(srcgrad.grad(arg_write, jit=jit)(x), [0.0, 40.0, 6.0])
+    # arg_view_read: v = [5 x0, x2] -> [50 x0, 0, 2 x2]
+    np.testing.assert_allclose(srcgrad.grad(arg_view_read, jit=jit)(x), [50.0, 0.0, 6.0])
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("fun,x", WRITERS, ids=IDS)
+def test_jvp_vjp_hvp_leave_the_argument(fun, x, jit):
+    before = x.copy()
+    want = fd(fun, x)
+    t = np.linspace(0.5, 1.5, x.size).reshape(x.shape)
+    value, dvalue = srcgrad.jvp(fun, jit=jit)(x, t)
+    assert np.array_equal(x, before)
+    assert value == pytest.approx(fun(x.copy()))
+    assert dvalue == pytest.approx(np.sum(want * t), rel=1e-5, abs=1e-7)
+    value, pullback = srcgrad.vjp(fun, jit=jit)(x)
+    assert np.array_equal(x, before)
+    np.testing.assert_allclose(pullback(2.0), 2.0 * want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(pullback(1.0), want, rtol=1e-5, atol=1e-7)
+    assert np.array_equal(x, before)
+    hv = srcgrad.hvp(fun, jit=jit)(x, t)
+    assert np.array_equal(x, before)
+    # H t by central differences of the gradient along t
+    h = 1e-5
+    g = srcgrad.grad(fun, jit=jit)
+    np.testing.assert_allclose(hv, (g(x + h * t) - g(x - h * t)) / (2 * h), rtol=1e-4,
+                               atol=1e-6)
+    assert np.array_equal(x, before)
+
+
+def test_grad_of_grad_of_a_writer(jit):
+    def f(x):
+        x[0] = x[0] * x[0] * x[1]
+        return np.sum(x)
+
+    def g(y):
+        x = np.array([y, 2.0])
+        return srcgrad.grad(f, jit=jit)(x)[0]
+
+    # d/dx0 f = 2 x0 x1 = 4 y: its derivative is 4
+    x = np.array([1.5, 2.0])
+    before = x.copy()
+    h = srcgrad.hessian(f, jit=jit)(x)
+    assert np.array_equal(x, before)
+    np.testing.assert_allclose(h, [[2 * 2.0, 2 * 1.5], [2 * 1.5, 0.0]], rtol=1e-6)
+    assert g(1.5) == pytest.approx(4 * 1.5)
+
+
+# ---- issue 26 item 2: a view taken before a write sees the written values ----
+
+
+def view_slice(x):
+    z = np.zeros(3)
+    v = z[1:]
+    z[1] = x[0] * 2.0
+    return np.sum(v * x[1:])
+
+
+def view_reshape_T(x):
+    z = np.zeros(4)
+    m = z.reshape(2, 2)
+    t = m.T                      # a view of a view
+    z[0] = x[0] * x[1]
+    z[3] += x[2] * 3.0
+    return np.sum(t * np.array([[1.0, 2.0], [3.0, 4.0]])) + np.sum(m[0] * x[:2])
+
+
+def view_ravel_loop(x):
+    z = np.ones((2, 2))
+    r = z.ravel()
+    s = 0.0
+    for i in range(2):
+        z[i, :] = x[i] * z[i, :] + x[2]
+        s = s + np.sum(r * r)
+    return s
+
+
+def view_row_slice_write(x):
+    z = np.zeros((2, 3))
+    row = z[1, :]
+    z[1:, 1:] = x[1:] * x[0]
+    return np.sum(row ** 2)
+
+
+@pytest.mark.parametrize("fun", [view_slice, view_reshape_T, view_ravel_loop,
+                                 view_row_slice_write])
+def test_view_taken_before_a_write(fun, jit):
+    x = np.array([1.0, 2.0, 3.0])
+    got = srcgrad.grad(fun, jit=jit)(x)
+    assert_grad(fun, [got], (x.copy(),), [0])
+
+
+def test_view_taken_before_a_write_by_hand(jit):
+    # sum(v * x[1:]) with v = [2 x0, 0]: [2 x1, 2 x0, 0]
+    np.testing.assert_allclose(srcgrad.grad(view_slice, jit=jit)(np.array([1.0, 2.0, 3.0])),
+                               [4.0, 2.0, 0.0])
+
+
+def test_a_write_into_a_view_is_refused_clearly():
+    def f(x):
+        z = np.zeros(3)
+        v = z[1:]
+        v[0] = x[0]
+        return np.sum(z * x)
+    with pytest.raises(srcgrad.SrcgradError, match="'v' is a view of 'z'"):
+        srcgrad.grad(f, jit=False)(np.array([1.0, 2.0, 3.0]))
+
+
+# ---- issue 26 item 10: a fancy index is a copy, writing into it is allowed ----
+
+
+def fancy_write(x):
+    t = x[np.array([2, 0, 1])]
+    t[0] = 5.0
+    return np.sum(t * x[0])
+
+
+def fancy_list_write(x):
+    t = x[[2, 0, 1]]
+    t[0] = 5.0
+    return np.sum(t * x[0])
+
+
+def mask_write(x):
+    t = x[x > 1.5]
+    t[0] = t[0] * 3.0
+    return np.sum(t * t) + np.sum(x)
+
+
+@pytest.mark.parametrize("fun", [fancy_write, mask_write])
+def test_writing_into_a_fancy_index_copy(fun, jit):
+    x = np.array([1.0, 2.0, 3.0])
+    got = srcgrad.grad(fun, jit=jit)(x)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    assert_grad(fun, [got], (x.copy(),), [0])
+
+
+def test_fancy_write_by_hand(jit):
+    # x0 * (5 + x0 + x1) -> [5 + 2 x0 + x1, x0, 0]
+    np.testing.assert_allclose(srcgrad.grad(fancy_write, jit=jit)(np.array([1.0, 2.0, 3.0])),
+                               [9.0, 1.0, 0.0])
+
+
+def test_fancy_list_write_python_form():
+    # a list index does not compile under numba (a separate limitation); the Python form
+    x = np.array([1.0, 2.0, 3.0])
+    got = srcgrad.grad(fancy_list_write, jit=False)(x)
+    np.testing.assert_allclose(got, [9.0, 1.0, 0.0])
+    assert_grad(fancy_list_write, [got], (x.copy(),), [0])
+    assert "copy" not in srcgrad.grad(fancy_list_write, jit=False).source
+
+
+def test_a_write_into_a_view_of_an_argument_is_refused_and_names_it(jit):
+    def f(x):
+        v = x[1:]
+        v[0] = 3.0 * v[0]
+        return np.sum(x)
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(srcgrad.SrcgradError, match="'v' is a view of 'x'") as info:
+        srcgrad.grad(f, jit=jit)(x)
+    assert "v[0] = 3.0 * v[0]" in str(info.value)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+
+
+# ---- `z += e` on an array with views: in place, as in NumPy ----
+
+
+def aug_arg_with_view(x):
+    v = x[1:]
+    x *= 2.0              # changes v too
+    return np.sum(v * v)
+
+
+def aug_local_with_reshape_view(x):
+    z = np.ones(3)
+    t = z.reshape(3, 1)
+    z += x
+    return np.sum(t * t)
+
+
+def aug_scalars_and_aliases(x):
+    s = x[0]
+    t = s                 # a number: `s += ...` rebinds s, t keeps the old value
+    s += x[1]
+    return s * t
+
+
+@pytest.mark.parametrize("fun", [aug_arg_with_view, aug_local_with_reshape_view,
+                                 aug_scalars_and_aliases])
+def test_augmented_assignment_with_views(fun, jit):
+    x = np.array([1.0, 2.0, 3.0])
+    got = srcgrad.grad(fun, jit=jit)(x)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    assert_grad(lambda a: fun(a.copy()), [got], (x.copy(),), [0])
+
+
+def test_augmented_assignment_with_views_by_hand(jit):
+    x = np.array([1.0, 2.0, 3.0])
+    # v = 2 x[1:]: sum(4 x1^2 + 4 x2^2)
+    np.testing.assert_allclose(srcgrad.grad(aug_arg_with_view, jit=jit)(x), [0.0, 16.0, 24.0])
+    # t = 1 + x: 2 (1 + x)
+    np.testing.assert_allclose(srcgrad.grad(aug_local_with_reshape_view, jit=jit)(x),
+                               [4.0, 6.0, 8.0])
+
+
+# ---- in-place calls: were silently wrong and changed the caller's array ----
+
+
+def out_keyword(x):
+    np.multiply(x, 2.0, out=x)
+    return np.sum(x * x)
+
+
+def sort_method(x):
+    x.sort()
+    return np.sum(x * np.arange(3.0))
+
+
+def copyto_call(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fun,text", [(out_keyword, "np.multiply(x, 2.0, out=x)"),
+                                      (sort_method, "x.sort()"),
+                                      (copyto_call, "np.copyto(y, x)")])
+def test_in_place_calls_are_refused(fun, text):
+    x = np.array([3.0, 1.0, 2.0])
+    with pytest.raises(srcgrad.SrcgradError, match="in place") as info:
+        srcgrad.grad(fun, jit=False)(x)
+    assert text in str(info.value) and "test_regressions_writes.py:" in str(info.value)
+    assert np.array_equal(x, [3.0, 1.0, 2.0])
+
+
+# ---- a helper writing into its argument: its caller sees the write, so it is refused ----
+
+
+def writing_helper(a):
+    a[0] = a[1] * 5.0
+    return np.sum(a)
+
+
+def calls_writing_helper(x):
+    z = x * 1.0
+    s = writing_helper(z)
+    return np.sum(z * x) + s
+
+
+def test_a_helper_writing_into_its_argument_is_refused(jit):
+    # copying inside the helper would hide the write from the caller: a wrong gradient
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(srcgrad.SrcgradError, match="in a helper") as info:
+        srcgrad.grad(calls_writing_helper, jit=jit)(x)
+    assert "a[0] = a[1] * 5.0" in str(info.value)
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    # differentiated itself, the helper works on a copy
+    got = srcgrad.grad(writing_helper, jit=jit)(x)
+    np.testing.assert_allclose(got, [0.0, 6.0, 1.0])
+    assert np.array_equal(x, [1.0, 2.0, 3.0])
+    assert_grad(lambda a: writing_helper(a.copy()), [got], (x.copy(),), [0])
