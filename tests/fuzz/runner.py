@@ -1,0 +1,177 @@
+"""Runs generated programs and checks srcgrad against central differences.
+
+For one seed: write the program to a file (srcgrad reads source), import it, draw the
+inputs, and check `grad` (every float argument) against central differences, `jvp` along a
+random direction against <differences, v>, the values against the primal, and that the
+caller's arrays are bit-identical after each call. Outcomes: "ok", "refused" (a
+SrcgradError: fine), "discarded" (not finite, or the differences are ill-conditioned:
+a kink near the point), "wrong" and "crashed" (failures).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import tempfile
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+import srcgrad
+from srcgrad.checks import numerical_grad
+
+from .grammar import Grammar
+
+RTOL, ATOL = 1e-4, 1e-6   # against differences at h = 1e-6 (error ~ 1e-9 relative)
+
+
+@dataclass
+class Outcome:
+    seed: int
+    kind: str            # ok | refused | discarded | wrong | crashed
+    source: str
+    detail: str = ""     # the mismatch, the traceback, or the refusal's construct
+
+
+def make_inputs(seed: int, specs: list) -> list:
+    rng = np.random.default_rng([seed, 1])
+    args = []
+    for spec in specs:
+        if spec == "int":
+            args.append(int(rng.integers(1, 4)))
+        elif spec == ():
+            args.append(float(np.round(rng.normal(), 3)))
+        else:
+            args.append(rng.normal(size=spec))
+    return args
+
+
+def load(source: str, seed: int, directory: Path):
+    name = f"srcgrad_fuzz_{seed}"
+    path = directory / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module.f
+
+
+def construct(error: Exception) -> str:
+    """The refused construct: the error's class and first line, without locations."""
+    text = str(error).splitlines()[0] if str(error) else ""
+    text = re.sub(r"\S+\.py:\d+:?", "", text)
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", text)
+    text = re.sub(r"\d+", "N", text)
+    return f"{type(error).__name__}: {text.strip()[:90]}"
+
+
+def copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def unchanged(before, after) -> bool:
+    return all(type(a) is type(b) and (np.array_equal(a, b, equal_nan=True)
+                                       if isinstance(a, np.ndarray) else a == b)
+               for a, b in zip(before, after, strict=True))
+
+
+def close(got, want) -> bool:
+    scale = max(1.0, float(np.max(np.abs(want))) if np.size(want) else 1.0)
+    return np.shape(got) == np.shape(want) and bool(
+        np.allclose(got, want, rtol=RTOL, atol=ATOL * scale))
+
+
+def check(seed: int, jit: bool, directory: Path) -> Outcome:
+    source, specs = Grammar(seed).program()
+    try:
+        f = load(source, seed, directory)
+    except Exception:   # a generator bug, not srcgrad's
+        return Outcome(seed, "discarded", source, traceback.format_exc())
+    args = make_inputs(seed, specs)
+    floats = [k for k, s in enumerate(specs) if s != "int"]
+
+    def primal(*xs):
+        return f(*copies(xs))     # the primal may write into its arguments
+
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = float(primal(*args))
+            fd = [numerical_grad(primal, args, k, h=1e-6) for k in floats]
+            coarse = [numerical_grad(primal, args, k, h=1e-4) for k in floats]
+    except Exception:
+        return Outcome(seed, "discarded", source, traceback.format_exc())
+    if not (np.isfinite(value) and abs(value) < 1e6 and all(np.all(np.isfinite(g)) for g in fd)
+            and all(close(a, b) for a, b in zip(fd, coarse, strict=True))):
+        return Outcome(seed, "discarded", source, "not finite or ill-conditioned")
+
+    wrt = tuple(f"x{k}" for k in floats)
+    inputs = f"inputs: make_inputs({seed}, {specs}) = {args!r}"
+    before = copies(args)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", srcgrad.errors.JitFallbackWarning)
+            got = srcgrad.grad(f, wrt=wrt, jit=jit)(*args)
+            if not unchanged(before, args):
+                return Outcome(seed, "wrong", source, f"grad changed the caller's arguments\n"
+                               f"{inputs}\nafter: {args!r}")
+            for name, g, want in zip(wrt, got, fd, strict=True):
+                if not close(g, want):
+                    return Outcome(seed, "wrong", source, f"grad wrt {name}\n{inputs}\n"
+                                   f"  srcgrad: {g!r}\n  differences: {want!r}")
+            rng = np.random.default_rng([seed, 2])
+            v = tuple(rng.normal(size=np.shape(args[k])) if specs[k] else float(rng.normal())
+                      for k in floats)
+            value_jvp, slope = srcgrad.jvp(f, wrt=wrt, jit=jit)(*args, v)
+            if not unchanged(before, args):
+                return Outcome(seed, "wrong", source, f"jvp changed the caller's arguments\n"
+                               f"{inputs}\nafter: {args!r}")
+            want = sum(float(np.vdot(g, t)) for g, t in zip(fd, v, strict=True))
+            if not close(value_jvp, value) or not close(slope, want):
+                return Outcome(seed, "wrong", source, f"jvp along v = {v!r}\n{inputs}\n"
+                               f"  srcgrad: {(value_jvp, slope)!r}\n"
+                               f"  primal and <differences, v>: {(value, want)!r}")
+    except srcgrad.SrcgradError as error:
+        return Outcome(seed, "refused", source, construct(error))
+    except Exception:
+        return Outcome(seed, "crashed", source, f"{inputs}\n{traceback.format_exc()}")
+    return Outcome(seed, "ok", source)
+
+
+def run(seeds, jit: bool, report=print) -> dict[str, list[Outcome]]:
+    """Check each seed; returns the outcomes by kind."""
+    results: dict[str, list[Outcome]] = {k: [] for k in
+                                         ("ok", "refused", "discarded", "wrong", "crashed")}
+    with tempfile.TemporaryDirectory(prefix="srcgrad-fuzz-") as directory:
+        sys.path.insert(0, directory)
+        try:
+            for seed in seeds:
+                outcome = check(seed, jit, Path(directory))
+                results[outcome.kind].append(outcome)
+                if report and outcome.kind in ("wrong", "crashed"):
+                    report(describe(outcome))
+                sys.modules.pop(f"srcgrad_fuzz_{seed}", None)
+        finally:
+            sys.path.remove(directory)
+    return results
+
+
+def describe(outcome: Outcome) -> str:
+    return (f"==== seed {outcome.seed}: {outcome.kind.upper()}\n{outcome.source}\n"
+            f"{outcome.detail}\n")
+
+
+def summary(results: dict[str, list[Outcome]]) -> str:
+    total = sum(len(v) for v in results.values())
+    lines = [f"programs: {total}"] + [f"{kind}: {len(results[kind])}" for kind in results]
+    constructs: dict[str, int] = {}
+    for outcome in results["refused"]:
+        constructs[outcome.detail] = constructs.get(outcome.detail, 0) + 1
+    lines += [f"  refused {count}x  {text}" for text, count in
+              sorted(constructs.items(), key=lambda item: -item[1])]
+    return "\n".join(lines)
