@@ -12,6 +12,8 @@ def main(argv=None) -> int:
     parser.add_argument("--programs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0, help="seed of the first program")
     parser.add_argument("--jit", action="store_true", help="check the compiled form")
+    parser.add_argument("--shrink", action="store_true",
+                        help="also print each failure shrunk to fewer statements")
     parser.add_argument("--show", action="store_true", help="print each program's source")
     options = parser.parse_args(argv)
     seeds = range(options.seed, options.seed + options.programs)
@@ -20,7 +22,8 @@ def main(argv=None) -> int:
         for seed in seeds:
             print(f"# seed {seed}\n{Grammar(seed).program()[0]}")
         return 0
-    results = run(seeds, jit=options.jit, report=lambda text: print(text, flush=True))
+    results = run(seeds, jit=options.jit, report=lambda text: print(text, flush=True),
+                  shrinking=options.shrink)
     print(summary(results))
     return 1 if results["wrong"] or results["crashed"] else 0
 

@@ -11,6 +11,7 @@ a kink near the point), "wrong" and "crashed" (failures).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 import sys
 import tempfile
@@ -50,8 +51,11 @@ def make_inputs(seed: int, specs: list) -> list:
     return args
 
 
+_modules = itertools.count()
+
+
 def load(source: str, seed: int, directory: Path):
-    name = f"srcgrad_fuzz_{seed}"
+    name = f"srcgrad_fuzz_{seed}_{next(_modules)}"    # a new file: no stale source
     path = directory / f"{name}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -86,8 +90,10 @@ def close(got, want) -> bool:
         np.allclose(got, want, rtol=RTOL, atol=ATOL * scale))
 
 
-def check(seed: int, jit: bool, directory: Path) -> Outcome:
-    source, specs = Grammar(seed).program()
+def check(seed: int, jit: bool, directory: Path, source: str | None = None) -> Outcome:
+    """Check program `seed` (or `source`, a variant of it with the same arguments)."""
+    generated, specs = Grammar(seed).program()
+    source = source or generated
     try:
         f = load(source, seed, directory)
     except Exception:   # a generator bug, not srcgrad's
@@ -143,8 +149,8 @@ def check(seed: int, jit: bool, directory: Path) -> Outcome:
     return Outcome(seed, "ok", source)
 
 
-def run(seeds, jit: bool, report=print) -> dict[str, list[Outcome]]:
-    """Check each seed; returns the outcomes by kind."""
+def run(seeds, jit: bool, report=print, shrinking=False) -> dict[str, list[Outcome]]:
+    """Check each seed; returns the outcomes by kind (and reports failures, shrunk)."""
     results: dict[str, list[Outcome]] = {k: [] for k in
                                          ("ok", "refused", "discarded", "wrong", "crashed")}
     with tempfile.TemporaryDirectory(prefix="srcgrad-fuzz-") as directory:
@@ -155,14 +161,49 @@ def run(seeds, jit: bool, report=print) -> dict[str, list[Outcome]]:
                 results[outcome.kind].append(outcome)
                 if report and outcome.kind in ("wrong", "crashed"):
                     report(describe(outcome))
-                sys.modules.pop(f"srcgrad_fuzz_{seed}", None)
+                    if shrinking:
+                        report(describe(shrink(outcome, jit, Path(directory)), "SHRUNK"))
+                for name in [m for m in sys.modules if m.startswith("srcgrad_fuzz_")]:
+                    del sys.modules[name]
         finally:
             sys.path.remove(directory)
     return results
 
 
-def describe(outcome: Outcome) -> str:
-    return (f"==== seed {outcome.seed}: {outcome.kind.upper()}\n{outcome.source}\n"
+def failure_class(outcome: Outcome) -> str:
+    """What a shrunk program must keep: the kind, and the exception or the failed check."""
+    lines = outcome.detail.strip().splitlines()
+    if outcome.kind == "crashed":
+        return "crashed: " + lines[-1].split(":")[0]
+    return f"{outcome.kind}: {' '.join(lines[0].split()[:2]) if lines else ''}"
+
+
+def shrink(outcome: Outcome, jit: bool, directory: Path) -> Outcome:
+    """Delete statements (with their blocks) while the program fails the same way."""
+    want = failure_class(outcome)
+    lines = outcome.source.splitlines()
+    k = 0
+    while k < len(lines):
+        line = lines[k]
+        depth = len(line) - len(line.lstrip())
+        end = k + 1
+        while end < len(lines) and (not lines[end].strip()
+                                    or len(lines[end]) - len(lines[end].lstrip()) > depth):
+            end += 1
+        if depth == 0 and not line.startswith("def ") or line.startswith("def f("):
+            k += 1
+            continue
+        candidate = lines[:k] + lines[end:]
+        shrunk = check(outcome.seed, jit, directory, "\n".join(candidate) + "\n")
+        if failure_class(shrunk) == want:
+            lines, outcome = candidate, shrunk
+        else:
+            k += 1
+    return outcome
+
+
+def describe(outcome: Outcome, title: str | None = None) -> str:
+    return (f"==== seed {outcome.seed}: {title or outcome.kind.upper()}\n{outcome.source}\n"
             f"{outcome.detail}\n")
 
 
