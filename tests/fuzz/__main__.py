@@ -14,16 +14,18 @@ def main(argv=None) -> int:
     parser.add_argument("--jit", action="store_true", help="check the compiled form")
     parser.add_argument("--shrink", action="store_true",
                         help="also print each failure shrunk to fewer statements")
+    parser.add_argument("--no-repeats", action="store_true",
+                        help="fancy indices without repeated entries")
     parser.add_argument("--show", action="store_true", help="print each program's source")
     options = parser.parse_args(argv)
     seeds = range(options.seed, options.seed + options.programs)
     if options.show:
         from .grammar import Grammar
         for seed in seeds:
-            print(f"# seed {seed}\n{Grammar(seed).program()[0]}")
+            print(f"# seed {seed}\n{Grammar(seed, not options.no_repeats).program()[0]}")
         return 0
     results = run(seeds, jit=options.jit, report=lambda text: print(text, flush=True),
-                  shrinking=options.shrink)
+                  shrinking=options.shrink, repeats=not options.no_repeats)
     print(summary(results))
     return 1 if results["wrong"] or results["crashed"] else 0
 

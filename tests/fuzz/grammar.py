@@ -66,8 +66,9 @@ def broadcasts(small: tuple, big: tuple) -> bool:
 class Grammar:
     """Generates one program from a seed; `program()` returns (source, arg specs)."""
 
-    def __init__(self, seed: int):
+    def __init__(self, seed: int, repeats: bool = True):
         self.rng = np.random.default_rng(seed)
+        self.repeats = repeats      # fancy indices with repeated entries (else permutations)
         self.count = 0
         self.helpers: list[tuple[str, list[tuple], object]] = []  # name, arg shapes, result
         self.helper_lines: list[str] = []   # helpers returning tuples, made on the way
@@ -83,6 +84,9 @@ class Grammar:
     def fresh(self, stem: str = "t") -> str:
         self.count += 1
         return f"{stem}{self.count}"
+
+    def fancy(self, repeated: str, distinct: str) -> str:
+        return repeated if self.repeats else distinct
 
     def const(self) -> str:
         value = self.rng.uniform(-1.5, 1.5)
@@ -132,20 +136,22 @@ class Grammar:
             return self.pick([
                 f"({v3})[{i} % 3]" if i else f"({v3})[{self.pick([0, 1, 2, -1, -3])}]",
                 f"({m})[{i} % 2, -1]" if i else f"({m})[1, {self.pick([0, 2, -2])}]",
-                f"np.sum(({v3})[[0, 0, 2]])",
+                f"np.sum(({v3}){self.fancy('[[0, 0, 2]]', '[[0, 2]]')})",
                 f"np.sum(({v3})[({v3}) > {self.const()}] ** 2)",
-                f"np.sum(({m})[:, [2, 2, 0]] * 1.5)",
+                f"np.sum(({m})[:, {self.fancy('[2, 2, 0]', '[2, 0]')}] * 1.5)",
                 f"np.dot({v3}, {self.expr(env, (3,), depth - 1)})",
             ])
         if shape == (2,):
             return self.pick([f"({v3})[1:]", f"({v3})[:2]", f"({v3})[::-2]",
-                              f"({v3})[[1, 1]]", f"({m})[:, {i} % 3]" if i else f"({m})[:, 0]",
+                              f"({v3}){self.fancy('[[1, 1]]', '[[2, 1]]')}",
+                              f"({m})[:, {i} % 3]" if i else f"({m})[:, 0]",
                               f"({m}) @ ({self.expr(env, (3,), depth - 1)})"])
         if shape == (3,):
-            return self.pick([f"({v3})[[2, 0, 0]]", f"({v3})[::-1]",
+            return self.pick([f"({v3}){self.fancy('[[2, 0, 0]]', '[[2, 0, 1]]')}", f"({v3})[::-1]",
                               f"({m})[{i} % 2]" if i else f"({m})[-1]",
                               f"({self.expr(env, (2,), depth - 1)}) @ ({m})"])
-        return self.pick([f"({m})[[1, 1]]", f"({m})[:, [2, 0, 0]]", f"({m})[::-1]",
+        return self.pick([f"({m}){self.fancy('[[1, 1]]', '[[1, 0]]')}",
+                          f"({m})[:, {self.fancy('[2, 0, 0]', '[2, 0, 1]')}]", f"({m})[::-1]",
                           f"np.where(({m}) > {self.const()}, {m}, {self.expr(env, (), 0)})"])
 
     def special(self, env: dict, shape: tuple, depth: int) -> str:

@@ -90,9 +90,10 @@ def close(got, want) -> bool:
         np.allclose(got, want, rtol=RTOL, atol=ATOL * scale))
 
 
-def check(seed: int, jit: bool, directory: Path, source: str | None = None) -> Outcome:
+def check(seed: int, jit: bool, directory: Path, source: str | None = None,
+          repeats: bool = True) -> Outcome:
     """Check program `seed` (or `source`, a variant of it with the same arguments)."""
-    generated, specs = Grammar(seed).program()
+    generated, specs = Grammar(seed, repeats).program()
     source = source or generated
     try:
         f = load(source, seed, directory)
@@ -149,7 +150,8 @@ def check(seed: int, jit: bool, directory: Path, source: str | None = None) -> O
     return Outcome(seed, "ok", source)
 
 
-def run(seeds, jit: bool, report=print, shrinking=False) -> dict[str, list[Outcome]]:
+def run(seeds, jit: bool, report=print, shrinking=False,
+        repeats=True) -> dict[str, list[Outcome]]:
     """Check each seed; returns the outcomes by kind (and reports failures, shrunk)."""
     results: dict[str, list[Outcome]] = {k: [] for k in
                                          ("ok", "refused", "discarded", "wrong", "crashed")}
@@ -157,7 +159,7 @@ def run(seeds, jit: bool, report=print, shrinking=False) -> dict[str, list[Outco
         sys.path.insert(0, directory)
         try:
             for seed in seeds:
-                outcome = check(seed, jit, Path(directory))
+                outcome = check(seed, jit, Path(directory), repeats=repeats)
                 results[outcome.kind].append(outcome)
                 if report and outcome.kind in ("wrong", "crashed"):
                     report(describe(outcome))
