@@ -5,7 +5,8 @@ bounds loops. Every value has one of four shapes (`SHAPES`); an expression is ge
 for a wanted shape, so everything broadcasts. Smoothness: functions with a restricted
 domain get a positive or bounded argument (`log(e**2 + 1)`, `arcsin(0.5 * tanh(e))`),
 `abs` gets a value bounded away from 0, and comparisons (`np.where`, masks, `if`) are
-smooth almost everywhere: the runner discards a program whose differences at two step
+smooth almost everywhere (`np.std` of a broadcast constant would be sqrt at 0: it gets a
+non-constant term), and the runner discards a program whose differences at two step
 sizes disagree (a kink or jump near the sample point).
 """
 
@@ -37,7 +38,8 @@ BINARY = [
 # Reductions of an expression of shape (2, 3) (key) to a smaller shape.
 REDUCE = {
     (): ["np.sum({})", "np.mean({})", "np.max({})", "np.min({})", "np.amax({})",
-         "np.prod(np.tanh({}) * 0.5 + 1.0)", "np.std({})", "np.var({})", "({}).sum()",
+         "np.prod(np.tanh({}) * 0.5 + 1.0)", "np.std({} + np.arange(6.0).reshape(2, 3))",
+         "np.var({})", "({}).sum()",
          "({}).mean()"],
     (3,): ["np.sum({}, axis=0)", "np.mean({}, axis=0)", "np.max({}, axis=0)",
            "({}).sum(axis=0)"],
