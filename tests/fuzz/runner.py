@@ -68,6 +68,10 @@ def load(source: str, seed: int, directory: Path):
 def construct(error: Exception) -> str:
     """The refused construct: the error's class and first line, without locations."""
     text = str(error).splitlines()[0] if str(error) else ""
+    numba = re.search(r"No implementation of function Function\(<(?:built-in )?function (\w+)"
+                      r"|Unknown attribute '\w+'|Cannot unify[^\n]*", str(error))
+    if text.startswith("numba cannot compile") and numba:
+        text = "numba cannot compile: " + (numba.group(1) or numba.group(0))
     text = re.sub(r"\S+\.py:\d+:?", "", text)
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", text)
     text = re.sub(r"\d+", "N", text)
