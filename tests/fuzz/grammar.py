@@ -1,0 +1,404 @@
+"""The grammar: random, valid, smooth NumPy programs, one function per construct.
+
+A program is a module with a few helpers and `f(<float args>, n)`, `n` an int >= 1 that
+bounds loops. Every value has one of four shapes (`SHAPES`); an expression is generated
+for a wanted shape, so everything broadcasts. Smoothness: functions with a restricted
+domain get a positive or bounded argument (`log(e**2 + 1)`, `arcsin(0.5 * tanh(e))`),
+`abs` gets a value bounded away from 0, and comparisons (`np.where`, masks, `if`) are
+smooth almost everywhere (`np.std` of a broadcast constant would be sqrt at 0: it gets a
+non-constant term), and the runner discards a program whose differences at two step
+sizes disagree (a kink or jump near the sample point).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SHAPES = [(), (2,), (3,), (2, 3)]
+
+# Elementwise rules of the rule table, each made smooth on all of R: "{}" is the operand.
+UNARY = [
+    "np.sin({})", "np.cos({})", "np.tanh({})", "np.arctan({})", "np.negative({})",
+    "np.positive({})", "np.square({})", "np.exp(np.sin({}))", "np.expm1(np.tanh({}))",
+    "np.exp2(np.cos({}))", "np.sinh(np.tanh({}))", "np.cosh(np.sin({}))",
+    "np.log({} ** 2 + 1.0)", "np.log1p({} ** 2)", "np.log2({} ** 2 + 2.0)",
+    "np.log10({} ** 2 + 1.5)", "np.sqrt({} ** 2 + 1.0)", "np.cbrt({} ** 2 + 1.0)",
+    "np.reciprocal({} ** 2 + 1.0)", "np.abs({} ** 2 + 0.5)", "np.absolute(np.cos({}) + 2.0)",
+    "np.arcsin(0.5 * np.tanh({}))", "np.arccos(0.5 * np.sin({}))", "np.tan(0.5 * np.tanh({}))",
+    "(({}) ** 2)", "(({}) ** 3)", "((({}) ** 2 + 1.0) ** 0.5)", "(({}) ** 2.0)",
+    "np.clip({}, -5.0, 5.0)", "np.copy({})", "np.float_power({} ** 2 + 1.0, 1.5)",
+]
+BINARY = [
+    "({} + {})", "({} - {})", "({} * {})", "({} / ({} ** 2 + 1.0))", "np.add({}, {})",
+    "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, np.exp({}))",
+    "np.arctan2({}, {} ** 2 + 1.0)", "np.hypot({}, {} ** 2 + 1.0)", "np.logaddexp({}, {})",
+    "np.maximum({}, {} + 3.0)", "np.minimum({}, {} + 3.0)", "np.fmax({} - 3.0, {})",
+    "np.fmin({} + 3.0, {})", "np.power({} ** 2 + 1.0, np.sin({}))",
+]
+# Reductions of an expression of shape (2, 3) (key) to a smaller shape.
+REDUCE = {
+    (): ["np.sum({})", "np.mean({})", "np.max({})", "np.min({})", "np.amax({})",
+         "np.prod(np.tanh({}) * 0.5 + 1.0)", "np.std({} + np.arange(6.0).reshape(2, 3))",
+         "np.var({})", "({}).sum()",
+         "({}).mean()"],
+    (3,): ["np.sum({}, axis=0)", "np.mean({}, axis=0)", "np.max({}, axis=0)",
+           "({}).sum(axis=0)"],
+    (2,): ["np.sum({}, axis=1)", "np.mean({}, axis=-1)", "np.min({}, axis=1)"],
+}
+
+
+# One variable made into another shape: CONVERT[(from, to)].format(name).
+CONVERT = {
+    ((), ()): "{}", ((), (2,)): "({} * np.ones(2))", ((), (3,)): "({} * np.ones(3))",
+    ((), (2, 3)): "({} * np.ones((2, 3)))",
+    ((2,), ()): "{}[0]", ((2,), (2,)): "{}", ((2,), (3,)): "np.concatenate([{0}, {0}[:1]])",
+    ((2,), (2, 3)): "({}.reshape(2, 1) * np.ones(3))",
+    ((3,), ()): "{}[-1]", ((3,), (2,)): "{}[1:]", ((3,), (3,)): "{}",
+    ((3,), (2, 3)): "(np.ones((2, 1)) * {})",
+    ((2, 3), ()): "{}[1, 2]", ((2, 3), (2,)): "{}[:, 0]", ((2, 3), (3,)): "{}[0]",
+    ((2, 3), (2, 3)): "{}",
+}
+
+
+def broadcasts(small: tuple, big: tuple) -> bool:
+    """Does a value of shape `small` broadcast to `big` (without changing it)?"""
+    return small == () or small == big or (small == (3,) and big == (2, 3))
+
+
+class Grammar:
+    """Generates one program from a seed; `program()` returns (source, arg specs)."""
+
+    def __init__(self, seed: int, repeats: bool = True):
+        self.rng = np.random.default_rng(seed)
+        self.repeats = repeats      # fancy indices with repeated entries (else permutations)
+        self.count = 0
+        self.helpers: list[tuple[str, list[tuple], object]] = []  # name, arg shapes, result
+        self.helper_lines: list[str] = []   # helpers returning tuples, made on the way
+        self.in_helper = False
+
+    # -- small utilities -----------------------------------------------------------------
+    def chance(self, p: float) -> bool:
+        return bool(self.rng.random() < p)
+
+    def pick(self, items):
+        return items[int(self.rng.integers(len(items)))]
+
+    def fresh(self, stem: str = "t") -> str:
+        self.count += 1
+        return f"{stem}{self.count}"
+
+    def fancy(self, repeated: str, distinct: str) -> str:
+        return repeated if self.repeats else distinct
+
+    def const(self) -> str:
+        value = self.rng.uniform(-1.5, 1.5)
+        return f"({value:.2f})" if value < 0 else f"{value:.2f}"
+
+    # -- expressions -----------------------------------------------------------------------
+    def expr(self, env: dict, shape: tuple, depth: int = 2) -> str:
+        """An expression of exactly `shape` over the variables in `env` (name -> shape)."""
+        if depth <= 0 or self.chance(0.25):
+            return self.leaf(env, shape)
+        kind = self.pick(["unary", "binary", "binary", "reduce", "index", "special"])
+        if kind == "unary":
+            return self.pick(UNARY).format(self.expr(env, shape, depth - 1))
+        if kind == "binary":
+            other = self.pick([s for s in SHAPES if broadcasts(s, shape)])
+            a, b = self.expr(env, shape, depth - 1), self.expr(env, other, depth - 1)
+            if self.chance(0.5):
+                a, b = b, a
+            return self.pick(BINARY).format(a, b)
+        if kind == "reduce" and shape in REDUCE:
+            return self.pick(REDUCE[shape]).format(self.expr(env, (2, 3), depth - 1))
+        if kind == "index":
+            return self.index_read(env, shape, depth)
+        return self.special(env, shape, depth)
+
+    def leaf(self, env: dict, shape: tuple) -> str:
+        """A variable of `shape`, another variable converted to it, or a constant."""
+        names = [n for n, s in env.items() if s == shape]
+        if names and self.chance(0.7):
+            return self.pick(names)
+        ints = [n for n, s in env.items() if s == "int"]
+        if shape == () and ints and self.chance(0.2):
+            return f"({self.pick(ints)} * 0.5)"
+        floats = [n for n, s in env.items() if s != "int"]
+        if not floats or self.chance(0.1):
+            return self.const() if shape == () else f"np.ones({shape})"
+        name = self.pick(floats)
+        return CONVERT[(env[name], shape)].format(name)
+
+    def index_read(self, env: dict, shape: tuple, depth: int) -> str:
+        """Subscript reads: ints, negative ints, slices, fancy lists with repeats, masks."""
+        loop = [n for n, s in env.items() if s == "int"]
+        i = self.pick(loop) if loop and self.chance(0.5) else None
+        v3 = self.expr(env, (3,), depth - 1)
+        m = self.expr(env, (2, 3), depth - 1)
+        if shape == ():
+            return self.pick([
+                f"({v3})[{i} % 3]" if i else f"({v3})[{self.pick([0, 1, 2, -1, -3])}]",
+                f"({m})[{i} % 2, -1]" if i else f"({m})[1, {self.pick([0, 2, -2])}]",
+                f"np.sum(({v3}){self.fancy('[[0, 0, 2]]', '[[0, 2]]')})",
+                f"np.sum(({v3})[({v3}) > {self.const()}] ** 2)",
+                f"np.sum(({m})[:, {self.fancy('[2, 2, 0]', '[2, 0]')}] * 1.5)",
+                f"np.dot({v3}, {self.expr(env, (3,), depth - 1)})",
+            ])
+        if shape == (2,):
+            return self.pick([f"({v3})[1:]", f"({v3})[:2]", f"({v3})[::-2]",
+                              f"({v3}){self.fancy('[[1, 1]]', '[[2, 1]]')}",
+                              f"({m})[:, {i} % 3]" if i else f"({m})[:, 0]",
+                              f"({m}) @ ({self.expr(env, (3,), depth - 1)})"])
+        if shape == (3,):
+            return self.pick([f"({v3}){self.fancy('[[2, 0, 0]]', '[[2, 0, 1]]')}", f"({v3})[::-1]",
+                              f"({m})[{i} % 2]" if i else f"({m})[-1]",
+                              f"({self.expr(env, (2,), depth - 1)}) @ ({m})"])
+        return self.pick([f"({m}){self.fancy('[[1, 1]]', '[[1, 0]]')}",
+                          f"({m})[:, {self.fancy('[2, 0, 0]', '[2, 0, 1]')}]", f"({m})[::-1]",
+                          f"np.where(({m}) > {self.const()}, {m}, {self.expr(env, (), 0)})"])
+
+    def special(self, env: dict, shape: tuple, depth: int) -> str:
+        """Shape-changing calls and helper calls."""
+        helpers = [h for h in self.helpers if h[2] == shape]
+        if helpers and self.chance(0.5):
+            name, args, _ = self.pick(helpers)
+            return f"{name}({', '.join(self.expr(env, s, depth - 1) for s in args)})"
+        e2, e3 = self.expr(env, (2,), depth - 1), self.expr(env, (3,), depth - 1)
+        if shape == (2, 3):
+            return self.pick([f"np.outer({e2}, {e3})", f"({e2}).reshape(2, 1) * ({e3})",
+                              f"np.stack([{e3}, {e3}])",
+                              f"np.transpose(np.transpose({self.expr(env, shape, depth - 1)}))",
+                              f"np.expand_dims({e2}, 1) + {e3}",
+                              f"np.reshape(np.concatenate([{e3}, {e3}]), (2, 3))"])
+        if shape == (3,):
+            return self.pick([f"np.concatenate([{e2}, ({e3})[:1]])",
+                              f"np.ravel(np.expand_dims({e3}, 0))",
+                              f"np.squeeze(np.reshape({e3}, (1, 3)))",
+                              f"np.where({e3} > {self.const()}, {e3}, np.sin({e3}))"])
+        if shape == (2,):
+            return f"np.stack([({e3})[0], ({e3})[2]])"
+        return self.pick([f"float({self.expr(env, (), depth - 1)})",
+                          f"np.dot({e2}, {e2})", f"({e3}) @ ({e3})",
+                          f"np.where(({e3})[0] > {self.const()}, ({e3})[1], ({e3})[2])"])
+
+    def cond(self, env: dict) -> str:
+        loop = [n for n, s in env.items() if s == "int"]
+        if loop and self.chance(0.5):
+            i = self.pick(loop)
+            return self.pick([f"{i} % 2 == 0", f"{i} == 1", f"{i} > n - 2"])
+        return f"{self.expr(env, (), 1)} > {self.const()}"
+
+    # -- statements --------------------------------------------------------------------------
+    def block(self, env: dict, depth: int, size: int, in_loop: bool = False) -> list[str]:
+        lines: list[str] = []
+        local = dict(env)
+        for _ in range(size):
+            lines += self.statement(local, depth, in_loop)
+        for name in list(local):            # names bound by this block stay out of env,
+            if name in env:                 # shapes of outer names are unchanged
+                env[name] = local[name]
+        return lines
+
+    def statement(self, env: dict, depth: int, in_loop: bool) -> list[str]:
+        kinds = ["assign", "assign", "reassign", "augment", "write", "fresh_write", "view",
+                 "tuple", "helper_tuple"]
+        if depth > 0:
+            kinds += ["if", "for", "for", "while", "accumulate"]
+        if in_loop:
+            kinds += ["break", "continue"]
+        kinds += ["return"]
+        return getattr(self, "stmt_" + self.pick(kinds))(env, depth)
+
+    def stmt_assign(self, env, depth):
+        shape = self.pick(SHAPES)
+        name = self.fresh()
+        line = f"{name} = {self.expr(env, shape)}"
+        env[name] = shape
+        return [line]
+
+    def floats(self, env):
+        return [n for n, s in env.items() if s != "int"]
+
+    def stmt_reassign(self, env, depth):
+        name = self.pick(self.floats(env))
+        return [f"{name} = {self.expr(env, env[name])}"]
+
+    def stmt_augment(self, env, depth):
+        name = self.pick(self.floats(env))
+        op = self.pick(["+=", "-=", "*="])
+        value = self.expr(env, self.pick([s for s in SHAPES if broadcasts(s, env[name])]))
+        if op == "*=":
+            value = f"np.tanh({value})"
+        return [f"{name} {op} {value}"]
+
+    def target(self, env, name):
+        """A subscript of `name` and the shape of what it selects."""
+        loop = [n for n, s in env.items() if s == "int"]
+        i = self.pick(loop) if loop and self.chance(0.6) else None
+        if env[name] == (2, 3):
+            return self.pick([(f"{name}[{i} % 2]" if i else f"{name}[0]", (3,)),
+                              (f"{name}[1, {i} % 3]" if i else f"{name}[-1, 1]", ()),
+                              (f"{name}[:, 1:]", (2, 2))])
+        n = env[name][0]
+        return self.pick([(f"{name}[{i} % {n}]" if i else f"{name}[-1]", ()),
+                          (f"{name}[1:]", (n - 1,)), (f"{name}[:]", (n,))])
+
+    def stmt_write(self, env, depth):
+        arrays = [n for n in self.floats(env) if env[n] != ()]
+        if not arrays:
+            return self.stmt_assign(env, depth)
+        name = self.pick(arrays)
+        where, shape = self.target(env, name)
+        value = self.expr(env, shape if shape in SHAPES else ())
+        return [f"{where} {self.pick(['=', '+=', '-=', '*='])} {value}"]
+
+    def stmt_fresh_write(self, env, depth):
+        name, shape = self.fresh("s"), self.pick([(2,), (3,), (2, 3)])
+        env[name] = shape
+        where, part = self.target(env, name)
+        value = self.expr(env, part if part in SHAPES else ())
+        return [f"{name} = np.zeros({shape})", f"{where} {self.pick(['=', '+='])} {value}"]
+
+    def stmt_view(self, env, depth):
+        """A view taken before a write into its base, read afterwards."""
+        arrays = [n for n in self.floats(env) if env[n] in ((3,), (2, 3))]
+        if not arrays:
+            return self.stmt_assign(env, depth)
+        base = self.pick(arrays)
+        view = self.fresh("v")
+        if env[base] == (3,):
+            env[view] = (2,)
+            lines = [f"{view} = {base}[1:]", f"{base}[1] = {self.expr(env, ())}"]
+        else:
+            env[view] = (3,)
+            lines = [f"{view} = {base}[1]", f"{base}[1, 0] = {self.expr(env, ())}"]
+        return lines
+
+    def stmt_tuple(self, env, depth):
+        shape = self.pick(SHAPES)
+        a, b, p = self.fresh(), self.fresh(), self.fresh("p")
+        one, two = self.expr(env, shape), self.expr(env, shape)
+        env[a], env[b] = shape, shape
+        if self.chance(0.5):
+            return [f"{a}, {b} = {one}, {two}", f"{a}, {b} = {b}, {a}"]
+        return [f"{p} = ({one}, {two})", f"{a} = {p}[0] * {p}[1]", f"{b} = {p}[1]"]
+
+    def stmt_helper_tuple(self, env, depth):
+        shape = self.pick(SHAPES)
+        name = self.fresh("h")
+        self.helpers.append((name, [shape], None))    # not callable in expressions
+        body_env = {"a": shape}
+        self.helper_lines += [f"def {name}(a):",
+                              f"    b = {self.expr(body_env, shape)}",
+                              f"    return {self.expr(dict(body_env, b=shape), shape)}, b"]
+        a, b = self.fresh(), self.fresh()
+        line = f"{a}, {b} = {name}({self.expr(env, shape)})"
+        env[a], env[b] = shape, shape
+        return [line]
+
+    def stmt_if(self, env, depth):
+        lines = [f"if {self.cond(env)}:"] + indent(self.block(env, depth - 1, 2))
+        if self.chance(0.5):
+            lines += ["else:"] + indent(self.block(env, depth - 1, 2))
+        return lines
+
+    def loop_var(self, env):
+        free = [v for v in ("i", "j", "k") if v not in env]
+        return free[0] if free else None
+
+    def stmt_for(self, env, depth):
+        var = self.loop_var(env)
+        if var is None:
+            return self.stmt_assign(env, depth)
+        outer = [n for n, s in env.items() if s == "int"]
+        bound = self.pick(["range(n)", "range(2)", "range(1, n + 1)"]
+                          + ([f"range({outer[-1]})"] if outer else []))
+        inner = dict(env)
+        inner[var] = "int"
+        body = self.block(inner, depth - 1, int(self.rng.integers(1, 4)), in_loop=True)
+        for name in env:
+            env[name] = inner[name]
+        return [f"for {var} in {bound}:"] + indent(body)
+
+    def stmt_while(self, env, depth):
+        var = self.loop_var(env)
+        if var is None:
+            return self.stmt_assign(env, depth)
+        inner = dict(env)
+        inner[var] = "int"
+        body = self.block(inner, depth - 1, 2, in_loop=True)
+        for name in env:
+            env[name] = inner[name]
+        return [f"{var} = 0", f"while {var} < {self.pick(['n', '2'])}:",
+                f"    {var} += 1"] + indent(body)
+
+    def stmt_accumulate(self, env, depth):
+        """An int that becomes a float (or an array) in a loop that runs at least once."""
+        var = self.loop_var(env)
+        if var is None:
+            return self.stmt_assign(env, depth)
+        acc, shape = self.fresh("acc"), self.pick(SHAPES)
+        inner = dict(env)
+        inner[var] = "int"
+        op = self.pick(["+", "*"])
+        first = f"{acc} = {acc} {op} {self.expr(inner, shape)}"
+        inner[acc] = shape
+        body = [first] + self.block(inner, depth - 1, int(self.rng.integers(0, 3)), True)
+        for name in env:
+            env[name] = inner[name]
+        env[acc] = shape
+        return [f"{acc} = {1 if op == '*' else 0}", f"for {var} in range(n):"] + indent(body)
+
+    def stmt_break(self, env, depth):
+        return [f"if {self.cond(env)}:", "    break"]
+
+    def stmt_continue(self, env, depth):
+        return [f"if {self.cond(env)}:", "    continue"]
+
+    def stmt_return(self, env, depth):
+        if self.in_helper or not self.chance(0.3):
+            return self.stmt_assign(env, depth)
+        return [f"if {self.cond(env)}:", f"    return {self.result(env)}"]
+
+    def result(self, env) -> str:
+        names = self.floats(env)
+        args = [n for n in names if n.startswith("x")]
+        local = [n for n in names if not n.startswith("x")]
+        picked = args + local[-2:] + ([self.pick(local)] if local else [])
+        return " + ".join(self.pick(["np.sum(np.sin({}))", "np.sum({} ** 2)", "np.sum({})"])
+                          .format(n) for n in picked)
+
+    # -- the program ------------------------------------------------------------------------
+    def helper(self):
+        """A helper of one or two arguments returning one value, callable in expressions."""
+        shapes = [self.pick(SHAPES) for _ in range(int(self.rng.integers(1, 3)))]
+        result = self.pick(SHAPES)
+        params = ["a", "b"][:len(shapes)]
+        env = dict(zip(params, shapes, strict=True))
+        name = self.fresh("g")
+        lines = [f"def {name}({', '.join(params)}):"]
+        self.in_helper = True
+        lines += indent(self.block(env, 0, int(self.rng.integers(0, 3))))
+        self.in_helper = False
+        lines += [f"    return {self.expr(env, result)}", ""]
+        self.helpers.append((name, shapes, result))
+        return lines
+
+    def program(self) -> tuple[str, list]:
+        """(module source, argument specs): a spec is a shape, or "int" for `n`."""
+        head = []
+        for _ in range(int(self.rng.integers(0, 3))):
+            head += self.helper()
+        args = {f"x{k}": self.pick(SHAPES) for k in range(int(self.rng.integers(1, 4)))}
+        env = dict(args)
+        env["n"] = "int"
+        body = self.block(env, 2, int(self.rng.integers(2, 6)))
+        body.append(f"return {self.result(env)}")
+        source = ["import numpy as np", "", ""] + head + self.helper_lines
+        if self.helper_lines:
+            source.append("")
+        source += [f"def f({', '.join(args)}, n):"] + indent(body)
+        return "\n".join(source) + "\n", list(args.values()) + ["int"]
+
+
+def indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
