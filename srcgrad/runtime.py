@@ -774,6 +774,14 @@ def _loop_source(params: list[str], expr: ast.expr, ndim: int, indices: tuple,
     return "\n".join(lines) + "\n"
 
 
+def broadcast_like(d, y):
+    """`d` at the shape of `y`, into which it broadcasts: the tangent of `y = a + b` where
+    only `a` varies and `b` is larger (the adjoint's `unbroadcast`, forward)."""
+    if np.shape(d) == np.shape(y):
+        return d
+    return d + zeros_like(y)
+
+
 def reshape_as(dy, x):
     """`dy` with x's shape: the adjoint of reshape, ravel, squeeze, expand_dims, copy."""
     if np.ndim(x) == 0:
@@ -1318,6 +1326,23 @@ def _where_typer(cond, x, y):
             o[i] = _elem(xs, i) if c[i] else _elem(ys, i)
         return out
     return impl
+
+
+@overload(broadcast_like)
+def _broadcast_like_typer(d, y):
+    if _is_scalar(y):
+        return lambda d, y: d
+    if not isinstance(y, types.Array):
+        return None
+    if _is_scalar(d):
+        return lambda d, y: np.full(y.shape, d)
+    if isinstance(d, types.Array) and d.ndim == y.ndim:
+        def same_rank(d, y):
+            if d.shape == y.shape:
+                return d
+            return d + np.zeros(y.shape, d.dtype)
+        return same_rank
+    return lambda d, y: d + np.zeros(y.shape, d.dtype)
 
 
 @overload(reshape_as)

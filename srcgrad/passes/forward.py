@@ -36,7 +36,7 @@ from ..errors import MissingRule
 from ..frontend.parse import MISSING, Env, Parsed
 from ..naming import Namer, names_in
 from ..rules import instantiate, lookup_tangent
-from ..runtime import ADD_INTO, JOINTS, unbroadcast, zeros_like
+from ..runtime import ADD_INTO, JOINTS, broadcast_like, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
 
@@ -347,6 +347,13 @@ class _Forward(FunctionPass):
                 continue
             if t.kind == "elementwise" and self.ns.called(part) is unbroadcast:
                 part = part.args[0]
+                others = {a.id for j, a in enumerate(op.args)
+                          if j != k and isinstance(a, gast.Name)}
+                if len(active) == 1 and not others <= {n.id for n in gast.walk(part)
+                                                       if isinstance(n, gast.Name)}:
+                    # `a + b`, b inactive and larger: dy is da broadcast to y's shape
+                    part = b.call(b.name(self.bind("broadcast_like", broadcast_like)),
+                                  part, copy.deepcopy(y))
             parts.append(part)
         return parts
 

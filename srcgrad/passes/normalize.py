@@ -120,7 +120,8 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt],
             for t in targets:
                 if isinstance(t, gast.Subscript) and (root := _root(t)) is not None:
                     written.add(root)
-                elif isinstance(t, gast.Name) and (root := _root(node.value)) is not None:
+                elif isinstance(node, gast.Assign) and isinstance(t, gast.Name) and \
+                        (root := _root(node.value)) is not None:
                     views.setdefault(t.id, set()).add(root)
     viewed = set()   # arrays of which a view is taken (a slice, .T, .reshape(...), ...)
     for node in gast.walk(b.function(fn.name, params, body)):

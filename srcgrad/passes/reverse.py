@@ -37,6 +37,7 @@ from ..naming import Namer
 from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
     ADD_INTO,
+    broadcast_like,
     checked_grad,
     mean_grad,
     new_tape,
@@ -63,8 +64,8 @@ from .normalize import fancy_names
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
 # iteration's value of it will do, so the adjoint need not get the value back
-_SHAPE_ONLY = {unbroadcast: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1, zeros_like: 0,
-               checked_grad: 1}
+_SHAPE_ONLY = {unbroadcast: 1, broadcast_like: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1,
+               zeros_like: 0, checked_grad: 1}
 
 
 @dataclass
@@ -417,16 +418,29 @@ class _Reverse(FunctionPass):
         a.add += [(op.args[i].id, b.subscript(b.name(tmp), b.const(k)))
                   for k, i in enumerate(positions)]
 
+    def reshaped_in_loops(self) -> set[str]:
+        """Names that start as an int, hold floats, and are assigned in a loop (`acc = 0`,
+        then `acc = acc + x[:, None] * x`): their shape may differ from one iteration to
+        the next, so reading them for their shape needs that iteration's value. (One
+        started as a float is taken to be a number throughout: taping every float
+        accumulator costs scalar loops a quarter of their time.)"""
+        numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
+        return {target_of(s) for loop in self.statements
+                if isinstance(loop, (gast.For, gast.While))
+                for s in all_statements(loop.body) if target_of(s) in numbers}
+
     def reads(self) -> list[Read]:
         """Every primal value the adjoint code reads, at the statement it reverses."""
         out = []
         adjoint_names = set(self.adj.values())
+        reshaped = self.reshaped_in_loops()
 
         def names(node):
             shape_only = set()
             for call in gast.walk(node):  # `unbroadcast(g, x)` reads x for its shape only
                 k = _SHAPE_ONLY.get(self.ns.called(call))
-                if k is not None and len(call.args) > k and isinstance(call.args[k], gast.Name):
+                if k is not None and len(call.args) > k and isinstance(call.args[k], gast.Name) \
+                        and call.args[k].id not in reshaped:
                     shape_only.add(id(call.args[k]))
             return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
                     and n.id in self.locals and n.id not in adjoint_names

@@ -6,6 +6,7 @@ the tape helpers are linear in what they store; the adjoints of a product are bi
 """
 
 from ..runtime import (
+    broadcast_like,
     checked_grad,
     extremum_grad,
     matmul_lhs_grad,
@@ -30,8 +31,8 @@ from ..runtime import (
 )
 from . import linear, nondifferentiable, tangent
 
-linear(unbroadcast, sum_grad, mean_grad, extremum_grad, reshape_as, split_like, unstack_like,
-       snapshot, checked_grad, new_tape)
+linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_as, split_like,
+       unstack_like, snapshot, checked_grad, new_tape)
 # `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g
 linear(record, put_flat, positions=(0, 2))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b

@@ -1,0 +1,69 @@
+"""Named regressions: defects the differential fuzzer (tests/fuzz) found, each shrunk to
+the few lines that show it. Gradients are checked against central differences and, where
+there is one, a value by hand; compiled and as Python (the `jit` fixture)."""
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+
+
+def subtract_scalar_parameter(x0, x1):
+    s = np.zeros(2)
+    s[1:] = x0 ** 3
+    t = s  # noqa: F841 (an alias the fuzzer left)
+    s -= x1
+    return np.sum(x0 ** 2) + np.sum(x1)
+
+
+def test_augmented_assignment_does_not_copy_its_operand(jit):
+    # fuzzer seed 5208/5262: `s -= x1` took x1 for a view of s, and copied the float
+    # parameter x1 on entry (AttributeError: 'float' object has no attribute 'copy')
+    args = (1.0, 1.6)
+    g = srcgrad.grad(subtract_scalar_parameter, wrt=(0, 1), jit=jit)(*args)
+    assert g == pytest.approx((2.0, 1.0))
+    assert_grad(subtract_scalar_parameter, g, args, (0, 1))
+
+
+def int_accumulator_broadcast(x, n):
+    acc = 0
+    for _ in range(n):
+        acc = acc + np.expand_dims(x * np.ones(2), 1) + x * np.ones(3)
+    if x > -5.0:
+        return np.sum(acc * acc)
+    return x
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_int_accumulator_grows_by_broadcasting(n):
+    # fuzzer seed 5344: `acc = 0` becomes (2, 1) + (3,) = (2, 3) in the first iteration;
+    # the adjoint read the last iteration's acc for the shape of the first one's
+    # (ValueError: cannot unbroadcast a gradient of shape (2, 1) to (2, 3))
+    g = srcgrad.grad(int_accumulator_broadcast, jit=False)(0.3, n)
+    assert g == pytest.approx(6 * 2 * (2 * n) ** 2 * 0.3)   # sum of six (2 n x)**2
+    assert_grad(int_accumulator_broadcast, (g,), (0.3, n), (0,))
+
+
+def test_int_accumulator_that_becomes_an_array_is_refused_compiled():
+    # numba types a variable once: the primal itself does not compile; the error says why
+    with pytest.raises(srcgrad.SrcgradError, match="a number, then an array"):
+        srcgrad.grad(int_accumulator_broadcast, jit=True)(0.3, 2)
+
+
+def add_to_larger_constant(x):
+    a = np.ones((2, 1)) + x      # only x varies; a is (2, 3)
+    return a[1, 2] * a[0, 1] + np.sum(np.ones((2, 3)) - x)
+
+
+def test_jvp_of_a_sum_that_broadcasts_a_varied_operand(jit):
+    # fuzzer seed 1: the tangent of `a = c + x` (c inactive and larger) was dx, of x's
+    # shape, not a's (IndexError in a helper indexing da[1, 2]; a wrong shape elsewhere)
+    x, v = np.array([0.5, 1.5, -1.0]), np.array([1.0, 2.0, 3.0])
+    value, slope = srcgrad.jvp(add_to_larger_constant, jit=jit)(x, v)
+    # a[1, 2] = 1 + x[2], a[0, 1] = 1 + x[1]; the sum is 6 - 2 * sum(x)
+    assert value == pytest.approx(0.0 * 2.5 + 6 - 2 * 1.0)
+    assert slope == pytest.approx(v[2] * 2.5 + 0.0 * v[1] - 2 * np.sum(v))
+    g = srcgrad.grad(add_to_larger_constant, jit=jit)(x)
+    assert slope == pytest.approx(g @ v)
+    assert_grad(add_to_larger_constant, (g,), (x,), (0,))
