@@ -344,8 +344,21 @@ class Transform:
             value, grads = self._call("grad", values)
             if np.ndim(value) != 0:
                 raise self._nonscalar()
-        grads = tuple(map(_plain, grads)) if self._many else _plain(grads)
+        grads = self._shaped(grads if self._many else (grads,), values)
+        grads = grads if self._many else grads[0]
         return (_plain(value), grads) if self.kind == "value_and_grad" else grads
+
+    def _shaped(self, grads: tuple, values: tuple) -> tuple:
+        """Each gradient at its argument's shape. A parameter the function rebinds in a
+        loop to a larger shape (`x = x * np.ones(3)` with a number x) has an adjoint at the
+        shape the loop gave it, whose broadcast entries each carry a part of x's."""
+        out = []
+        for name, g in zip(self.wrt, grads, strict=True):
+            x = values[self._params.index(name)] if name in self._params else g
+            if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
+                g = runtime.unbroadcast(g, np.asarray(x))
+            out.append(_plain(g))
+        return tuple(out)
 
     def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
         """jvp: `(value, derivative along tangents)`; hvp: the Hessian times them."""

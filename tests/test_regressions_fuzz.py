@@ -67,3 +67,21 @@ def test_jvp_of_a_sum_that_broadcasts_a_varied_operand(jit):
     g = srcgrad.grad(add_to_larger_constant, jit=jit)(x)
     assert slope == pytest.approx(g @ v)
     assert_grad(add_to_larger_constant, (g,), (x,), (0,))
+
+
+def parameter_grows_in_loop(x, n):
+    for _ in range(n):
+        x = x + np.ones((2, 3)) * x     # (2, 1) -> (2, 3) in the first iteration
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_gradient_of_a_parameter_the_loop_broadcasts_has_its_shape(jit, n):
+    # the adjoint of x at the loop's start has the shape the loop gave x; the gradient
+    # is x's shape, its entries the sums of those of the broadcast copies
+    x = np.array([[0.5], [-1.0]])
+    g = srcgrad.grad(parameter_grows_in_loop, jit=jit)(x, n)
+    assert g.shape == (2, 1)
+    # x_n = 2**n x, broadcast to three columns: sum(x_n**2) = 3 * 4**n * x**2
+    np.testing.assert_allclose(g, 6 * 4 ** n * x)
+    assert_grad(parameter_grows_in_loop, (g,), (x, n), (0,))
