@@ -27,6 +27,7 @@ import types
 import warnings
 from typing import Any
 
+import gast
 import numpy as np
 
 from . import codegen, runtime
@@ -628,6 +629,9 @@ def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
 
     with _JIT_LOCK:
         ns = gen.namespace.globals(lambda obj, jit: _njit(obj) if jit else obj)
+        for node in gast.walk(gast.parse(gen.source)):
+            if isinstance(node, gast.Call):
+                numba_ext.object_mode(gen.namespace.called(node))
         key = codegen.fingerprint(gen.source, ns)
         if key in _JIT_CACHE:
             return _JIT_CACHE[key]

@@ -486,3 +486,58 @@ def _math_log2(x):
     if isinstance(x, (types.Number, types.Boolean)):
         return lambda x: np.log2(x)
     return None
+
+
+# ---- SciPy (and NumPy) functions numba does not compile: called in object mode ----
+
+_OBJECT_MODE: set[int] = set()
+
+
+def object_mode(fun) -> bool:
+    """Let compiled code call `fun`, a SciPy or NumPy function numba has no implementation
+    of (`scipy.special.multigammaln`, `gammaln`), through `numba.objmode`: the rest of the
+    gradient stays compiled (issue 26 #14: one such call sent all of it to Python). The
+    result's type is that of `fun` on ones of the arguments' types. Whether `fun` was
+    taken (or numba compiles it already); anything else stays as it was."""
+    import numba
+
+    module = getattr(fun, "__module__", None) or ""
+    if id(fun) in _OBJECT_MODE:
+        return True
+    if not (isinstance(fun, np.ufunc) or callable(fun) and module.split(".")[0] in (
+            "scipy", "numpy")) or isinstance(fun, type):
+        return False
+    try:
+        numba.typeof(fun)
+        return False  # numba's own
+    except ValueError:
+        pass
+
+    @overload(fun)
+    def _in_object_mode(*args):
+        args = args[0].types if len(args) == 1 and isinstance(args[0], types.StarArgTuple) \
+            else args
+        try:
+            result = numba.typeof(fun(*map(_ones, args)))
+        except Exception:  # noqa: BLE001 (untypable arguments or result: numba says so)
+            return None
+
+        def impl(*args):
+            with numba.objmode(out=result):
+                out = fun(*args)
+            return out
+        return impl
+
+    _OBJECT_MODE.add(id(fun))
+    return True
+
+
+def _ones(t):
+    """A value of numba type `t`: ones, as an argument to learn a function's result type."""
+    if isinstance(t, types.Boolean):
+        return True
+    if isinstance(t, types.Number):
+        return as_dtype(t).type(1)
+    if isinstance(t, types.Array) and t.layout in "CA":
+        return np.ones((1,) * t.ndim, as_dtype(t.dtype))
+    raise TypeError(f"no sample value of {t}")

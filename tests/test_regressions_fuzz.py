@@ -1,9 +1,13 @@
-"""Named regressions: defects the differential fuzzer (tests/fuzz) found, each shrunk to
-the few lines that show it. Gradients are checked against central differences and, where
-there is one, a value by hand; compiled and as Python (the `jit` fixture)."""
+"""Named regressions: defects the differential fuzzer (tests/fuzz) and third-party programs
+found, each shrunk to the few lines that show it. Gradients are checked against central
+differences and, where there is one, a value by hand; compiled and as Python (the `jit`
+fixture)."""
+
+import warnings
 
 import numpy as np
 import pytest
+import scipy.special
 from fd import assert_grad
 
 import srcgrad
@@ -85,3 +89,31 @@ def test_gradient_of_a_parameter_the_loop_broadcasts_has_its_shape(jit, n):
     # x_n = 2**n x, broadcast to three columns: sum(x_n**2) = 3 * 4**n * x**2
     np.testing.assert_allclose(g, 6 * 4 ** n * x)
     assert_grad(parameter_grows_in_loop, (g,), (x, n), (0,))
+
+
+def wishart_prior(qd, gamma, m):
+    # GradBench's GMM prior: a constant of SciPy's that numba does not compile, in a helper
+    p = qd.shape[1]
+    s = 0.0
+    for i in range(qd.shape[0]):
+        s = s + np.sum(np.log1p(qd[i] ** 2))
+    return _prior(qd, gamma, m, p) + s
+
+
+def _prior(qd, gamma, m, p):
+    n = p + m + 1
+    c = n * p * (np.log(gamma) - 0.5 * np.log(2.0)) - scipy.special.multigammaln(0.5 * n, p)
+    return np.sum(0.5 * gamma ** 2 * np.sum(qd ** 2, axis=1)) - qd.shape[0] * c
+
+
+def test_scipy_constant_keeps_the_gradient_compiled():
+    # issue 26 #14: `multigammaln` on ints made numba refuse the whole gradient, which then
+    # ran as Python; it now runs in numba's object mode and the rest stays compiled
+    qd, gamma = np.random.default_rng(3).random((5, 3)), 1.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")        # no JitFallbackWarning
+        g = srcgrad.grad(wishart_prior, wrt=(0, 1), jit=True)(qd, gamma, 2)
+    assert_grad(wishart_prior, g, (qd, gamma, 2), (0, 1))
+    n, p = 6, 3   # d/dgamma of the prior: sum(gamma * |qd_k|**2) - k n p / gamma
+    want = gamma * np.sum(qd ** 2) - 5 * n * p / gamma
+    assert g[1] == pytest.approx(want, rel=1e-12)
