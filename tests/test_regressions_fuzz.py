@@ -117,3 +117,59 @@ def test_scipy_constant_keeps_the_gradient_compiled():
     n, p = 6, 3   # d/dgamma of the prior: sum(gamma * |qd_k|**2) - k n p / gamma
     want = gamma * np.sum(qd ** 2) - 5 * n * p / gamma
     assert g[1] == pytest.approx(want, rel=1e-12)
+
+
+def _constant_pair(a):
+    b = np.ones((2, 3))
+    return b[0] * 2.0, b
+
+
+def calls_helper_returning_constants(x):
+    for _ in range(2):
+        t1, _t2 = _constant_pair(np.ones((2, 1)) * x)
+    return np.sum(x ** 2) + np.sum(t1)
+
+
+def test_jvp_of_helper_whose_tuple_result_is_constant(jit):
+    # fuzzer seed 20073: the helper's jvp returned zeros_like of the tuple (TypeError:
+    # Cannot construct a dtype from an array)
+    x, v = np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0, 1.0])
+    value, slope = srcgrad.jvp(calls_helper_returning_constants, jit=jit)(x, v)
+    assert (value, slope) == pytest.approx((14.0 + 6.0, 2 * np.sum(x)))
+
+
+def int_accumulator_in_nested_loop(x, n):
+    s = 0.0
+    for _i in range(2):
+        acc = 1
+        for _j in range(n):
+            acc = acc * np.tanh(x)
+        s = s + np.sum(acc[:, 0])
+    return s
+
+
+def test_int_accumulator_restarted_in_outer_loop():
+    # fuzzer seed 20966: the adjoint of acc[:, 0] made d(acc) as zeros shaped like the
+    # value the inner loop's reversal had restored (the number 1): IndexError
+    x = np.array([[0.5, 1.0, 2.0], [0.3, -0.2, 0.1]])
+    g = srcgrad.grad(int_accumulator_in_nested_loop, jit=False)(x, 3)
+    t = np.tanh(x[:, 0])   # s = 2 sum(tanh(x[:, 0])**3)
+    np.testing.assert_allclose(g[:, 0], 6 * t ** 2 * (1 - t ** 2))
+    assert not g[:, 1:].any()
+    assert_grad(int_accumulator_in_nested_loop, (g,), (x, 3), (0,))
+
+
+def write_reads_reversed_row(x):
+    x[0] -= np.sin(x[0][::-1])
+    return np.sum(x * x)
+
+
+def test_view_of_a_view_read_before_a_write_into_its_base(jit):
+    # fuzzer seed 20080: sin's adjoint read x[0][::-1] after x[0] was written (a view of
+    # a view of x was not taken as a copy); a wrong gradient, no error
+    x = np.array([[1.0, -1.1, -0.8], [0.5, -0.7, -0.9]])
+    g = srcgrad.grad(write_reads_reversed_row, jit=jit)(x)
+    r = x[0] - np.sin(x[0][::-1])   # d/dx[0][j] = 2 r_j - 2 r_(2-j) cos(x[0][j])
+    np.testing.assert_allclose(g[0], 2 * r - 2 * r[::-1] * np.cos(x[0]), rtol=1e-12)
+    np.testing.assert_allclose(g[1], 2 * x[1], rtol=1e-12)
+    assert_grad(write_reads_reversed_row, (g,), (x,), (0,))

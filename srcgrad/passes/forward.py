@@ -111,9 +111,15 @@ class _Forward(FunctionPass):
         if isinstance(result, gast.Name) and result.id in self.varied:
             dresult: gast.AST = b.name(self.tangent_name(result.id))
         else:
-            dresult = b.call(b.name(self.bind("zeros_like", zeros_like)), copy.deepcopy(result))
+            dresult = self.zero_tangent(result)
             result = self.bind_globals(b.make(gast.Expr, value=copy.deepcopy(result))).value
         return Forwarded(body, result, dresult, tangents)
+
+    def zero_tangent(self, atom: gast.AST) -> gast.AST:
+        """The tangent of a value nothing varied flows into: a tuple's is a tuple."""
+        if isinstance(atom, gast.Name) and atom.id in self.tuples:
+            return b.tuple_([self.zero_tangent(a) for a in self.tuples[atom.id]])
+        return b.call(b.name(self.bind("zeros_like", zeros_like)), copy.deepcopy(atom))
 
     def operation(self, value: gast.AST) -> Operation:
         if _method(value, "pop") and value.func.value.id in self.locals:

@@ -261,6 +261,7 @@ class _Reverse(FunctionPass):
                     v.func.attr in _VIEWS and isinstance(v.func.value, gast.Name) and \
                     v.func.value.id in self.locals:
                 views[name] = v.func.value.id
+        self.views = views
         for s in self.statements:
             if not is_write(s):
                 continue
@@ -457,6 +458,8 @@ class _Reverse(FunctionPass):
                     out.append(Read(n, s, after=after))
                 if a.result_copy:
                     out.append(Read(target, s, after=True))
+                # `dacc[:, 0] += dy` may first make dacc as zeros shaped like acc here
+                out += [Read(v, s) for v, _, _ in a.add_at if v in reshaped]
                 if is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
             if id(s) in self.hooks:
@@ -567,10 +570,18 @@ class _Reverse(FunctionPass):
         value = stmt.value
         local = self.tape.local.get(target_of(stmt))
         kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
-        if kept and isinstance(value, gast.Subscript) and \
-                isinstance(value.value, gast.Name) and value.value.id in self.written:
+        if kept and not isinstance(value, gast.Name) and target_of(stmt) in self.views and \
+                self.view_root(target_of(stmt)) in self.written:
             stmt.value = b.call(b.name(self.bind("snapshot", snapshot)), value)
         return stmt
+
+    def view_root(self, name: str) -> str:
+        """The array `name` is a view of (through views of views: x[0][::-1]), or itself."""
+        seen = set()
+        while name in self.views and name not in seen:
+            seen.add(name)
+            name = self.views[name]
+        return name
 
     def tape_name(self, stmt: gast.stmt) -> str:
         """One stack per saved name (its sites pop in reverse push order), and one per
