@@ -173,3 +173,27 @@ def test_view_of_a_view_read_before_a_write_into_its_base(jit):
     np.testing.assert_allclose(g[0], 2 * r - 2 * r[::-1] * np.cos(x[0]), rtol=1e-12)
     np.testing.assert_allclose(g[1], 2 * x[1], rtol=1e-12)
     assert_grad(write_reads_reversed_row, (g,), (x,), (0,))
+
+
+def same_name_nested_loops(x, n):
+    s = 0.0
+    for _ in range(2):
+        for _ in range(n):
+            s = s + np.sum(np.sin(x) * s) + x[0]
+    return s
+
+
+def loop_variable_assigned(x):
+    for i in range(3):
+        i = i + 1
+        x = x * i
+    return x
+
+
+def test_loop_variable_rebound_inside_its_loop(jit):
+    # `for _ in ...: for _ in ...:` (and `i = i + 1` in a loop over i) was refused; as
+    # in Python, the loop rebinds its name at each iteration, whatever the body did to it
+    x = np.array([0.5, 1.0, 2.0])
+    g = srcgrad.grad(same_name_nested_loops, jit=jit)(x, 3)
+    assert_grad(same_name_nested_loops, (g,), (x, 3), (0,))
+    assert srcgrad.grad(loop_variable_assigned, jit=jit)(1.5) == pytest.approx(1 * 2 * 3)

@@ -389,8 +389,11 @@ class _Normalizer:
             bounds = [n]
             body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), b.name(index))), stmt)
                     for t, s in zip(targets, seqs, strict=True)] + body
-        if index in assigned:
-            raise self.error(stmt, f"the loop variable {index!r} is assigned inside the loop")
+        if index in assigned:  # (a loop nested in it over the same name, `i = i + 1`...)
+            # the loop counts with a name of its own, and `index` is an ordinary variable
+            counter = self.namer.fresh(index)
+            body.insert(0, b.located(b.assign(index, b.name(counter)), stmt))
+            index = counter
         self.conditions.append([])
         inner = self.block(body)
         self.conditions.pop()
