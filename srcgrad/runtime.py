@@ -244,6 +244,32 @@ def put_flat(g, k, v):
     return g
 
 
+def add_at(g, index, dy):
+    """`g[index] += dy`, each occurrence of a repeated entry of a fancy index adding its
+    part (NumPy's `+=` adds once per distinct entry; this is `np.add.at`). Returns g.
+
+    >>> add_at(np.zeros(3), [0, 0, 2], 1.0)
+    array([2., 0., 1.])
+    """
+    np.add.at(g, index, dy)
+    return g
+
+
+def written_grad(dy, index):
+    """The gradient of `v` in `y[index] = v` from y's, `dy[index]`, where only the last
+    write into a repeated entry of a fancy index counts (NumPy keeps it): the others
+    are zero.
+
+    >>> written_grad(np.array([1.0, 2.0, 3.0]), [0, 2, 0])
+    array([0., 3., 1.])
+    """
+    g = np.asarray(dy)[index]
+    ids = np.arange(g.size).reshape(g.shape)
+    last = np.full(np.shape(dy), -1)
+    last[index] = ids
+    return np.where(last[index] == ids, g, 0.0 * g)
+
+
 def _ndim(x) -> int:
     return x.ndim if type(x) is np.ndarray else np.ndim(x)
 
@@ -1181,6 +1207,81 @@ def _put_flat_typer(g, k, v):
 
     def impl(g, k, v):
         g.reshape(g.size)[k] = _item(v)
+        return g
+    return impl
+
+
+def _sequence(t) -> bool:
+    """A 1-D integer index array or list (numba's type)."""
+    return isinstance(t, types.Array) and t.ndim == 1 and isinstance(t.dtype, types.Integer) \
+        or isinstance(t, types.List) and isinstance(t.dtype, types.Integer)
+
+
+@overload(add_at)
+def _add_at_typer(g, index, dy):
+    if not isinstance(g, types.Array):
+        return None
+    one = _is_scalar(dy)
+    if _sequence(index):
+        def along(g, index, dy):
+            for k in range(len(index)):
+                g[index[k]] += dy if one else dy[k]
+            return g
+        return along
+    if isinstance(index, types.BaseTuple) and len(index) == 2 and g.ndim == 2:
+        first, second = (_sequence(t) for t in index)
+        if first and second:
+            def pairs(g, index, dy):
+                for k in range(len(index[0])):
+                    g[index[0][k], index[1][k]] += dy if one else dy[k]
+                return g
+            return pairs
+        if first:   # x[idx, j] or x[idx, a:b]
+            def rows(g, index, dy):
+                for k in range(len(index[0])):
+                    g[index[0][k], index[1]] += dy if one else dy[k]
+                return g
+            return rows
+        if second:  # x[i, idx] or x[:, idx]
+            column = isinstance(index[0], types.Integer)
+
+            def columns(g, index, dy):
+                for k in range(len(index[1])):
+                    if one:
+                        g[index[0], index[1][k]] += dy
+                    elif column:
+                        g[index[0], index[1][k]] += dy[k]
+                    else:
+                        g[index[0], index[1][k]] += dy[..., k]
+                return g
+            return columns
+
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    if any(isinstance(t, (types.Array, types.List)) and not isinstance(t.dtype, types.Boolean)
+           for t in parts):   # (a mask selects each entry once)
+        raise TypingError("srcgrad: add_at compiles 1-D index arrays on one axis of an "
+                          "array of rank <= 2 only")
+
+    def basic(g, index, dy):
+        g[index] += dy
+        return g
+    return basic
+
+
+@overload(written_grad)
+def _written_grad_typer(dy, index):
+    if not isinstance(dy, types.Array) or not _sequence(index):
+        raise TypingError("srcgrad: written_grad compiles 1-D index arrays on axis 0 only")
+
+    def impl(dy, index):
+        n = dy.shape[0]
+        g = dy[np.asarray(index)]
+        seen = np.zeros(n, np.bool_)
+        for k in range(len(index) - 1, -1, -1):
+            i = index[k] + n if index[k] < 0 else index[k]
+            if seen[i]:
+                g[k] = 0.0
+            seen[i] = True
         return g
     return impl
 

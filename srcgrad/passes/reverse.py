@@ -21,6 +21,7 @@ everything else prepares or packages its output.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from ..naming import Namer
 from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
     ADD_INTO,
+    add_at,
     broadcast_like,
     checked_grad,
     mean_grad,
@@ -46,6 +48,7 @@ from ..runtime import (
     snapshot,
     sum_grad,
     unbroadcast,
+    written_grad,
     zeros_like,
 )
 from .annotate import hook
@@ -295,7 +298,9 @@ class _Reverse(FunctionPass):
             if isinstance(value, gast.Name) and value.id in self.act.active:
                 # a copy: the entries are zeroed next; summed where `v` was broadcast
                 index = copy.deepcopy(stmt.targets[0].slice)
-                part = b.call(b.name(self.bind("snapshot", snapshot)), b.subscript(dy, index))
+                part = b.call(b.name(self.bind("snapshot", snapshot)), b.subscript(dy, index)) \
+                    if self.basic(index) else b.call(   # a repeated entry: the last write's
+                        b.name(self.bind("written_grad", written_grad)), dy, _value(index))
                 a.add.append((value.id, b.call(b.name(self.bind("unbroadcast", unbroadcast)),
                                                part, b.name(value.id))))
             return a
@@ -910,10 +915,70 @@ class _Reverse(FunctionPass):
             return self.accumulate_item(var, _int(index), dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)
-        out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index, store=True),
-                          op=gast.Add(), value=dy))
+        if self.basic(index):
+            out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index,
+                                                                 store=True),
+                              op=gast.Add(), value=dy))
+        else:  # an index array may repeat an entry: each occurrence adds
+            out.append(b.assign(dvar, b.call(b.name(self.bind("add_at", add_at)),
+                                             b.name(dvar), _value(index), dy)))
         return out
 
+    def basic(self, index: gast.AST) -> bool:
+        """Whether `index` is made of ints and slices only (no entry can repeat)."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        for part in parts:
+            if isinstance(part, gast.Slice):
+                continue
+            if isinstance(part, gast.Constant) and (part.value is None or part.value is ...
+                                                    or type(part.value) is int):
+                continue
+            if isinstance(part, gast.Name) and part.id in self.ints:
+                continue
+            return False
+        return True
+
+    @functools.cached_property
+    def ints(self) -> set[str]:
+        """Names that only ever hold an int: loop indices and int arithmetic on them,
+        constants, `len(...)` and entries of a `.shape`."""
+        defs: dict[str, list[gast.AST]] = {}
+        for s in self.statements:
+            if isinstance(s, gast.For):
+                defs.setdefault(s.target.id, []).append(None)
+            elif target_of(s):
+                defs.setdefault(target_of(s), []).append(s.value)
+            elif isinstance(s, gast.Assign):  # a tuple target: unknown
+                for n in gast.walk(s.targets[0]):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        defs.setdefault(n.id, []).append(s.targets[0])
+        shapes = {n for n, vs in defs.items() if all(
+            isinstance(v, gast.Attribute) and v.attr == "shape" for v in vs)}
+        ints = set(defs) - set(self.params)   # the largest set consistent with the defs
+
+        def integral(v) -> bool:
+            if v is None or isinstance(v, gast.Constant) and type(v.value) is int:
+                return True
+            if isinstance(v, gast.Name):
+                return v.id in ints
+            if isinstance(v, gast.BinOp):
+                return not isinstance(v.op, (gast.Div, gast.MatMult, gast.Pow)) and \
+                    integral(v.left) and integral(v.right)
+            if isinstance(v, gast.UnaryOp):
+                return integral(v.operand)
+            if isinstance(v, gast.Subscript):
+                return isinstance(v.value, gast.Name) and v.value.id in shapes
+            if isinstance(v, gast.Call):
+                return self.p.env.resolve(v.func, self.locals) in (len, int)
+            return False
+        changed = True
+        while changed:
+            changed = False
+            for name in list(ints):
+                if not all(map(integral, defs[name])):
+                    ints.discard(name)
+                    changed = True
+        return ints
 
     def accumulate_item(self, var: str, k: int, dy: gast.AST) -> list[gast.stmt]:
         """``dvar = (dvar[0], dvar[1] + dy)``: a tuple's adjoint, a tuple of the adjoints of
@@ -973,6 +1038,16 @@ def _iteration(loop: gast.For) -> gast.AST:
     if _int(step) != 1:
         i = b.binop(i, gast.FloorDiv(), copy.deepcopy(step))
     return i
+
+
+def _value(index: gast.AST) -> gast.AST:
+    """A subscript's index as a value to pass: a slice as slice(a, b, c)."""
+    if isinstance(index, gast.Tuple):
+        index.elts = [_value(e) for e in index.elts]
+    if isinstance(index, gast.Slice):
+        return b.call(b.name("slice"), *[p or b.const(None)
+                                         for p in (index.lower, index.upper, index.step)])
+    return index
 
 
 def _int(node: gast.AST) -> int | None:

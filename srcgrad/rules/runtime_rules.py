@@ -6,6 +6,7 @@ the tape helpers are linear in what they store; the adjoints of a product are bi
 """
 
 from ..runtime import (
+    add_at,
     broadcast_like,
     checked_grad,
     extremum_grad,
@@ -27,14 +28,16 @@ from ..runtime import (
     unit,
     unstack_like,
     where,
+    written_grad,
     zeros_like,
 )
 from . import linear, nondifferentiable, tangent
 
 linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_as, split_like,
-       unstack_like, snapshot, checked_grad, new_tape)
-# `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g
-linear(record, put_flat, positions=(0, 2))
+       unstack_like, snapshot, checked_grad, new_tape, written_grad)
+# `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g;
+# `add_at(g, index, v)` adds v into g at index
+linear(record, put_flat, add_at, positions=(0, 2))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit)
