@@ -270,6 +270,17 @@ def written_grad(dy, index):
     return np.where(last[index] == ids, g, 0.0 * g)
 
 
+def retake(old, new):
+    """`v = z[0]` taken again after a write into z: the new row where the first was a
+    view (z a matrix), the old number where it was one (z a vector)."""
+    return new if isinstance(old, np.ndarray) else old
+
+
+def retake_grad(dy, old):
+    """The gradients of `retake(old, new)`'s operands: (to old, to new)."""
+    return (0.0 * dy, dy) if isinstance(old, np.ndarray) else (dy, 0.0 * dy)
+
+
 def _ndim(x) -> int:
     return x.ndim if type(x) is np.ndarray else np.ndim(x)
 
@@ -1284,6 +1295,20 @@ def _written_grad_typer(dy, index):
             seen[i] = True
         return g
     return impl
+
+
+@overload(retake)
+def _retake_typer(old, new):
+    if isinstance(old, types.Array):
+        return lambda old, new: new
+    return lambda old, new: old
+
+
+@overload(retake_grad)
+def _retake_grad_typer(dy, old):
+    if isinstance(old, types.Array):
+        return lambda dy, old: (0.0 * dy, dy)
+    return lambda dy, old: (dy, 0.0 * dy)
 
 
 @overload(_outer)

@@ -197,3 +197,29 @@ def test_loop_variable_rebound_inside_its_loop(jit):
     g = srcgrad.grad(same_name_nested_loops, jit=jit)(x, 3)
     assert_grad(same_name_nested_loops, (g,), (x, 3), (0,))
     assert srcgrad.grad(loop_variable_assigned, jit=jit)(1.5) == pytest.approx(1 * 2 * 3)
+
+
+def row_read_then_written(x0, x1):
+    v = x0[1]             # a row of a matrix: a view, which the write below changes
+    x0[1, 0] = x1
+    return np.sum(np.sin(x0)) + np.sum(np.sin(v)) + np.sum(v)
+
+
+def entry_read_then_written(x, a):
+    t = x[0]              # an entry of a vector: a number, which the write leaves alone
+    x[0] = a * 2.0
+    return t * x[0] + np.sum(x)
+
+
+def test_int_indexed_view_read_after_a_write_into_its_base(jit):
+    # fuzzer seeds 70 and 114: v = x0[1] then x0[1, 0] = ...; v was taken for a copy, so
+    # its gradient went to the old x0[1, 0] (a wrong gradient, no error)
+    x = np.array([[-0.03, 0.47, -0.23], [-0.32, -0.11, 0.39]])
+    g = srcgrad.grad(row_read_then_written, wrt=(0, 1), jit=jit)(x, 0.57)
+    assert_grad(row_read_then_written, g, (x, 0.57), (0, 1))
+    assert g[0][1, 0] == 0.0 and g[1] == pytest.approx(2 * np.cos(0.57) + 1)
+    value, slope = srcgrad.jvp(row_read_then_written, jit=jit)(x, 0.57, np.ones_like(x))
+    assert slope == pytest.approx(np.sum(g[0]))
+    g = srcgrad.grad(entry_read_then_written, wrt=(0, 1), jit=jit)(np.array([1.0, 2.0, 3.0]), 0.5)
+    np.testing.assert_allclose(g[0], [2 * 0.5, 1.0, 1.0])   # t * 2a + 2a + x1 + x2
+    assert g[1] == pytest.approx(2 * 1.0 + 2.0)

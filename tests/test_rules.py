@@ -16,6 +16,7 @@ from fd import assert_grad
 
 import srcgrad
 from srcgrad.rules import RULES
+from srcgrad.runtime import retake
 
 R = np.random.default_rng(1)
 
@@ -149,6 +150,11 @@ def outer_op(a, b):
     return np.sum(np.outer(a, b) * np.arange(12.0).reshape(3, 4))
 
 
+def retake_op(a, b, c):
+    # a row taken again (old an array: the new one), an entry (old a number: kept)
+    return np.sum(retake(a * 2.0, b) ** 2) + retake(c * 3.0, b[0]) ** 2
+
+
 def concatenate_op(a, b):
     return np.sum(np.concatenate((a, b * 2.0), axis=1) ** 2) + np.sum(np.concatenate((a, b)))
 
@@ -248,6 +254,7 @@ def cases():
     yield "copy", (np.copy, np.ascontiguousarray), copy_op, (any_(3, 2),), [0], True
     yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1], True
     yield "cross", (np.cross,), cross_op, (any_(4, 3), any_(3)), [0, 1], True
+    yield "retake", (retake,), retake_op, (any_(3), any_(3), 0.7), [0, 1, 2], True
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
 

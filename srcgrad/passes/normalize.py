@@ -36,6 +36,7 @@ from .. import builder as b
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from ..runtime import retake
 from .jumps import structure_jumps
 
 
@@ -74,7 +75,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
     out = norm.block(body)
     fn.body = _retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
-                            [a.id for a in fn.args.args])
+                            [a.id for a in fn.args.args], env, namer)
     return fn
 
 
@@ -191,12 +192,16 @@ def is_basic_index(index: gast.AST, basic: set[str]) -> bool:
     return True
 
 
-def _retake_views(body: list[gast.stmt], params: list[str]) -> list[gast.stmt]:
+def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
+                  namer: Namer) -> list[gast.stmt]:
     """After each write into an array, take again the views of it made earlier
     (`v = z[1:]`, `z.T`, `z.reshape(...)`, views of views), so that the code (and the
     adjoint, which follows the names) sees what NumPy's aliasing shows: a view reads the
-    written values. Views whose base or index names are assigned more than once are left
-    alone: they may not alias the same array any more."""
+    written values. `v = z[0]` is a view when z is a matrix and a number when z is a
+    vector: it is taken again as `v = retake(v, z[0])`, which keeps a number. Views whose
+    base or index names are assigned more than once are left alone: they may not alias
+    the same array any more."""
+    maybe: set[int] = set()   # int-indexed reads: a row (a view) or a number
     stores: dict[str, int] = {p: 1 for p in params}
     loop_indices = set()
     for node in gast.walk(b.function("f", [], body)):
@@ -212,10 +217,11 @@ def _retake_views(body: list[gast.stmt], params: list[str]) -> list[gast.stmt]:
         v = stmt.value
         if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
             parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
-            if not is_basic_index(v.slice, loop_indices) or not any(
-                    isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and i.value in
-                    (None, Ellipsis) for i in parts):
-                return None   # `z[0]` may be a number: a copy (a row of a matrix is not)
+            if not is_basic_index(v.slice, loop_indices):
+                return None
+            if not any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+                       i.value in (None, Ellipsis) for i in parts):
+                maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
             base = v.value.id
         elif isinstance(v, gast.Attribute) and v.attr in VIEW_METHODS and \
                 isinstance(v.value, gast.Name):
@@ -261,8 +267,17 @@ def _retake_views(body: list[gast.stmt], params: list[str]) -> list[gast.stmt]:
                         changed.add(name)
                         read = after if name in outer else inner
                         if name in read or any(v[1] == name for v in views):
-                            out.append(b.located(copy.deepcopy(view), stmt))
+                            out += [b.located(t, stmt) for t in retaken(view)]
         return out
+
+    def retaken(view: gast.Assign) -> list[gast.stmt]:
+        if id(view) not in maybe:
+            return [copy.deepcopy(view)]
+        name, tmp = view.targets[0].id, namer.temp()
+        helper = "retake" if env.lookup("retake") in (MISSING, retake) else "srcgrad_retake"
+        env.closure[helper] = retake
+        return [b.assign(tmp, copy.deepcopy(view.value)),
+                b.assign(name, b.call(b.name(helper), b.name(name), b.name(tmp)))]
 
     return walk(body, [], set(), set())
 

@@ -30,7 +30,7 @@ from .base import Namespace
 # write into an argument; seed's check that the result is a scalar is its point)
 _PURE_HELPERS = frozenset([
     runtime.unbroadcast, runtime.broadcast_like, runtime.sum_grad, runtime.mean_grad,
-    runtime.extremum_grad,
+    runtime.extremum_grad, runtime.retake, runtime.retake_grad,
     runtime.reshape_as, runtime.split_like, runtime.unstack_like, runtime.snapshot,
     runtime.zeros_like, runtime.unit, runtime.matmul_lhs_grad,
     runtime.matmul_rhs_grad, runtime.where, runtime.new_tape,

@@ -20,6 +20,8 @@ from ..runtime import (
     put_flat,
     record,
     reshape_as,
+    retake,
+    retake_grad,
     seed,
     snapshot,
     split_like,
@@ -31,13 +33,16 @@ from ..runtime import (
     written_grad,
     zeros_like,
 )
-from . import linear, nondifferentiable, tangent
+from . import linear, nondifferentiable, rule, tangent
 
 linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_as, split_like,
        unstack_like, snapshot, checked_grad, new_tape, written_grad)
 # `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g;
 # `add_at(g, index, v)` adds v into g at index
 linear(record, put_flat, add_at, positions=(0, 2))
+# `retake(old, new)` is one of them, the same one for their tangents
+linear(retake, positions=(0, 1))
+linear(retake_grad)
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit)
@@ -70,3 +75,8 @@ def matmul_lhs_grad_tangent_derivative(dx, y, dy, a, b, ddy, db):
 def matmul_rhs_grad_tangent_derivative(dx, y, dy, a, b, ddy, da):
     return (matmul_rhs_grad(dx, da, b), matmul_rhs_grad(ddy, dx, b), None,
             matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b))
+
+
+@rule(retake)
+def retake_adjoint(dy, y, old, new):
+    return retake_grad(dy, old)
