@@ -38,7 +38,7 @@ from . import (
     products,
     vecmath,
 )
-from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError
+from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError, UnsupportedSyntax
 from .numba_ext import normalize_axis
 
 _NONSCALAR = "grad needs a scalar result; this function returns an array (use vjp)"
@@ -268,6 +268,14 @@ def written_grad(dy, index):
     last = np.full(np.shape(dy), -1)
     last[index] = ids
     return np.where(last[index] == ids, g, 0.0 * g)
+
+
+def unshared(v, message):
+    """`v` itself, checked before `v op= e`: an array there may be shared (a row of a
+    matrix, a caller's array), and changing it in place cannot be differentiated."""
+    if isinstance(v, np.ndarray):
+        raise UnsupportedSyntax(message)
+    return v
 
 
 def retake(old, new):
@@ -1295,6 +1303,13 @@ def _written_grad_typer(dy, index):
             seen[i] = True
         return g
     return impl
+
+
+@overload(unshared)
+def _unshared_typer(v, message):
+    if isinstance(v, types.Array):
+        raise TypingError(f"srcgrad: {getattr(message, 'literal_value', message)}")
+    return lambda v, message: v
 
 
 @overload(retake)

@@ -223,3 +223,67 @@ def test_int_indexed_view_read_after_a_write_into_its_base(jit):
     g = srcgrad.grad(entry_read_then_written, wrt=(0, 1), jit=jit)(np.array([1.0, 2.0, 3.0]), 0.5)
     np.testing.assert_allclose(g[0], [2 * 0.5, 1.0, 1.0])   # t * 2a + 2a + x1 + x2
     assert g[1] == pytest.approx(2 * 1.0 + 2.0)
+
+
+def copies_onto_itself(x, y):
+    y = y * x
+    y[:] = y
+    return np.sum(y ** 2)
+
+
+def test_whole_slice_write_of_an_array_into_itself(jit):
+    # fuzzer seed 134: `y[:] = y` zeroed y's gradient (its own part was added, then the
+    # written entries zeroed)
+    g = srcgrad.grad(copies_onto_itself, wrt=(0, 1), jit=jit)(0.5, np.array([1.0, 2.0]))
+    assert g[0] == pytest.approx(2 * 0.5 * 5.0)          # sum((x y)**2) = 5 x**2
+    np.testing.assert_allclose(g[1], 2 * 0.25 * np.array([1.0, 2.0]))
+
+
+def alias_read_after_write(x0):
+    x1 = x0               # the same array: it sees the write below
+    x0[-1] -= np.sin(x0[0])
+    return np.sum(x0) + np.sum(x1 ** 2)
+
+
+def test_alias_of_an_array_written_into(jit):
+    # fuzzer seed 154: x1 = x0, then a write into x0, then x1 read: the gradient took x1
+    # for the value before the write
+    x = np.array([[0.5, 1.0, -0.3], [0.2, 0.4, 0.9]])
+    g = srcgrad.grad(alias_read_after_write, jit=jit)(x)
+    assert_grad(alias_read_after_write, (g,), (x,), (0,))
+
+
+def row_changed_in_place(x0):
+    v = x0[1]
+    v += 2.0 * x0[0]      # changes x0[1] in place
+    return np.sum(x0)
+
+
+def _subtract_first(a, b):
+    b -= b[0] * 2.0       # changes the caller's array in place
+    return a
+
+
+def helper_changes_argument(x0, x1):
+    _subtract_first(x0, x1)
+    t = _subtract_first(x0, x1)
+    return np.sum(x0 ** 2) + np.sum(x1 * t)
+
+
+def entry_changed(x):
+    v = x[1]              # a number: `v += 2.0` is a new value
+    v += 2.0
+    return v * x[0]
+
+
+@pytest.mark.parametrize("fun", [row_changed_in_place, helper_changes_argument])
+def test_in_place_change_of_a_shared_array_is_refused(fun, jit):
+    # fuzzer seeds 89, 114, 157: a row or a helper's argument changed in place by an
+    # augmented assignment; the gradient missed the change (a wrong gradient, no error)
+    x = np.array([[0.5, 1.0, -0.3], [0.2, 0.4, 0.9]])
+    args = (x,) if fun is row_changed_in_place else (x, x + 1.0)
+    with pytest.raises(srcgrad.UnsupportedSyntax, match=r"changes in place an array"):
+        srcgrad.grad(fun, wrt=len(args) - 1, jit=jit)(*args)
+    np.testing.assert_array_equal(x, [[0.5, 1.0, -0.3], [0.2, 0.4, 0.9]])
+    g = srcgrad.grad(entry_changed, jit=jit)(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [4.0, 1.0])      # v * x0 = (x1 + 2) x0

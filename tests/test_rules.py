@@ -16,7 +16,7 @@ from fd import assert_grad
 
 import srcgrad
 from srcgrad.rules import RULES
-from srcgrad.runtime import retake
+from srcgrad.runtime import retake, unshared
 
 R = np.random.default_rng(1)
 
@@ -155,6 +155,11 @@ def retake_op(a, b, c):
     return np.sum(retake(a * 2.0, b) ** 2) + retake(c * 3.0, b[0]) ** 2
 
 
+def unshared_op(a):
+    # the check before `v op= e` on a value that may be shared: the number itself
+    return unshared(a * 2.0, "not an array") ** 2
+
+
 def concatenate_op(a, b):
     return np.sum(np.concatenate((a, b * 2.0), axis=1) ** 2) + np.sum(np.concatenate((a, b)))
 
@@ -255,6 +260,7 @@ def cases():
     yield "outer", (np.outer,), outer_op, (any_(3), any_(4)), [0, 1], True
     yield "cross", (np.cross,), cross_op, (any_(4, 3), any_(3)), [0, 1], True
     yield "retake", (retake,), retake_op, (any_(3), any_(3), 0.7), [0, 1, 2], True
+    yield "unshared", (unshared,), unshared_op, (0.7,), [0], True
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
 

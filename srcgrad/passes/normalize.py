@@ -29,6 +29,7 @@ and one form per construct.
 from __future__ import annotations
 
 import copy
+import os
 
 import gast
 
@@ -36,7 +37,7 @@ from .. import builder as b
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from ..runtime import retake
+from ..runtime import retake, unshared
 from .jumps import structure_jumps
 
 
@@ -70,7 +71,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         body = body[1:]  # docstring
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
-    body = _copy_written_params(fn, body, copy_args)
+    body = _copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
     out = norm.block(body)
@@ -103,8 +104,12 @@ def _root(node: gast.AST) -> str | None:
             return None
 
 
-def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt],
-                         copy_args: bool = True) -> list[gast.stmt]:
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+
+
+def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
+                         filename: str, copy_args: bool = True) -> list[gast.stmt]:
     """`x = x.copy()` first, for each parameter the body writes into (`x[i] = ...`,
     `x[i] += ...`, or through a view `v = x[1:]; v[0] = ...`): the generated code never
     changes the caller's arrays, and inside the function the writes behave as NumPy's.
@@ -134,14 +139,52 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt],
             if not isinstance(v, gast.Subscript) or any(isinstance(i, gast.Slice)
                                                         for i in parts):
                 viewed.add(_root(v))
+    sure_views = set()   # names bound to a slice or a view method of an array
     for node in gast.walk(b.function(fn.name, params, body)):
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
-                node.target.id in viewed:
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
+                _root(node.value) is not None and not isinstance(node.value, gast.Name):
+            v = node.value
+            parts = v.slice.elts if isinstance(v, gast.Subscript) and isinstance(
+                v.slice, gast.Tuple) else [getattr(v, "slice", None)]
+            if not isinstance(v, gast.Subscript) or any(
+                    isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+                    i.value in (None, Ellipsis) for i in parts):
+                sure_views.add(node.targets[0].id)
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
+                node.target.id in viewed or node.target.id in sure_views):
+            # (a view changed in place changes its base: a write through it)
             # `z += e` on an array changes it in place, and its views with it: `z[:] += e`
             name = node.target.id
             node.target = b.located(b.subscript(b.name(name), b.make(
                 gast.Slice, lower=None, upper=None, step=None), store=True), node)
             written.add(name)
+    maybe_views = {name for name, roots in views.items() if name not in sure_views
+                   and name not in viewed and roots & (set(params) | written)}
+    shared = maybe_views | (set() if copy_args else set(params))
+
+    class Unshared(gast.NodeTransformer):
+        """`v op= e` where v may be an array another name shares (a row `v = z[1]` of a
+        matrix, or a helper's argument): in place, NumPy changes both, which the
+        gradient cannot follow. On a number it is a new value; on an array, an error."""
+
+        def visit_AugAssign(self, node):
+            if not (isinstance(node.target, gast.Name) and node.target.id in shared):
+                return node
+            name = node.target.id
+            where = f"{os.path.basename(filename)}:{getattr(node, 'lineno', '?')}"
+            message = (f"{where}: '{name} {_SYMBOLS.get(type(node.op), 'op')}= ...' changes "
+                       f"in place an array that another name shares (a row of a matrix, "
+                       f"or the array a caller passed), which cannot be differentiated: "
+                       f"write {name} = {name} {_SYMBOLS.get(type(node.op), 'op')} ... (a new "
+                       f"array), or copy it first")
+            env.closure["unshared"] = unshared
+            check = b.located(b.assign(name, b.call(b.name("unshared"), b.name(name),
+                                                    b.const(message))), node)
+            return [check, node]
+
+    body = [Unshared().visit(s) for s in body]
+    body = [t for s in body for t in (s if isinstance(s, list) else [s])]
     reached, todo = set(), list(written)
     while todo:
         name = todo.pop()
@@ -202,6 +245,9 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
     base or index names are assigned more than once are left alone: they may not alias
     the same array any more."""
     maybe: set[int] = set()   # int-indexed reads: a row (a view) or a number
+    written = {n.targets[0].value.id for n in gast.walk(b.function("f", [], body))
+               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)
+               and isinstance(n.targets[0].value, gast.Name)}   # so arrays
     stores: dict[str, int] = {p: 1 for p in params}
     loop_indices = set()
     for node in gast.walk(b.function("f", [], body)):
@@ -229,6 +275,8 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
                 v.func.attr in VIEW_METHODS and isinstance(v.func.value, gast.Name):
             base = v.func.value.id
+        elif isinstance(v, gast.Name) and v.id in written:  # `y = x`: the same array
+            base = v.id
         else:
             return None
         names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} - {base}

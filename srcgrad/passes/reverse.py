@@ -731,12 +731,20 @@ class _Reverse(FunctionPass):
             return self.take_back() + self.restore(stmt)
         if is_write(stmt):
             out += self.take_back()
+            later = []
             for var, expr in a.add:
-                out += self.accumulate(var, expr)
+                if var == name:   # `y[:] = y`: y's own part, added after its entries are zeroed
+                    tmp = self.namer.temp()
+                    out.append(b.assign(tmp, expr))
+                    later.append(b.name(tmp))
+                else:
+                    out += self.accumulate(var, expr)
             out += self.own(name)
             out.append(b.assign(b.subscript(b.name(self.adjoint_name(name)),
                                             copy.deepcopy(stmt.targets[0].slice), store=True),
                                 b.const(0.0)))
+            for part in later:
+                out += self.accumulate(name, part)
             return out + self.restore(stmt)
         restored = False
         if a.result_copy is not None:

@@ -28,6 +28,7 @@ from ..runtime import (
     sum_grad,
     unbroadcast,
     unit,
+    unshared,
     unstack_like,
     where,
     written_grad,
@@ -42,7 +43,7 @@ linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_
 linear(record, put_flat, add_at, positions=(0, 2))
 # `retake(old, new)` is one of them, the same one for their tangents
 linear(retake, positions=(0, 1))
-linear(retake_grad)
+linear(retake_grad, unshared)
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit)
@@ -80,3 +81,8 @@ def matmul_rhs_grad_tangent_derivative(dx, y, dy, a, b, ddy, da):
 @rule(retake)
 def retake_adjoint(dy, y, old, new):
     return retake_grad(dy, old)
+
+
+@rule(unshared)
+def unshared_adjoint(dy, y, v, message):
+    return dy, None
