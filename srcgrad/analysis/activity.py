@@ -35,14 +35,7 @@ def activity(flow: list[tuple[str, list[str]]], wrt: list[str], result: gast.AST
     >>> sorted(activity(flow, ["x"], gast.parse("z").body[0].value).active)
     ['a', 'x', 'z']
     """
-    varied = set(wrt)
-    changed = True
-    while changed:
-        changed = False
-        for target, operands in flow:
-            if target not in varied and any(name in varied for name in operands):
-                varied.add(target)
-                changed = True
+    varied = reached(flow, set(wrt))
     useful: set[str] = {result.id} if isinstance(result, gast.Name) else set()
     changed = True
     while changed:
@@ -52,3 +45,16 @@ def activity(flow: list[tuple[str, list[str]]], wrt: list[str], result: gast.AST
                 useful.update(operands)
                 changed = True
     return Activity(frozenset(varied), frozenset(useful))
+
+
+def reached(flow: list[tuple[str, list[str]]], names: set[str]) -> set[str]:
+    """`names` and every name the flow carries them into (a fixed point: loops)."""
+    names = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for target, operands in flow:
+            if target not in names and any(name in names for name in operands):
+                names.add(target)
+                changed = True
+    return names

@@ -19,6 +19,7 @@ from typing import Any
 import gast
 
 from .. import builder as b
+from ..analysis.activity import reached
 from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Parsed, is_user_function
 from ..naming import Namer
@@ -120,18 +121,11 @@ def int_starts(statements: list[gast.stmt], flow: list[tuple[str, list[str]]],
     what a tape made from its first value takes, and what numba needs of a variable in a
     loop (issue 18 #2: an int tape truncated every float recorded on it).
     """
-    floats = set(varied) | {
+    floats = reached(flow, set(varied) | {
         target_of(s) for s in statements if target_of(s)
         and not isinstance(s.value, (gast.Compare, gast.BoolOp)) and any(
             isinstance(n, gast.Constant) and type(n.value) in (float, complex)
-            for n in gast.walk(s.value))}
-    changed = True
-    while changed:
-        changed = False
-        for target, operands in flow:
-            if target not in floats and any(o in floats for o in operands):
-                floats.add(target)
-                changed = True
+            for n in gast.walk(s.value))})
     return {id(s) for s in statements if target_of(s) in floats
             and isinstance(s.value, gast.Constant) and type(s.value.value) is int}
 
