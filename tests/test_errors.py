@@ -107,7 +107,7 @@ def test_call_without_rule_or_source():
         srcgrad.grad(unknown_call, jit=False)(np.ones(3))
     assert "np.sort" in str(info.value) and "no gradient rule" in str(info.value)
     assert f"{HERE}:" in str(info.value) and "return np.sum(np.sort(x))" in str(info.value)
-    with pytest.raises(MissingRule, match="a call to a local value"):
+    with pytest.raises(MissingRule, match="a call to the local value"):
         srcgrad.grad(local_callable, jit=False)(1.0, np.sin)
 
 

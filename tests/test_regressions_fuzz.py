@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import scipy.special
 from fd import assert_grad
+from marks import compiles
 
 import srcgrad
 
@@ -49,6 +50,7 @@ def test_int_accumulator_grows_by_broadcasting(n):
     assert_grad(int_accumulator_broadcast, (g,), (0.3, n), (0,))
 
 
+@compiles
 def test_int_accumulator_that_becomes_an_array_is_refused_compiled():
     # numba types a variable once: the primal itself does not compile; the error says why
     with pytest.raises(srcgrad.SrcgradError, match="a number, then an array"):

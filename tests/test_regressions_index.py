@@ -7,6 +7,7 @@ and as Python (the `jit` fixture).
 """
 
 import numpy as np
+import pytest
 from fd import assert_grad
 
 import srcgrad
@@ -148,3 +149,37 @@ def test_bundle_adjustment(jit):
     args = (cams, pts, obs_cam, obs_pt, feats)
     g = srcgrad.grad(bundle_adjustment, wrt=(0, 1), jit=jit)(*args)
     assert_grad(bundle_adjustment, g, args, (0, 1), rtol=1e-5, atol=1e-6)
+
+
+def r_of_differentiated(x):
+    return np.sum(np.r_[x, 2 * x] ** 2)
+
+
+def r_of_constants(x, i):
+    return x[i] * np.r_[1.0, 2.0][i]
+
+
+def test_subscript_of_an_object_is_a_missing_rule():
+    # issue 18 #3: np.r_[x, 2 * x] (a subscript of an object, not a call) gave a zero
+    # gradient; a differentiated value in its index now has no rule to pass
+    with pytest.raises(srcgrad.MissingRule, match=r"np\.r_\[\.\.\.\] has no gradient rule: "
+                                                  r"build the array with np\.concatenate"):
+        srcgrad.grad(r_of_differentiated, jit=False)(np.ones(2))
+    with pytest.raises(srcgrad.MissingRule, match=r"np\.r_"):
+        srcgrad.jvp(r_of_differentiated, jit=False)(np.ones(2), np.ones(2))
+    # on constants only it is a value like any other (numba does not compile np.r_)
+    np.testing.assert_array_equal(srcgrad.grad(r_of_constants, jit=False)(np.ones(2), 1),
+                                  [0.0, 2.0])
+
+
+def missing_function(x):
+    return np.sum(np.linalg.slogdet(np.outer(x, x) + np.eye(2))[1])
+
+
+def test_missing_rule_says_what_to_do():
+    with pytest.raises(srcgrad.MissingRule) as info:
+        srcgrad.grad(missing_function, jit=False)(np.ones(2))
+    text = str(info.value)
+    assert "np.linalg.slogdet has no gradient rule: define one with " \
+           "@srcgrad.adjoint(np.linalg.slogdet)" in text
+    assert "test_regressions_index.py:" in text and "slogdet(np.outer" in text

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 from fd import assert_grad
+from marks import compiles
 
 import srcgrad
 from srcgrad.errors import SrcgradError
@@ -100,6 +101,7 @@ def test_int_start_becoming_array_python():
     _check(int_start_array, (X3.copy(),), False, want=2 * X3)
 
 
+@compiles
 def test_int_start_becoming_array_compiled_refuses_or_falls_back():
     # numba cannot type a variable that is an int, then an array (the primal neither)
     with pytest.raises(SrcgradError, match=r"test_regressions_loops.py:\d+.*np.ones_like"):

@@ -174,6 +174,12 @@ class FunctionPass:
             return Operation("tuple", list(value.elts))
         if isinstance(value, gast.Subscript):
             base = value.value
+            if not (isinstance(base, gast.Name) and base.id in self.locals):
+                # an object's subscript (np.r_[x, y], np.c_[...]): no rule, so a value
+                # differentiated in its index cannot pass (never a zero gradient)
+                names = [n for n in gast.walk(value.slice) if isinstance(n, gast.Name)]
+                return Operation("missing", names, what=f"{dotted(base)}[...] has no gradient "
+                                 f"rule: build the array with np.concatenate or np.stack")
             if isinstance(base, gast.Name) and base.id in self.tuples and \
                     isinstance(value.slice, gast.Constant):
                 return Operation("copy", [self.tuples[base.id][value.slice.value]])
@@ -193,7 +199,8 @@ class FunctionPass:
             what = dotted(func)
             if obj is MISSING:
                 return Operation("missing", value.args, kwargs,
-                                 what=f"{what!r}: a call to a local value")
+                                 what=f"cannot differentiate a call to the local value "
+                                      f"{what!r}")
             r = lookup(obj)
             if r is not None:
                 fun = obj
@@ -211,8 +218,10 @@ class FunctionPass:
                                             len(inspect.signature(obj).parameters))
                 return Operation("call", args, kwargs, fun=obj, what=what)
             return Operation("missing", value.args, kwargs,
-                             what=f"{what!r} has no gradient rule and no Python source")
-        return Operation("missing", what=type(value).__name__)
+                             what=f"{what} has no gradient rule: define one with "
+                                  f"@srcgrad.adjoint({what}), or wrap what it reads in "
+                                  f"srcgrad.stop_gradient if no gradient should flow through it")
+        return Operation("missing", what=f"cannot differentiate {type(value).__name__}")
 
     def differentiable_source(self, obj: Any) -> bool:
         """Whether a call to `obj` is differentiated through its source."""

@@ -318,7 +318,7 @@ class _Forward(FunctionPass):
                              f"differentiated, and no derivative flows through it; use "
                              f"np.stack or arithmetic instead")
         if op.kind == "missing" and self.active(op.args + list(op.kwargs.values())):
-            raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
+            raise self.error(MissingRule, stmt, op.what)
         return self.zeros(name)
 
     def parts(self, stmt: gast.stmt, y: gast.AST, op: Operation) -> list[gast.AST]:

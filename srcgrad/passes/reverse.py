@@ -305,7 +305,8 @@ class _Reverse(FunctionPass):
                                                part, b.name(value.id))))
             return a
         if op.kind == "missing" or op.kind == "rule" and op.rule is None:
-            raise self.error(MissingRule, stmt, f"cannot differentiate {op.what}")
+            raise self.error(MissingRule, stmt, op.what if op.kind == "missing" else
+                             f"cannot differentiate {op.what}")
         a = _Adjoint()
         active = [i for i, x in enumerate(op.args)
                   if isinstance(x, gast.Name) and x.id in self.act.active]
