@@ -29,16 +29,22 @@ and one form per construct.
 from __future__ import annotations
 
 import copy
+import inspect
 import os
+import weakref
+from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
-from ..errors import UnsupportedSyntax
-from ..frontend.parse import MISSING, Env
+from ..errors import SrcgradError, UnsupportedSyntax
+from ..frontend.parse import MISSING, Env, is_user_function, parse
 from ..naming import Namer
 from ..runtime import retake, unshared
+from .annotate import annotate
 from .jumps import structure_jumps
+from .reject import reject_unsupported
 
 
 def assigned_names(fn: gast.FunctionDef) -> frozenset[str]:
@@ -82,26 +88,43 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
 
 VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view",
                           "flat", "real", "imag", "diagonal"})
+# functions whose result may be a view of their first argument (writes through it reach it)
+VIEW_FUNCTIONS = (np.reshape, np.ravel, np.transpose, np.swapaxes, np.squeeze, np.moveaxis,
+                  np.rollaxis, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+                  np.asarray, np.asanyarray, np.real, np.imag, np.diagonal, np.broadcast_to,
+                  np.flip, np.fliplr, np.flipud, np.rot90)
 
 
-def _root(node: gast.AST) -> str | None:
-    """The name an expression reads through subscripts and view methods (`x` of
-    `x.T[1:]`, `x.reshape(2, 2)[0]`), or None."""
-    while True:
-        if isinstance(node, gast.Name):
-            return node.id
+def view_base(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST | None:
+    """The expression `node` may be a view of, one step: `x` of `x[1:]`, `x.T`,
+    `x.reshape(2, 2)`, `np.reshape(x, (2, 2))`; None if it makes a new array."""
+    if isinstance(node, gast.Subscript):
+        return node.value
+    if isinstance(node, gast.Attribute) and node.attr in VIEW_METHODS and \
+            env.resolve(node.value, local_names) is MISSING:
+        return node.value
+    if isinstance(node, gast.Call):
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr in VIEW_METHODS and \
+                env.resolve(func.value, local_names) is MISSING:
+            return func.value
+        if node.args and any(env.resolve(func, local_names) is f for f in VIEW_FUNCTIONS):
+            return node.args[0]
+    return None
+
+
+def root_name(node: gast.AST, env: Env, local_names: frozenset[str]) -> str | None:
+    """The name an expression reads through subscripts and views (`x` of `x.T[1:]`,
+    `x.reshape(2, 2)[0]`, `np.squeeze(x)`), or None."""
+    while not isinstance(node, gast.Name):
         if isinstance(node, gast.Subscript):
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
             if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
                 return None   # a fancy index: a copy
-            node = node.value
-        elif isinstance(node, gast.Attribute) and node.attr in VIEW_METHODS:
-            node = node.value
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                node.func.attr in VIEW_METHODS:
-            node = node.func.value
-        else:
+        node = view_base(node, env, local_names)
+        if node is None:
             return None
+    return node.id
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -118,17 +141,12 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     Without `copy_args` (a helper: its caller sees the writes) nothing is copied, and
     `reverse` refuses a write into an argument."""
     params = [a.id for a in fn.args.args]
-    views: dict[str, set[str]] = {}
-    written: set[str] = set()
-    for node in gast.walk(b.function(fn.name, params, body)):
-        if isinstance(node, (gast.Assign, gast.AugAssign)):
-            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, gast.Subscript) and (root := _root(t)) is not None:
-                    written.add(root)
-                elif isinstance(node, gast.Assign) and isinstance(t, gast.Name) and \
-                        (root := _root(node.value)) is not None:
-                    views.setdefault(t.id, set()).add(root)
+    local_names = assigned_names(b.function(fn.name, params, body))
+
+    def _root(node: gast.AST) -> str | None:
+        return root_name(node, env, local_names)
+
+    written, views = _writes(params, body, env, filename)
     viewed = set()   # arrays of which a view is taken (a slice, .T, .reshape(...), ...)
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
@@ -185,16 +203,84 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
 
     body = [Unshared().visit(s) for s in body]
     body = [t for s in body for t in (s if isinstance(s, list) else [s])]
+    reached = _through_views(written, views)
+    copies = [b.located(b.assign(p, b.call(b.make(gast.Attribute, value=b.name(p), attr="copy",
+                                                  ctx=gast.Load()))), fn)
+              for p in params if p in reached and copy_args]
+    return copies + list(body)
+
+
+class HelperWrites(UnsupportedSyntax):
+    """A call to a user function that writes into an array it is passed."""
+
+
+def _writes(params: list[str], body: list[gast.stmt], env: Env,
+            filename: str) -> tuple[set[str], dict[str, set[str]]]:
+    """The arrays `body` writes into (`x[i] = ...`), and the names bound to views
+    (`v = x[1:]`: v -> {x}). A call to a user helper that writes into an array it is
+    passed is refused: the gradient cannot follow a write made in another function."""
+    local_names = assigned_names(b.function("f", params, body))
+    views: dict[str, set[str]] = {}
+    written: set[str] = set()
+    for node in gast.walk(b.function("f", params, body)):
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, gast.Subscript) and \
+                        (root := root_name(t, env, local_names)) is not None:
+                    written.add(root)
+                elif isinstance(node, gast.Assign) and isinstance(t, gast.Name) and \
+                        (root := root_name(node.value, env, local_names)) is not None:
+                    views.setdefault(t.id, set()).add(root)
+        elif isinstance(node, gast.Call) and \
+                is_user_function(fun := env.resolve(node.func, local_names)):
+            changed = written_params(fun)
+            names = list(inspect.signature(fun).parameters)
+            bound = [(k.arg, k.value) for k in node.keywords] + \
+                list(zip(names, node.args, strict=False))
+            for name, arg in bound:
+                if name in changed and root_name(arg, env, local_names) is not None:
+                    raise HelperWrites(
+                        f"{fun.__name__} writes into its argument {name!r}, the array "
+                        f"passed here as {root_name(arg, env, local_names)!r}, which the "
+                        f"gradient cannot follow: in {fun.__name__}, write into a copy "
+                        f"({name} = {name}.copy()) and return it",
+                        filename=filename, lineno=getattr(node, "lineno", None))
+    return written, views
+
+
+def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
+    """The arrays a write into one of `written` changes: those and what they view."""
     reached, todo = set(), list(written)
     while todo:
         name = todo.pop()
         if name not in reached:
             reached.add(name)
             todo += views.get(name, ())
-    copies = [b.located(b.assign(p, b.call(b.make(gast.Attribute, value=b.name(p), attr="copy",
-                                                  ctx=gast.Load()))), fn)
-              for p in params if p in reached and copy_args]
-    return copies + list(body)
+    return reached
+
+
+_WRITTEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def written_params(fun: Any) -> frozenset[str]:
+    """The parameters of the user function `fun` whose arrays it writes into, directly
+    or through a view (after `a = a.copy()`, writes go into the copy)."""
+    if fun not in _WRITTEN:
+        _WRITTEN[fun] = frozenset()   # a recursive call: refused elsewhere
+        try:
+            parsed = annotate(parse(fun))
+            tree = reject_unsupported(parsed.tree, parsed.filename)
+            tree = normalize(tree, parsed.env, Namer(assigned_names(tree)),
+                             parsed.filename, copy_args=False)
+        except HelperWrites:
+            raise   # it passes its argument to a helper that writes into it
+        except SrcgradError:
+            return frozenset()   # called as it is, as the compiler does
+        params = [a.id for a in tree.args.args]
+        written, views = _writes(params, tree.body, parsed.env, parsed.filename)
+        _WRITTEN[fun] = frozenset(params) & _through_views(written, views)
+    return _WRITTEN[fun]
 
 
 _FANCY_CALLS = ("array", "asarray", "arange", "nonzero", "argsort", "flatnonzero", "argwhere")
@@ -269,17 +355,13 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                        i.value in (None, Ellipsis) for i in parts):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
             base = v.value.id
-        elif isinstance(v, gast.Attribute) and v.attr in VIEW_METHODS and \
-                isinstance(v.value, gast.Name):
-            base = v.value.id
-        elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
-                v.func.attr in VIEW_METHODS and isinstance(v.func.value, gast.Name):
-            base = v.func.value.id
         elif isinstance(v, gast.Name) and v.id in written:  # `y = x`: the same array
             base = v.id
+        elif isinstance(seen := view_base(v, env, frozenset(stores)), gast.Name):
+            base = seen.id
         else:
             return None
-        names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} - {base}
+        names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} & set(stores) - {base}
         if stmt.targets[0].id not in once or base not in once or \
                 not names <= once | loop_indices:
             return None

@@ -62,7 +62,7 @@ from .base import (
     is_write,
     target_of,
 )
-from .normalize import fancy_names
+from .normalize import fancy_names, view_base
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # helpers that read an argument for its shape only (at this position): in a loop, any
@@ -120,10 +120,6 @@ class _Adjoint:
     add_at: list[tuple[str, gast.AST, gast.AST]] = field(default_factory=list)
     result_copy: str | None = None   # the statement reads its own target: keep the result here
     self_ref: bool = False           # `x = f(x)`: in the expressions, `x` is the old value
-
-
-_VIEWS = {"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view", "flat",
-          "real", "imag", "diagonal"}
 
 
 class _Reverse(FunctionPass):
@@ -257,13 +253,8 @@ class _Reverse(FunctionPass):
                 parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
                 if not any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
                     views[name] = v.value.id   # a fancy index makes a copy
-            elif isinstance(v, gast.Attribute) and v.attr in _VIEWS and \
-                    isinstance(v.value, gast.Name):
-                views[name] = v.value.id
-            elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
-                    v.func.attr in _VIEWS and isinstance(v.func.value, gast.Name) and \
-                    v.func.value.id in self.locals:
-                views[name] = v.func.value.id
+            elif isinstance(base := view_base(v, self.p.env, self.locals), gast.Name):
+                views[name] = base.id
         self.views = views
         for s in self.statements:
             if not is_write(s):
@@ -280,7 +271,7 @@ class _Reverse(FunctionPass):
                                  f"differentiated; copy it first ({root} = {root}.copy()) "
                                  f"and return it")
             if name in views:
-                base = views[name]
+                base = self.view_root(name)
                 user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
                 base = user if user in self.params and base[len(user) + 1:].isdigit() else base
                 raise self.error(UnsupportedSyntax, s,
