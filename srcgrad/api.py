@@ -222,9 +222,12 @@ class Transform:
         except Exception as exc:
             # numba's compiler fails with its own errors, and with bare ones of its own
             # code (an AssertionError for a 2-D boolean mask): both are compile failures
-            if not isinstance(exc, NumbaError) and not _in_numba_compiler(exc):
+            shape_changed = str(exc) == runtime.TAPE_SHAPE_CHANGED
+            if not isinstance(exc, NumbaError) and not _in_numba_compiler(exc) and \
+                    not shape_changed:
                 raise  # an error of the compiled code as it ran
-            reason = str(exc) if isinstance(exc, NumbaError) else _compiler_failure(exc)
+            reason = str(exc) if isinstance(exc, NumbaError | ValueError) else \
+                _compiler_failure(exc)
             hint = ""
             if re.search(r"Cannot unify (\w+ and array\(|array\(\S+ and \w+ )", reason):
                 hint = (" (a variable that is a number, then an array: start it as an array "

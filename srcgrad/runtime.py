@@ -138,6 +138,10 @@ def checked_grad(g, x, where):
 _BAD_SHAPE = " gave a gradient whose shape is not the shape of its variable"
 
 
+# The compiled tape holds one shape per variable; the api runs the Python form instead.
+TAPE_SHAPE_CHANGED = "srcgrad: a value saved on the tape changed shape between loop iterations"
+
+
 def new_tape(sample, trips):
     """A tape with one entry per loop iteration (`trips` of them), known when the loop
     starts. In Python it is a list: each entry keeps the type and shape of what was
@@ -274,6 +278,14 @@ def unshared(v, message):
     """`v` itself, checked before `v op= e`: an array there may be shared (a row of a
     matrix, a caller's array), and changing it in place cannot be differentiated."""
     if isinstance(v, np.ndarray):
+        raise UnsupportedSyntax(message)
+    return v
+
+
+def unaliased(v, array, message):
+    """`v`, a value taken from `array`: refused if it is a view of it that is read after
+    a write into `array` the gradient cannot follow (see normalize's `_retake_views`)."""
+    if isinstance(v, np.ndarray) and np.shares_memory(v, array):
         raise UnsupportedSyntax(message)
     return v
 
@@ -1035,9 +1047,8 @@ def _record_typer(tape, k, value):
     def copy_in(tape, k, value):
         row = tape[k].ravel()  # a view: the entry is C-contiguous
         flat = value.ravel()
-        if flat.size != row.size:
-            raise ValueError("srcgrad: a value saved on the tape changed shape between "
-                             "loop iterations")
+        if value.shape != tape.shape[1:]:
+            raise ValueError(TAPE_SHAPE_CHANGED)
         for j in range(row.size):
             row[j] = flat[j]
     return copy_in
@@ -1310,6 +1321,13 @@ def _unshared_typer(v, message):
     if isinstance(v, types.Array):
         raise TypingError(f"srcgrad: {getattr(message, 'literal_value', message)}")
     return lambda v, message: v
+
+
+@overload(unaliased)
+def _unaliased_typer(v, array, message):
+    if isinstance(v, types.Array):   # (refused compiled; the Python form checks)
+        raise TypingError(f"srcgrad: {getattr(message, 'literal_value', message)}")
+    return lambda v, array, message: v
 
 
 @overload(retake)

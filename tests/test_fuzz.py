@@ -11,28 +11,15 @@ PYTHON_SEEDS = range(0, 200)
 COMPILED_SEEDS = range(100_000, 100_004)
 
 
-# Open defects the budget still finds (issue 18), each a wrong gradient: a row view
-# (v = x0[1]) assigned again later (`v += ...` in a loop) is not taken again after a write
-# into x0. They must keep failing until fixed (then remove them here).
-KNOWN = {114: "row view assigned twice, read after a write into its base",
-         157: "row view assigned twice, read after a write into its base"}
-
-
-def assert_no_failures(results, known=()):
-    failures = [o for o in results["wrong"] + results["crashed"] if o.seed not in known]
+def assert_no_failures(results):
+    failures = results["wrong"] + results["crashed"]
     assert not failures, "\n".join([summary(results)] + [describe(o) for o in failures])
 
 
 def test_fuzz_python_form():
-    results = run([s for s in PYTHON_SEEDS if s not in KNOWN], jit=False, report=None)
+    results = run(PYTHON_SEEDS, jit=False, report=None)
     assert results["ok"], summary(results)      # the budget checks something
     assert_no_failures(results)
-
-
-def test_known_defects_still_fail():
-    results = run(sorted(KNOWN), jit=False, report=None)
-    assert {o.seed for o in results["wrong"] + results["crashed"]} == set(KNOWN), \
-        "a known defect is fixed: remove it from KNOWN"
 
 
 def test_fuzz_compiled_sample():

@@ -3,6 +3,7 @@ found, each shrunk to the few lines that show it. Gradients are checked against 
 differences and, where there is one, a value by hand; compiled and as Python (the `jit`
 fixture)."""
 
+import os
 import warnings
 
 import numpy as np
@@ -289,3 +290,131 @@ def test_in_place_change_of_a_shared_array_is_refused(fun, jit):
     np.testing.assert_array_equal(x, [[0.5, 1.0, -0.3], [0.2, 0.4, 0.9]])
     g = srcgrad.grad(entry_changed, jit=jit)(np.array([1.0, 2.0]))
     np.testing.assert_allclose(g, [4.0, 1.0])      # v * x0 = (x1 + 2) x0
+
+
+# ---- seeds 100145-100846 of `python -m tests.fuzz --seed 100000 --programs 3000` ----
+
+
+def gather_in_loop(x, idx, n):
+    for _ in range(n):
+        x = x[idx]
+    return np.sum(x * x)
+
+
+def gather_after_loop(x, idx, n):
+    for _ in range(n):
+        x = x * 2.0
+    x = x[idx]
+    return np.sum(x)
+
+
+def test_gather_into_the_same_name(jit):
+    # seeds 100697, 100846: `x = x[idx]` in a loop; its adjoint zeroed dx, then read it
+    # as the incoming gradient: zero. Gathers with repeats: sum(x[[1,1,0]][[1,1,0]]**2)
+    # = 2 x1^2 + x1^2 (at n = 2), so d/dx = (0, 6 x1, 0, 0)
+    x, idx = np.array([0.1, 0.2, 0.3, 0.5]), np.array([1, 1, 0])
+    with warnings.catch_warnings():   # compiled, a tape holds one shape: run as Python
+        warnings.simplefilter("ignore", srcgrad.JitFallbackWarning)
+        got = srcgrad.grad(gather_in_loop, jit="auto" if jit else False)(x, idx, 2)
+    np.testing.assert_allclose(got, [0.0, 6 * 0.2, 0.0, 0.0], rtol=1e-12)
+    assert_grad(lambda x: gather_in_loop(x, idx, 2), (got,), (x,), (0,))
+    if jit and not os.environ.get("SRCGRAD_DISABLE_JIT"):   # (before: a bare ValueError)
+        with pytest.raises(srcgrad.SrcgradError, match="changed shape between loop"):
+            srcgrad.grad(gather_in_loop, jit=True)(x, idx, 2)
+    # the old x has another shape than the new one: d/dx = 4 (1, 0, 2, 0, 0) at n = 2
+    x, idx = np.array([0.1, 0.2, 0.3, 0.5, 0.7]), np.array([2, 0, 0])
+    got = srcgrad.grad(gather_after_loop, jit=jit)(x, idx, 2)
+    np.testing.assert_allclose(got, [8.0, 0.0, 4.0, 0.0, 0.0], rtol=1e-12)
+
+
+def tuple_alias_changed_in_place(x0, x1):
+    t1, t2 = np.sin(x0), x1
+    t2 *= np.tanh(x0)
+    return np.sum(x1) + np.sum(t1)
+
+
+def returns_its_argument(a):
+    return a, np.sum(a)
+
+
+def helper_alias_changed_in_place(x):
+    t, s = returns_its_argument(x)
+    t += 0.5
+    return np.sum(x ** 2) + s
+
+
+def returns_a_new_array(a):
+    return a * 2.0, np.sum(a)
+
+
+def helper_result_changed_in_place(x):
+    t, s = returns_a_new_array(x)
+    t += s
+    return np.sum(t ** 2)
+
+
+def test_in_place_change_of_an_alias_is_refused(jit):
+    # seeds 100145, 100787, 100830: `t2 *= ...` where t2 is x1 (a tuple target, or what a
+    # helper returned) changed x1 in place, which the adjoint never saw
+    x = np.array([0.3, -0.4, 0.8])
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'t2 \\*= ...' changes in place"):
+        srcgrad.grad(tuple_alias_changed_in_place, jit=jit)(0.5, x)
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'t \\+= ...' changes in place"):
+        srcgrad.grad(helper_alias_changed_in_place, jit=jit)(x)
+    assert np.array_equal(x, [0.3, -0.4, 0.8])
+    # a helper that returns a new array: t = 2 x + sum(x), d/dx = 2 (2 + 1) t... by differences
+    got = srcgrad.grad(helper_result_changed_in_place, jit=jit)(x)
+    t = 2 * x + np.sum(x)
+    np.testing.assert_allclose(got, 4 * t + 2 * np.sum(t), rtol=1e-12)
+
+
+def alias_of_a_view(x1, x2):
+    v4 = x1[1:]
+    t6, t7 = np.sin(x2) * np.ones(2), v4
+    t6, t7 = t7, t6
+    x1[1] = 2.0 * x2
+    return np.sum(x1) + np.sum(t6 * 3.0)
+
+
+def test_an_alias_of_a_view_reads_the_write(jit):
+    # seed 100770: t6 is v4, a view of x1; after x1[1] = 2 x2 it reads 2 x2:
+    # x1[0] + 2 x2 + x1[2] + 3 (2 x2 + x1[2]): d/dx1 = (1, 0, 4), d/dx2 = 8
+    x = np.array([-0.26, -1.65, 1.24])
+    d1, d2 = srcgrad.grad(alias_of_a_view, wrt=(0, 1), jit=jit)(x, 0.5)
+    np.testing.assert_allclose(d1, [1.0, 0.0, 4.0], rtol=1e-12)
+    assert d2 == pytest.approx(8.0, rel=1e-12)
+
+
+def row_of_a_reassigned_matrix(x0, n):
+    acc = np.ones((2, 3))
+    for _ in range(n):
+        acc = acc * x0[1]
+    v = acc[1]
+    for _ in range(n):
+        acc[1, 0] = x0[0] * v[0]
+    return np.sum(v ** 2)
+
+
+def entry_of_a_reassigned_vector(x0, n):
+    acc = np.ones(3)
+    for _ in range(n):
+        acc = acc * 2.0
+    v = acc[1]
+    for _ in range(n):
+        acc[1] = x0[0] * v
+    return v ** 2 + np.sum(acc)
+
+
+def test_a_view_of_a_reassigned_array_read_after_a_write(jit):
+    # seeds 114, 157, 100620: v = acc[1] where acc is assigned more than once is not
+    # taken again after acc[1, 0] = ...: the adjoint read v as unwritten (a wrong
+    # gradient); now refused when v is a view (a row), kept when it is a number
+    x = np.array([0.5, 0.2])
+    with pytest.raises(srcgrad.SrcgradError, match="'v' is a view of 'acc' read after a "
+                       "write into 'acc'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", srcgrad.JitFallbackWarning)
+            srcgrad.grad(row_of_a_reassigned_matrix, jit="auto" if jit else False)(x, 3)
+    # v = acc[1] = 8 is a number: acc[1] = 8 x0 at the end, d/dx = (8, 0)
+    got = srcgrad.grad(entry_of_a_reassigned_vector, jit=jit)(x, 3)
+    np.testing.assert_allclose(got, [8.0, 0.0], rtol=1e-12)

@@ -16,7 +16,7 @@ from fd import assert_grad
 
 import srcgrad
 from srcgrad.rules import RULES
-from srcgrad.runtime import retake, unshared
+from srcgrad.runtime import retake, unaliased, unshared
 
 R = np.random.default_rng(1)
 
@@ -160,6 +160,11 @@ def unshared_op(a):
     return unshared(a * 2.0, "not an array") ** 2
 
 
+def unaliased_op(a, b):
+    # the check after a write into b on a value that may be a view of it: a number here
+    return unaliased(a * 2.0, b, "not a view") ** 2 + np.sum(b)
+
+
 def concatenate_op(a, b):
     return np.sum(np.concatenate((a, b * 2.0), axis=1) ** 2) + np.sum(np.concatenate((a, b)))
 
@@ -261,6 +266,7 @@ def cases():
     yield "cross", (np.cross,), cross_op, (any_(4, 3), any_(3)), [0, 1], True
     yield "retake", (retake,), retake_op, (any_(3), any_(3), 0.7), [0, 1, 2], True
     yield "unshared", (unshared,), unshared_op, (0.7,), [0], True
+    yield "unaliased", (unaliased,), unaliased_op, (0.7, any_(3)), [0, 1], True
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
 

@@ -42,6 +42,7 @@ from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env, is_user_function, parse
 from ..naming import Namer
 from ..runtime import retake, unshared
+from ..runtime import unaliased as unaliased_helper
 from .annotate import annotate
 from .jumps import structure_jumps
 from .reject import reject_unsupported
@@ -82,7 +83,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
     out = norm.block(body)
     fn.body = _retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
-                            [a.id for a in fn.args.args], env, namer)
+                            [a.id for a in fn.args.args], env, namer, filename)
     return fn
 
 
@@ -179,7 +180,8 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
             written.add(name)
     maybe_views = {name for name, roots in views.items() if name not in sure_views
                    and name not in viewed and roots & (set(params) | written)}
-    shared = maybe_views | (set() if copy_args else set(params))
+    shared = maybe_views | _returned_shared(body, env, local_names) | (
+        set() if copy_args else set(params))
 
     class Unshared(gast.NodeTransformer):
         """`v op= e` where v may be an array another name shares (a row `v = z[1]` of a
@@ -229,9 +231,15 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
                 if isinstance(t, gast.Subscript) and \
                         (root := root_name(t, env, local_names)) is not None:
                     written.add(root)
-                elif isinstance(node, gast.Assign) and isinstance(t, gast.Name) and \
-                        (root := root_name(node.value, env, local_names)) is not None:
-                    views.setdefault(t.id, set()).add(root)
+                elif isinstance(node, gast.Assign):
+                    pairs = [(t, node.value)]
+                    if isinstance(t, gast.Tuple) and isinstance(node.value, gast.Tuple) and \
+                            len(t.elts) == len(node.value.elts):
+                        pairs = list(zip(t.elts, node.value.elts, strict=True))
+                    for name, value in pairs:   # (`a, b = x, y[1:]` binds two views)
+                        if isinstance(name, gast.Name) and \
+                                (root := root_name(value, env, local_names)) is not None:
+                            views.setdefault(name.id, set()).add(root)
         elif isinstance(node, gast.Call) and \
                 is_user_function(fun := env.resolve(node.func, local_names)):
             changed = written_params(fun)
@@ -258,6 +266,49 @@ def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
             reached.add(name)
             todo += views.get(name, ())
     return reached
+
+
+def _returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[str]:
+    """The names bound to what a user function returns when it may return an array it
+    was passed, a view of one, or one array twice (`h, c = cell(x)`: h may be x)."""
+    out = set()
+    for node in gast.walk(b.function("f", [], body)):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and \
+                is_user_function(fun := env.resolve(node.value.func, local_names)) and \
+                returns_shared(fun):
+            out |= {n.id for t in node.targets for n in gast.walk(t)
+                    if isinstance(n, gast.Name)}
+    return out
+
+
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def returns_shared(fun: Any) -> bool:
+    """Whether the user function `fun` may return an array it was passed (or a view of
+    one), or the same array twice: then its results share memory with other names."""
+    if fun not in _SHARED:
+        _SHARED[fun] = True   # (unknown, and a recursive call)
+        try:
+            parsed = parse(fun)
+        except SrcgradError:
+            return True
+        params = [a.id for a in parsed.tree.args.args]
+        local_names = assigned_names(parsed.tree)
+        try:
+            _, views = _writes(params, parsed.tree.body, parsed.env, parsed.filename)
+        except HelperWrites:
+            return True
+        shared = False
+        for node in gast.walk(parsed.tree):
+            if isinstance(node, gast.Return) and node.value is not None:
+                elts = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
+                roots = [r for e in elts
+                         if (r := root_name(e, parsed.env, local_names)) is not None]
+                shared |= len(roots) != len(set(roots)) or any(
+                    _through_views({r}, views) & set(params) for r in roots)
+        _SHARED[fun] = shared
+    return _SHARED[fun]
 
 
 _WRITTEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -322,7 +373,7 @@ def is_basic_index(index: gast.AST, basic: set[str]) -> bool:
 
 
 def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
-                  namer: Namer) -> list[gast.stmt]:
+                  namer: Namer, filename: str) -> list[gast.stmt]:
     """After each write into an array, take again the views of it made earlier
     (`v = z[1:]`, `z.T`, `z.reshape(...)`, views of views), so that the code (and the
     adjoint, which follows the names) sees what NumPy's aliasing shows: a view reads the
@@ -342,6 +393,8 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             loop_indices.add(node.target.id)
     once = {n for n, k in stores.items() if k == 1}
+    aliases: set[str] = set()   # the views found so far, in program order
+    loose: set[int] = set()     # views that may not alias the same array when it is written
 
     def view_of(stmt: gast.stmt) -> str | None:
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
@@ -355,8 +408,8 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                        i.value in (None, Ellipsis) for i in parts):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
             base = v.value.id
-        elif isinstance(v, gast.Name) and v.id in written:  # `y = x`: the same array
-            base = v.id
+        elif isinstance(v, gast.Name) and (v.id in written or v.id in aliases):
+            base = v.id   # `y = x`: the same array (x written into, or a view)
         elif isinstance(seen := view_base(v, env, frozenset(stores)), gast.Name):
             base = seen.id
         else:
@@ -364,8 +417,20 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} & set(stores) - {base}
         if stmt.targets[0].id not in once or base not in once or \
                 not names <= once | loop_indices:
-            return None
+            loose.add(id(stmt))
+            return base
+        aliases.add(stmt.targets[0].id)
         return base
+
+    def first_use(stmts: list[gast.stmt], name: str) -> str | None:
+        """Whether `stmts` first read `name` ("load") or first assign it ("store")."""
+        for stmt in stmts:
+            if name in loads([stmt]):
+                return "load"
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                    and stmt.targets[0].id == name:
+                return "store"
+        return None
 
     def loads(stmts: list[gast.stmt]) -> set[str]:
         return {n.id for s in stmts for n in gast.walk(s)
@@ -396,8 +461,37 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                     if base in changed and name not in changed:
                         changed.add(name)
                         read = after if name in outer else inner
-                        if name in read or any(v[1] == name for v in views):
+                        if id(view) in loose:
+                            if name in read and first_use(stmts[k + 1:], name) != "store":
+                                checked[id(view)] = (name, base, view)
+                        elif name in read or any(v[1] == name for v in views):
                             out += [b.located(t, stmt) for t in retaken(view)]
+        return out
+
+    def unaliased(stmts: list[gast.stmt]) -> list[gast.stmt]:
+        """A view read after a write into its array that cannot be taken again (its
+        names are assigned more than once) is checked where it is taken: refused when
+        the code runs if it is a view (a row of a matrix), kept if a number."""
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.For, gast.While, gast.If)):
+                    setattr(stmt, field, unaliased(getattr(stmt, field)))
+            if id(stmt) not in checked:
+                out.append(stmt)
+                continue
+            name, base, _ = checked[id(stmt)]
+            where = f"{os.path.basename(filename)}:{getattr(stmt, 'lineno', '?')}"
+            message = (f"{where}: {name!r} is a view of {base!r} read after a write into "
+                       f"{base!r}, which the gradient cannot follow where they are assigned "
+                       f"more than once: copy it ({name} = ....copy())")
+            helper = "unaliased" if env.lookup("unaliased") in (MISSING, unaliased_helper) \
+                else "srcgrad_unaliased"
+            env.closure[helper] = unaliased_helper
+            tmp = namer.temp()
+            out += [b.located(b.assign(tmp, stmt.value), stmt), b.located(b.assign(
+                name, b.call(b.name(helper), b.name(tmp), b.name(base), b.const(message))),
+                stmt)]
         return out
 
     def retaken(view: gast.Assign) -> list[gast.stmt]:
@@ -409,7 +503,8 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         return [b.assign(tmp, copy.deepcopy(view.value)),
                 b.assign(name, b.call(b.name(helper), b.name(name), b.name(tmp)))]
 
-    return walk(body, [], set(), set())
+    checked: dict[int, tuple[str, str, gast.Assign]] = {}
+    return unaliased(walk(body, [], set(), set()))
 
 
 class _Normalizer:

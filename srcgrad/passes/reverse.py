@@ -456,7 +456,8 @@ class _Reverse(FunctionPass):
                 if a.result_copy:
                     out.append(Read(target, s, after=True))
                 # `dacc[:, 0] += dy` may first make dacc as zeros shaped like acc here
-                out += [Read(v, s) for v, _, _ in a.add_at if v in reshaped]
+                # (`x = x[idx]`: shaped like the old x)
+                out += [Read(v, s) for v, _, _ in a.add_at if v in reshaped or v == target]
                 if is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
             if id(s) in self.hooks:
@@ -742,10 +743,16 @@ class _Reverse(FunctionPass):
         if a.result_copy is not None:
             out.append(b.assign(a.result_copy, b.name(name)))
         out += self.take_back()
-        if any(var == name for var, _ in a.add):   # `x = f(x)`: the old x, back first
-            out += self.restore(stmt)
+        add_at = [(var, index, expr) for var, index, expr in a.add_at]
+        if any(var == name for var, _ in a.add) or any(v == name for v, _, _ in add_at):
+            out += self.restore(stmt)   # `x = f(x)`, `x = x[idx]`: the old x, back first
             restored = True
         out += copy.deepcopy(a.pre)
+        for k, (var, index, expr) in enumerate(add_at):
+            if var == name:   # `x = x[idx]`: dy is the new x's adjoint, made anew next
+                tmp = self.namer.temp()
+                out.append(b.assign(tmp, copy.deepcopy(expr)))
+                add_at[k] = (var, index, b.name(tmp))
         if name not in self.intermediates:  # whose adjoint here is the gradient
             self.defined.discard(name)
             self.owned.discard(name)
@@ -753,7 +760,7 @@ class _Reverse(FunctionPass):
         for var, expr in a.add:
             if var != name:
                 out += self.accumulate(var, copy.deepcopy(expr))
-        for var, index, expr in a.add_at:
+        for var, index, expr in add_at:
             out += self.accumulate_at(var, copy.deepcopy(index), copy.deepcopy(expr))
         if own:
             total = own[0]

@@ -26,6 +26,7 @@ from ..runtime import (
     snapshot,
     split_like,
     sum_grad,
+    unaliased,
     unbroadcast,
     unit,
     unshared,
@@ -44,6 +45,8 @@ linear(record, put_flat, add_at, positions=(0, 2))
 # `retake(old, new)` is one of them, the same one for their tangents
 linear(retake, positions=(0, 1))
 linear(retake_grad, unshared)
+# `unaliased(v, array, message)` is v, checked against array
+linear(unaliased, positions=(0,))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit)
@@ -86,3 +89,8 @@ def retake_adjoint(dy, y, old, new):
 @rule(unshared)
 def unshared_adjoint(dy, y, v, message):
     return dy, None
+
+
+@rule(unaliased)
+def unaliased_adjoint(dy, y, v, array, message):
+    return dy, None, None
