@@ -36,10 +36,10 @@ from .errors import (
     NONSCALAR_MARKER,
     JitFallbackWarning,
     NonScalarOutput,
-    NoSourceError,
     SrcgradError,
     WrtError,
 )
+from .frontend.parse import check_function
 
 
 def _jit_disabled() -> bool:
@@ -690,9 +690,7 @@ _JITABLE: set = set()
 
 # ---- argument handling ----
 def _signature(fun) -> inspect.Signature:
-    if not isinstance(inspect.unwrap(fun), types.FunctionType):
-        raise NoSourceError(f"{fun!r} is not a Python function, so it has no source to "
-                            f"transform")
+    check_function(fun)
     try:
         return inspect.signature(fun)
     except (TypeError, ValueError) as exc:

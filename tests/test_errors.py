@@ -1,6 +1,7 @@
 """Bad input gets a clear SrcgradError naming file:line, the construct and the line."""
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -87,6 +88,25 @@ def test_no_source_for_builtins_and_repl_lambdas():
     repl = eval("lambda x: x * 2.0")  # like a lambda typed at the REPL: no file
     with pytest.raises(NoSourceError, match="cannot read the source"):
         srcgrad.grad(repl)(1.0)
+
+
+class _Model:
+    def __init__(self):
+        self.w = np.array([1.0, 2.0, 3.0])
+
+    def loss(self, x):
+        return np.sum(self.w * x ** 2)
+
+
+def test_a_bound_method_says_how_to_differentiate_it(jit):
+    model, x = _Model(), np.ones(3)
+    with pytest.raises(NoSourceError, match=r"_Model.loss is a bound method: .*"
+                       r"srcgrad.grad\(_Model.loss, wrt=1\)\(obj, ...\)"):
+        srcgrad.grad(model.loss)(x)
+    with warnings.catch_warnings():   # (numba cannot take the object: the Python form)
+        warnings.simplefilter("ignore", srcgrad.JitFallbackWarning)
+        got = srcgrad.grad(_Model.loss, wrt=1, jit="auto" if jit else False)(model, x)
+    np.testing.assert_allclose(got, 2 * model.w * x)   # the hint works as it says
 
 
 def test_lambda_in_a_file_is_differentiated():

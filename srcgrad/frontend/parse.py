@@ -75,15 +75,26 @@ class Parsed:
         return self.lines.get(lineno or -1, "").strip()
 
 
+def check_function(fun: Any) -> types.FunctionType:
+    """`fun` unwrapped, if it is a Python function; else a NoSourceError that says why."""
+    fun = inspect.unwrap(fun)
+    if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
+        kind, name = type(fun.__self__).__name__, fun.__func__.__name__
+        raise NoSourceError(f"{fun.__qualname__} is a bound method: differentiate the function "
+                            f"with the object as its first argument, e.g. "
+                            f"srcgrad.grad({kind}.{name}, wrt=1)(obj, ...)")
+    if not isinstance(fun, types.FunctionType):
+        raise NoSourceError(f"{fun!r} is not a Python function, so it has no source to transform")
+    return fun
+
+
 def parse(fun: Any) -> Parsed:
     """Parse `fun`'s source into a gast FunctionDef with file line numbers.
 
     >>> parse(_demo).tree.name, parse(_demo).env.lookup("len") is len
     ('_demo', True)
     """
-    fun = inspect.unwrap(fun)
-    if not isinstance(fun, types.FunctionType):
-        raise NoSourceError(f"{fun!r} is not a Python function, so it has no source to transform")
+    fun = check_function(fun)
     if fun.__code__.co_filename in ("<string>", "<stdin>"):
         # exec/eval'd code: linecache may hold some other text under this name
         raise NoSourceError(f"cannot read the source of {fun.__qualname__!r}: it was made by "
