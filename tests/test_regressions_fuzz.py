@@ -418,3 +418,17 @@ def test_a_view_of_a_reassigned_array_read_after_a_write(jit):
     # v = acc[1] = 8 is a number: acc[1] = 8 x0 at the end, d/dx = (8, 0)
     got = srcgrad.grad(entry_of_a_reassigned_vector, jit=jit)(x, 3)
     np.testing.assert_allclose(got, [8.0, 0.0], rtol=1e-12)
+
+
+def sum_of_a_negated_broadcast(x1):
+    t10 = np.negative(np.ones((2, 1)) * x1).sum()
+    return t10 + np.sum(x1)
+
+
+def test_sum_of_a_rule_that_does_not_read_its_operand(jit):
+    # seed 200014: the sum of np.negative(...) kept its cotangent a scalar (a uniform
+    # reduction), but -dy does not take the operand's shape: the broadcast product's rule
+    # then summed a (2, 1) cotangent to x1's (3,) (a ValueError). d/dx = -2 + 1
+    x = np.array([0.44, -0.22, -1.34])
+    got = srcgrad.grad(sum_of_a_negated_broadcast, jit=jit)(x)
+    np.testing.assert_allclose(got, [-1.0, -1.0, -1.0], rtol=1e-12)

@@ -122,6 +122,19 @@ class _Adjoint:
     self_ref: bool = False           # `x = f(x)`: in the expressions, `x` is the old value
 
 
+def _shaped_by_operand(rule: Rule, position: int) -> bool:
+    """Whether the rule's cotangent for the argument at `position` reads that argument or
+    the result (`dy * 2 * r`), so a scalar dy comes out with the argument's shape; `-dy`
+    (np.negative) or `dy * c` stays a scalar (fuzzer seed 200014)."""
+    template = rule.template[position] if isinstance(rule.template, list) else rule.template
+    if template is None or position >= len(rule.params):
+        return False
+    if isinstance(template, gast.Call) and template.args:   # unbroadcast(J dy, x): J dy
+        template = template.args[0]
+    names = {n.id for n in gast.walk(template) if isinstance(n, gast.Name)}
+    return bool(names & {rule.params[position], "y"})
+
+
 class _Reverse(FunctionPass):
     def __init__(self, parsed, fn, wrt, namer, ns, callee, primal):
         super().__init__(parsed, fn, namer, ns, primal)
@@ -387,8 +400,11 @@ class _Reverse(FunctionPass):
                 or producer.rule is None or not producer.rule.elementwise \
                 or producer.rule is not lookup(producer.fun) or producer.kwargs:
             return None
-        operands = [a for a in producer.args if not isinstance(a, gast.Constant)]
-        return (u, operands[0]) if len(operands) == 1 else None
+        operands = [(i, a) for i, a in enumerate(producer.args)
+                    if not isinstance(a, gast.Constant)]
+        if len(operands) != 1 or not _shaped_by_operand(producer.rule, operands[0][0]):
+            return None
+        return u, operands[0][1]
 
     def checked(self, grad: gast.AST, arg: gast.AST, stmt: gast.stmt, what: str) -> gast.AST:
         """`grad`, which user code (`what`) gave for `arg`, checked at run time to have
