@@ -226,7 +226,7 @@ class Transform:
             if not isinstance(exc, NumbaError) and not _in_numba_compiler(exc) and \
                     not shape_changed:
                 raise  # an error of the compiled code as it ran
-            reason = str(exc) if isinstance(exc, NumbaError | ValueError) else \
+            reason = str(exc) if isinstance(exc, NumbaError) or shape_changed else \
                 _compiler_failure(exc)
             hint = ""
             if re.search(r"Cannot unify (\w+ and array\(|array\(\S+ and \w+ )", reason):

@@ -353,6 +353,17 @@ def helper_result_changed_in_place(x):
     return np.sum(t ** 2)
 
 
+def returns_a_rebound_argument(a):
+    a = a * 2.0
+    return a, np.sum(a) / 2.0
+
+
+def rebound_result_changed_in_place(x):
+    t, s = returns_a_rebound_argument(x)
+    t += s
+    return np.sum(t ** 2)
+
+
 def test_in_place_change_of_an_alias_is_refused(jit):
     # seeds 100145, 100787, 100830: `t2 *= ...` where t2 is x1 (a tuple target, or what a
     # helper returned) changed x1 in place, which the adjoint never saw
@@ -362,10 +373,12 @@ def test_in_place_change_of_an_alias_is_refused(jit):
     with pytest.raises(srcgrad.UnsupportedSyntax, match="'t \\+= ...' changes in place"):
         srcgrad.grad(helper_alias_changed_in_place, jit=jit)(x)
     assert np.array_equal(x, [0.3, -0.4, 0.8])
-    # a helper that returns a new array: t = 2 x + sum(x), d/dx = 2 (2 + 1) t... by differences
-    got = srcgrad.grad(helper_result_changed_in_place, jit=jit)(x)
+    # a helper that returns a new array: t = 2 x + sum(x), so d sum(t^2)/dx = 4 t + 2 sum(t);
+    # also when it makes it under the argument's name (`a = a * 2.0`)
     t = 2 * x + np.sum(x)
-    np.testing.assert_allclose(got, 4 * t + 2 * np.sum(t), rtol=1e-12)
+    for fun in (helper_result_changed_in_place, rebound_result_changed_in_place):
+        got = srcgrad.grad(fun, jit=jit)(x)
+        np.testing.assert_allclose(got, 4 * t + 2 * np.sum(t), rtol=1e-12)
 
 
 def alias_of_a_view(x1, x2):
@@ -432,3 +445,21 @@ def test_sum_of_a_rule_that_does_not_read_its_operand(jit):
     x = np.array([0.44, -0.22, -1.34])
     got = srcgrad.grad(sum_of_a_negated_broadcast, jit=jit)(x)
     np.testing.assert_allclose(got, [-1.0, -1.0, -1.0], rtol=1e-12)
+
+
+def swap_with_a_constant_in_a_loop(x0, n):
+    for _ in range(2):
+        t5, t6 = np.ones(3), np.sin(x0)
+        t5, t6 = t6, t5
+        if x0[0] > -0.24:
+            return np.sum(t5 ** 2) + np.sum(t6)
+    return 0.0
+
+
+def test_a_constant_copied_into_a_differentiated_name(jit):
+    # seeds 400145, 401970, 402140: `t5 = _t1` (np.ones) in a loop where t5 is also
+    # differentiated: the adjoint added into d_t1, which nothing had made (UnboundLocalError)
+    # sum(sin(x)^2) + 3: d/dx = 2 sin(x) cos(x) = sin(2x)
+    x = np.array([-0.2, -0.86, -0.18])
+    got = srcgrad.grad(swap_with_a_constant_in_a_loop, jit=jit)(x, 1)
+    np.testing.assert_allclose(got, np.sin(2 * x), rtol=1e-12)

@@ -28,10 +28,12 @@ and one form per construct.
 
 from __future__ import annotations
 
+import ast
 import copy
 import inspect
 import os
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import gast
@@ -128,6 +130,15 @@ def root_name(node: gast.AST, env: Env, local_names: frozenset[str]) -> str | No
     return node.id
 
 
+def _bound(env: Env, name: str, helper: Any) -> str:
+    """The name under which code normalize writes calls srcgrad's `helper` (bound in the
+    function's closure; `srcgrad_<name>` if the user's code has its own `name`)."""
+    if env.lookup(name) not in (MISSING, helper):
+        name = f"srcgrad_{name}"
+    env.closure[name] = helper
+    return name
+
+
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
             gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
 
@@ -178,8 +189,8 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
             node.target = b.located(b.subscript(b.name(name), b.make(
                 gast.Slice, lower=None, upper=None, step=None), store=True), node)
             written.add(name)
-    maybe_views = {name for name, roots in views.items() if name not in sure_views
-                   and name not in viewed and roots & (set(params) | written)}
+    maybe_views = {name for name in views if name not in sure_views and name not in viewed
+                   and _through_views({name}, views) & (set(params) | written) - {name}}
     shared = maybe_views | _returned_shared(body, env, local_names) | (
         set() if copy_args else set(params))
 
@@ -198,9 +209,8 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                        f"or the array a caller passed), which cannot be differentiated: "
                        f"write {name} = {name} {_SYMBOLS.get(type(node.op), 'op')} ... (a new "
                        f"array), or copy it first")
-            env.closure["unshared"] = unshared
-            check = b.located(b.assign(name, b.call(b.name("unshared"), b.name(name),
-                                                    b.const(message))), node)
+            check = b.located(b.assign(name, b.call(b.name(_bound(env, "unshared", unshared)),
+                                                    b.name(name), b.const(message))), node)
             return [check, node]
 
     body = [Unshared().visit(s) for s in body]
@@ -242,7 +252,7 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
                             views.setdefault(name.id, set()).add(root)
         elif isinstance(node, gast.Call) and \
                 is_user_function(fun := env.resolve(node.func, local_names)):
-            changed = written_params(fun)
+            changed = helper(fun).written
             names = list(inspect.signature(fun).parameters)
             bound = [(k.arg, k.value) for k in node.keywords] + \
                 list(zip(names, node.args, strict=False))
@@ -275,63 +285,70 @@ def _returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str
     for node in gast.walk(b.function("f", [], body)):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and \
                 is_user_function(fun := env.resolve(node.value.func, local_names)) and \
-                returns_shared(fun):
+                helper(fun).shares:
             out |= {n.id for t in node.targets for n in gast.walk(t)
                     if isinstance(n, gast.Name)}
     return out
 
 
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+@dataclass(frozen=True)
+class HelperFacts:
+    """What a caller must know of a user function it calls: the parameters whose arrays
+    it writes into, and whether its results may share memory with other names."""
+
+    written: frozenset[str] = frozenset()
+    shares: bool = True   # (unknown: no source, or a recursive call)
 
 
-def returns_shared(fun: Any) -> bool:
-    """Whether the user function `fun` may return an array it was passed (or a view of
-    one), or the same array twice: then its results share memory with other names."""
-    if fun not in _SHARED:
-        _SHARED[fun] = True   # (unknown, and a recursive call)
+def _helper_facts(fun: Any) -> HelperFacts:
+    try:
+        parsed = annotate(parse(fun))
+        tree = reject_unsupported(parsed.tree, parsed.filename)
+        tree = normalize(tree, parsed.env, Namer(assigned_names(tree)), parsed.filename,
+                         copy_args=False)
+    except HelperWrites:
+        raise   # it passes its argument to a helper that writes into it
+    except SrcgradError:
+        return HelperFacts()   # called as it is, as the compiler does
+    params = [a.id for a in tree.args.args]
+    written, views = _writes(params, tree.body, parsed.env, parsed.filename)
+    return HelperFacts(frozenset(params) & _through_views(written, views),
+                       _returns_shared(tree, params, views, parsed.env))
+
+
+def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, set[str]],
+                    env: Env) -> bool:
+    """Whether the normalized function may return an array it was passed (or a view of
+    one), or one array twice (`return b, b`). After `a = a * 2`, `a` is a new array."""
+    returned = tree.body[-1].value   # normalized: one final `return atom`
+    if not isinstance(returned, gast.Name):
+        return False
+    local_names = assigned_names(tree)
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
+                node.targets[0].id == returned.id:
+            value = node.value
+            elts = value.elts if isinstance(value, gast.Tuple) else [value]
+            roots = [r for e in elts if (r := root_name(e, env, local_names)) is not None]
+            if len(roots) != len(set(roots)) or any(
+                    _through_views({r}, views) & set(params) for r in roots):
+                return True
+    return returned.id in params
+
+
+_HELPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def helper(fun: Any) -> HelperFacts:
+    """The facts about user function `fun` its callers need, made once per function."""
+    if fun not in _HELPERS:
+        _HELPERS[fun] = HelperFacts()   # what a recursive call sees
         try:
-            parsed = parse(fun)
-        except SrcgradError:
-            return True
-        params = [a.id for a in parsed.tree.args.args]
-        local_names = assigned_names(parsed.tree)
-        try:
-            _, views = _writes(params, parsed.tree.body, parsed.env, parsed.filename)
+            _HELPERS[fun] = _helper_facts(fun)
         except HelperWrites:
-            return True
-        shared = False
-        for node in gast.walk(parsed.tree):
-            if isinstance(node, gast.Return) and node.value is not None:
-                elts = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
-                roots = [r for e in elts
-                         if (r := root_name(e, parsed.env, local_names)) is not None]
-                shared |= len(roots) != len(set(roots)) or any(
-                    _through_views({r}, views) & set(params) for r in roots)
-        _SHARED[fun] = shared
-    return _SHARED[fun]
-
-
-_WRITTEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def written_params(fun: Any) -> frozenset[str]:
-    """The parameters of the user function `fun` whose arrays it writes into, directly
-    or through a view (after `a = a.copy()`, writes go into the copy)."""
-    if fun not in _WRITTEN:
-        _WRITTEN[fun] = frozenset()   # a recursive call: refused elsewhere
-        try:
-            parsed = annotate(parse(fun))
-            tree = reject_unsupported(parsed.tree, parsed.filename)
-            tree = normalize(tree, parsed.env, Namer(assigned_names(tree)),
-                             parsed.filename, copy_args=False)
-        except HelperWrites:
-            raise   # it passes its argument to a helper that writes into it
-        except SrcgradError:
-            return frozenset()   # called as it is, as the compiler does
-        params = [a.id for a in tree.args.args]
-        written, views = _writes(params, tree.body, parsed.env, parsed.filename)
-        _WRITTEN[fun] = frozenset(params) & _through_views(written, views)
-    return _WRITTEN[fun]
+            del _HELPERS[fun]
+            raise
+    return _HELPERS[fun]
 
 
 _FANCY_CALLS = ("array", "asarray", "arange", "nonzero", "argsort", "flatnonzero", "argwhere")
@@ -482,26 +499,24 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 continue
             name, base, _ = checked[id(stmt)]
             where = f"{os.path.basename(filename)}:{getattr(stmt, 'lineno', '?')}"
+            view = ast.unparse(gast.gast_to_ast(stmt.value))
             message = (f"{where}: {name!r} is a view of {base!r} read after a write into "
                        f"{base!r}, which the gradient cannot follow where they are assigned "
-                       f"more than once: copy it ({name} = ....copy())")
-            helper = "unaliased" if env.lookup("unaliased") in (MISSING, unaliased_helper) \
-                else "srcgrad_unaliased"
-            env.closure[helper] = unaliased_helper
+                       f"more than once: copy it ({name} = {view}.copy())")
             tmp = namer.temp()
-            out += [b.located(b.assign(tmp, stmt.value), stmt), b.located(b.assign(
-                name, b.call(b.name(helper), b.name(tmp), b.name(base), b.const(message))),
-                stmt)]
+            check = b.call(b.name(_bound(env, "unaliased", unaliased_helper)), b.name(tmp),
+                           b.name(base), b.const(message))
+            out += [b.located(b.assign(tmp, stmt.value), stmt),
+                    b.located(b.assign(name, check), stmt)]
         return out
 
     def retaken(view: gast.Assign) -> list[gast.stmt]:
         if id(view) not in maybe:
             return [copy.deepcopy(view)]
         name, tmp = view.targets[0].id, namer.temp()
-        helper = "retake" if env.lookup("retake") in (MISSING, retake) else "srcgrad_retake"
-        env.closure[helper] = retake
         return [b.assign(tmp, copy.deepcopy(view.value)),
-                b.assign(name, b.call(b.name(helper), b.name(name), b.name(tmp)))]
+                b.assign(name, b.call(b.name(_bound(env, "retake", retake)), b.name(name),
+                                      b.name(tmp)))]
 
     checked: dict[int, tuple[str, str, gast.Assign]] = {}
     return unaliased(walk(body, [], set(), set()))

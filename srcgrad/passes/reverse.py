@@ -321,7 +321,8 @@ class _Reverse(FunctionPass):
             a.result_copy = self.namer.fresh(f"{target}_out")
             result = b.name(a.result_copy)
         if op.kind == "copy":
-            a.add.append((op.args[0].id, dy))
+            if active:
+                a.add.append((op.args[0].id, dy))
         elif op.kind == "tuple":
             a.add += [(op.args[i].id, b.subscript(dy, b.const(i))) for i in active]
         elif op.kind == "subscript":
@@ -759,7 +760,7 @@ class _Reverse(FunctionPass):
         if a.result_copy is not None:
             out.append(b.assign(a.result_copy, b.name(name)))
         out += self.take_back()
-        add_at = [(var, index, expr) for var, index, expr in a.add_at]
+        add_at = list(a.add_at)
         if any(var == name for var, _ in a.add) or any(v == name for v, _, _ in add_at):
             out += self.restore(stmt)   # `x = f(x)`, `x = x[idx]`: the old x, back first
             restored = True
