@@ -463,3 +463,38 @@ def test_a_constant_copied_into_a_differentiated_name(jit):
     x = np.array([-0.2, -0.86, -0.18])
     got = srcgrad.grad(swap_with_a_constant_in_a_loop, jit=jit)(x, 1)
     np.testing.assert_allclose(got, np.sin(2 * x), rtol=1e-12)
+
+
+def accumulator_started_again_each_trip(x1, n):
+    for _ in range(2):
+        acc4 = 0
+        for _ in range(n):
+            acc4 = acc4 + (x1 * np.ones((2, 3)))
+            x1 = x1 + acc4[1, 2] * 0.1
+    return x1 ** 2
+
+
+def test_an_int_accumulator_started_again_in_an_outer_loop():
+    # seeds 400658, 400977: the adjoint of `acc4` was made before the inner loop as zeros
+    # like acc4 there, the number 0 it starts as, and then indexed (IndexError). Python
+    # form only: numba cannot type a variable that is a number, then an array
+    got = srcgrad.grad(accumulator_started_again_each_trip, jit=False)(0.5, 2)
+    assert_grad(lambda x: accumulator_started_again_each_trip(x, 2), (got,), (0.5,), (0,))
+
+
+def reads_a_name_reassigned_later(x0, n):
+    acc3 = 1
+    for _ in range(n):
+        acc3 = acc3 * 1.5
+    for _ in range(n):
+        x0[:] -= np.tanh(acc3 * np.ones(3))
+    acc3 = np.sum(x0)   # noqa: F841 (differentiated, never used)
+    return np.sum(np.sin(x0))
+
+
+def test_an_adjoint_added_into_in_a_loop_is_made_before_it(jit):
+    # seeds 402572, 402583: `dacc3 = zeros_like(acc3)` before the loop was dead code to
+    # the optimizer, which did not count `dacc3 += ...` as a read (UnboundLocalError)
+    x = np.array([0.94, 0.2, 1.85])
+    got = srcgrad.grad(reads_a_name_reassigned_later, jit=jit)(x, 2)
+    np.testing.assert_allclose(got, np.cos(x - 2 * np.tanh(2.25)), rtol=1e-12)

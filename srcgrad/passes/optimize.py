@@ -220,8 +220,11 @@ def _stored(targets: list[gast.AST]) -> set[str] | None:
 
 
 def _reads(node: gast.AST) -> set[str]:
+    """The names `node` reads (`x += e` reads x)."""
     return {n.id for n in gast.walk(node)
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Store)}
+            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Store)} | {
+        n.target.id for n in gast.walk(node)
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
 
 
 def _reads_all(stmts: list[gast.stmt]) -> set[str]:

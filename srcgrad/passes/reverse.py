@@ -433,7 +433,8 @@ class _Reverse(FunctionPass):
         a.add += [(op.args[i].id, b.subscript(b.name(tmp), b.const(k)))
                   for k, i in enumerate(positions)]
 
-    def reshaped_in_loops(self) -> set[str]:
+    @functools.cached_property
+    def reshaped(self) -> set[str]:
         """Names that start as an int, hold floats, and are assigned in a loop (`acc = 0`,
         then `acc = acc + x[:, None] * x`): their shape may differ from one iteration to
         the next, so reading them for their shape needs that iteration's value. (One
@@ -448,7 +449,7 @@ class _Reverse(FunctionPass):
         """Every primal value the adjoint code reads, at the statement it reverses."""
         out = []
         adjoint_names = set(self.adj.values())
-        reshaped = self.reshaped_in_loops()
+        reshaped = self.reshaped
 
         def names(node):
             shape_only = set()
@@ -939,6 +940,10 @@ class _Reverse(FunctionPass):
             return self.accumulate_item(var, _int(index), dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)
+        if var in self.reshaped:   # made as zeros of the number it started as
+            out.append(b.assign(dvar, b.call(b.name(self.bind("broadcast_like",
+                                                              broadcast_like)),
+                                             b.name(dvar), b.name(var))))
         if self.basic(index):
             out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index,
                                                                  store=True),
