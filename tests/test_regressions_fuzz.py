@@ -498,3 +498,67 @@ def test_an_adjoint_added_into_in_a_loop_is_made_before_it(jit):
     x = np.array([0.94, 0.2, 1.85])
     got = srcgrad.grad(reads_a_name_reassigned_later, jit=jit)(x, 2)
     np.testing.assert_allclose(got, np.cos(x - 2 * np.tanh(2.25)), rtol=1e-12)
+
+
+def column_read_before_a_row_write(x0, x1):
+    x1 = x1 - np.minimum(x0[:, 0], np.ones(2) + 3.0)
+    x0[0] *= np.sin(x0[0])
+    return np.sum(x0 ** 2) + np.sum(x1 ** 2)
+
+
+def test_a_view_read_is_not_fused_past_a_write_into_its_array(jit):
+    # seed 404649: the tangent of `x0[:, 0]` was folded into a kernel after `x0[0] = ...`
+    # had changed the column it views (fuse did not know the view and x0 share memory)
+    x0 = np.array([[1.19, -0.59, -0.17], [-0.61, -0.74, 0.11]])
+    x1 = np.array([-0.62, 0.49])
+    v0 = np.array([[0.33, -0.16, 0.03], [-0.01, 0.23, 0.78]])
+    v1 = np.array([-0.77, -0.03])
+    value, got = srcgrad.jvp(column_read_before_a_row_write, wrt=(0, 1), jit=jit)(
+        x0.copy(), x1.copy(), (v0, v1))
+    eps = 1e-6
+    want = (column_read_before_a_row_write(x0 + eps * v0, x1 + eps * v1)
+            - column_read_before_a_row_write(x0 - eps * v0, x1 - eps * v1)) / (2 * eps)
+    assert value == pytest.approx(column_read_before_a_row_write(x0.copy(), x1))
+    assert got == pytest.approx(want, rel=1e-6)
+    grads = srcgrad.grad(column_read_before_a_row_write, wrt=(0, 1), jit=jit)(x0.copy(), x1)
+    assert_grad(lambda a, b: column_read_before_a_row_write(a.copy(), b), grads, (x0, x1),
+                (0, 1))
+
+
+def view_by_functions_read_in_a_loop(x0, n):
+    t3 = np.ravel(np.expand_dims(np.squeeze(np.reshape(x0, (1, 3))), 0))
+    acc = 0
+    for _ in range(n):
+        acc = acc + np.dot(t3[1:], t3[1:])
+        x0 *= np.tanh(acc)
+    return np.sum(np.sin(x0))
+
+
+def test_a_view_the_adjoint_recomputes_from_is_taped_as_a_copy(jit):
+    # seed 402881: the adjoint recomputed t3[1:] from t3, a view of x0 made by NumPy
+    # functions; t3 was taped as that view, which the write into x0 then changed
+    x = np.array([-1.68, -0.78, -0.49])
+    got = srcgrad.grad(view_by_functions_read_in_a_loop, jit=jit)(x.copy(), 2)
+    assert_grad(lambda a: view_by_functions_read_in_a_loop(a.copy(), 2), (got,), (x,), (0,))
+
+
+def loop_index_reused_by_a_later_loop(x0, x2, n):
+    i = 0
+    while i < 2:
+        i += 1
+        x0[i % 2] *= x2
+    t = 1.0
+    for i in range(n):   # noqa: B007 (rebinds i, which the adjoint of the while reads)
+        t = t * 2.0
+    return np.sum(x0 ** 2) + t
+
+
+def test_a_loop_without_adjoint_gives_back_the_index_it_overwrote(jit):
+    # seed 406330: the later for loop saved i (its index overwrites it) but had no adjoint
+    # work, so nothing restored i, and the while loop's adjoint read i % 2 with i = 0
+    # x0[1] *= x2, then x0[0] *= x2: d/dx0 of sum((x0 x2)^2) = 2 x0 x2^2
+    x = np.array([0.96, 0.83])
+    got = srcgrad.grad(loop_index_reused_by_a_later_loop, jit=jit)(x.copy(), -0.53, 1)
+    np.testing.assert_allclose(got, 2 * x * 0.53 ** 2, rtol=1e-12)
+    assert_grad(lambda a: loop_index_reused_by_a_later_loop(a.copy(), -0.53, 1), (got,),
+                (x,), (0,))

@@ -426,3 +426,90 @@ def test_a_view_made_by_a_function_reads_the_write(jit):
     got = srcgrad.grad(function_view_read_after_write, jit=jit)(x)
     np.testing.assert_allclose(got, [2.1, 0.9], rtol=1e-12)
     assert_grad(function_view_read_after_write, (got,), (x,), (0,))
+
+
+def op_assign_on_an_item_of_a_tuple(x0, n):
+    for _ in range(n):
+        p = (x0 * 2, x0)
+        t = p[1]
+        t *= 0.5
+    return np.sum(np.sin(x0))
+
+
+def write_into_an_item_of_a_tuple(x0):
+    p = (x0 * 2, x0)
+    t = p[1]
+    t[0] = 0.0
+    return np.sum(np.sin(x0))
+
+
+def test_an_array_taken_out_of_a_tuple_is_an_alias(jit):
+    # fuzzer seed 407839: t = p[1] with p = (..., x0) is x0; `t *= 0.5` changed x0 in
+    # place, and the gradient read x0 as unchanged (silently wrong); it is refused, as
+    # `t = x0; t *= 0.5` is, and so is a write into it
+    x = np.array([-1.6, 0.5, -0.7])
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'t \\*= ...' changes in place"):
+        srcgrad.grad(op_assign_on_an_item_of_a_tuple, jit=jit)(x, 2)
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'t' is a view of 'p'"):
+        srcgrad.grad(write_into_an_item_of_a_tuple, jit=jit)(x)
+    assert np.array_equal(x, [-1.6, 0.5, -0.7])
+
+
+def op_assign_under_a_row(x, y):
+    v = x[0]
+    x += y
+    return np.sum(v ** 2)
+
+
+def op_assign_under_a_row_of_a_local(x, y):
+    z = x * 1.0
+    v = z[0]
+    z += y
+    return np.sum(v ** 2)
+
+
+def op_assign_on_an_aliased_name(x, y):
+    v = x
+    x += y
+    return np.sum(v ** 2)
+
+
+def write_multiplied_by_its_alias(x):
+    t = x
+    x[:] *= t
+    return np.sum(np.sin(x))
+
+
+def test_op_assign_changes_a_row_taken_before_it(jit):
+    # `x += y` changes x in place, and the row v = x[0] with it (v = x[0] + y[0]): it was
+    # taken as a new x, and v kept the old row. d/dx = d/dy = 2 (x[0] + y[0]) in row 0
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y = np.array([[0.5, 0.25], [1.0, 2.0]])
+    want = np.array([[3.0, 4.5], [0.0, 0.0]])
+    for fun in (op_assign_under_a_row, op_assign_under_a_row_of_a_local):
+        got = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x.copy(), y)
+        np.testing.assert_allclose(got[0], want, rtol=1e-12)
+        np.testing.assert_allclose(got[1], want, rtol=1e-12)
+        assert_grad(lambda a, b, fun=fun: fun(a.copy(), b), got, (x, y), (0, 1))
+    # a vector's entry is a number, not a view: v = x[0] stays what it was
+    got = srcgrad.grad(op_assign_under_a_row, jit=jit)(np.array([1.5, 2.0]), np.ones(2))
+    np.testing.assert_allclose(got, [3.0, 0.0], rtol=1e-12)
+
+
+def test_op_assign_on_an_array_another_name_holds_is_refused(jit):
+    # fuzzer seed 406379: x0 = x2; x2 -= e changed x0 too, and the gradient read x0 as
+    # the old x2 (silently wrong); as `v = x[1:]; v += e`, it is refused for arrays
+    x = np.array([1.0, 2.0])
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'x \\+= ...' changes in place"):
+        srcgrad.grad(op_assign_on_an_aliased_name, jit=jit)(x, np.ones(2))
+    # a number has no other name: v keeps the old value. d/dx (x^2) = 2 x
+    assert srcgrad.grad(op_assign_on_an_aliased_name, jit=jit)(1.5, 1.0) == pytest.approx(3.0)
+
+
+def test_a_write_reading_an_alias_of_its_array(jit):
+    # fuzzer seed 600129: t = x; x[:] *= t is x = x * x, but the adjoint read t after the
+    # write (x squared) instead of x; d/dx sum(sin(x^2)) = 2 x cos(x^2)
+    x = np.array([0.33, 1.12])
+    got = srcgrad.grad(write_multiplied_by_its_alias, jit=jit)(x.copy())
+    np.testing.assert_allclose(got, 2 * x * np.cos(x ** 2), rtol=1e-12)
+    assert_grad(lambda a: write_multiplied_by_its_alias(a.copy()), (got,), (x,), (0,))

@@ -144,6 +144,7 @@ class TapePlan:
     local: dict[str, tuple[list[gast.stmt], int, str]]  # name -> (block, materialize at, how)
     at: dict[int, dict[int, list[str]]]                 # id(block) -> index -> names, in order
     saved_reads: dict[int, list[tuple[str, bool]]]      # id(stmt) -> (name, after): saved there
+    reads: list[Read]                                   # the adjoint's, and its recomputations'
 
 
 def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
@@ -166,7 +167,7 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
     for r in all_reads:
         if r.var in at_reads and (r.var, r.after) not in saved_reads.get(id(r.stmt), []):
             saved_reads.setdefault(id(r.stmt), []).append((r.var, r.after))
-    return TapePlan(lay, saved, local, at, saved_reads)
+    return TapePlan(lay, saved, local, at, saved_reads, all_reads)
 
 
 def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], cheap,

@@ -55,6 +55,7 @@ from .. import builder as b
 from .. import runtime
 from ..frontend.parse import Parsed, parse
 from .base import GeneratedFunction, Namespace, all_statements
+from .normalize import VIEW_FUNCTIONS, VIEW_METHODS
 from .optimize import _is_comment, pure_call
 
 # ufuncs whose numba form compiles into the kernel's loop at NumPy's speed or better
@@ -174,6 +175,7 @@ class _Fuse:
                 counts = stores if isinstance(n.ctx, (gast.Store, gast.Param)) else reads
                 counts[n.id] = counts.get(n.id, 0) + 1
         self.reads, self.stores = reads, stores
+        self.aliases = self.alias_groups(fn)
         fn.body = self.block(fn.body)
         return fn
 
@@ -331,8 +333,40 @@ class _Fuse:
                 return False
         return False
 
+    def alias_groups(self, fn: gast.FunctionDef) -> dict[str, set[str]]:
+        """For each name that may share memory with another (`_t2 = x[:, 0]`, `v = x.T`,
+        `w = np.reshape(x, ...)`, `y = x`), every name it may share memory with: a write
+        into one changes what the others read. Conservative (any subscript may be a view)."""
+        groups: dict[str, set[str]] = {}
+        for s in all_statements(fn.body):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                root = self.view_root(s.value)
+                if root is not None and root != s.targets[0].id:
+                    group = groups.get(root, {root}) | groups.get(s.targets[0].id,
+                                                                  {s.targets[0].id})
+                    for name in group:
+                        groups[name] = group
+        return groups
+
+    def view_root(self, node: gast.AST) -> str | None:
+        """The name `node` may be a view of (through subscripts and views), or None."""
+        while not isinstance(node, gast.Name):
+            if isinstance(node, (gast.Subscript, gast.Attribute)):
+                node = node.value
+            elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                    and node.func.attr in VIEW_METHODS:
+                node = node.func.value
+            elif isinstance(node, gast.Call) and node.args \
+                    and self.ns.resolve(node.func) in VIEW_FUNCTIONS:
+                node = node.args[0]
+            else:
+                return None
+        return node.id
+
     def writes(self, stmt: gast.stmt, names: set[str]) -> bool:
-        """Whether `stmt` may rebind or change in place a value `names` hold."""
+        """Whether `stmt` may rebind or change in place a value `names` hold (or a view
+        of it, or what it is a view of)."""
+        names = set().union(names, *(self.aliases.get(n, ()) for n in names))
         for n in gast.walk(stmt):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in names:
                 return True

@@ -159,16 +159,17 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
         return root_name(node, env, local_names)
 
     written, views = _writes(params, body, env, filename)
-    viewed = set()   # arrays of which a view is taken (a slice, .T, .reshape(...), ...)
+    viewed = set()   # arrays of which a view may be taken (x[1:], x[0], x.T, ...)
+    aliased = set()  # the two names of `v = x` (v read): one array, whichever `op=` changes
+    read = {n.id for s in body for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
-                not isinstance(node.value, gast.Name) and _root(node.value) is not None:
-            v = node.value
-            parts = v.slice.elts if isinstance(v, gast.Subscript) and isinstance(
-                v.slice, gast.Tuple) else [getattr(v, "slice", None)]
-            if not isinstance(v, gast.Subscript) or any(isinstance(i, gast.Slice)
-                                                        for i in parts):
-                viewed.add(_root(v))
+                _root(node.value) is not None:
+            if not isinstance(node.value, gast.Name):
+                viewed.add(_root(node.value))
+            elif node.value.id != node.targets[0].id and node.targets[0].id in read:
+                aliased |= {node.value.id, node.targets[0].id}
     sure_views = set()   # names bound to a slice or a view method of an array
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
@@ -191,7 +192,7 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
             written.add(name)
     maybe_views = {name for name in views if name not in sure_views and name not in viewed
                    and _through_views({name}, views) & (set(params) | written) - {name}}
-    shared = maybe_views | _returned_shared(body, env, local_names) | (
+    shared = maybe_views | aliased | _returned_shared(body, env, local_names) | (
         set() if copy_args else set(params))
 
     class Unshared(gast.NodeTransformer):
@@ -247,9 +248,14 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
                             len(t.elts) == len(node.value.elts):
                         pairs = list(zip(t.elts, node.value.elts, strict=True))
                     for name, value in pairs:   # (`a, b = x, y[1:]` binds two views)
-                        if isinstance(name, gast.Name) and \
-                                (root := root_name(value, env, local_names)) is not None:
-                            views.setdefault(name.id, set()).add(root)
+                        if not isinstance(name, gast.Name):
+                            continue
+                        # a tuple or list holds its items: `p = (x, y); v = p[1]` is y
+                        items = value.elts if isinstance(value, (gast.Tuple, gast.List)) \
+                            else [value]
+                        for item in items:
+                            if (root := root_name(item, env, local_names)) is not None:
+                                views.setdefault(name.id, set()).add(root)
         elif isinstance(node, gast.Call) and \
                 is_user_function(fun := env.resolve(node.func, local_names)):
             changed = helper(fun).written

@@ -188,10 +188,9 @@ class _Reverse(FunctionPass):
         self.scalar_adjoints = {self.ops[k].args[0].id for k in self.uniform_at}
         self.adjoints = {id(s): self.adjoint_of(s) for s in self.statements
                          if (target_of(s) or is_write(s)) and self.changed(s) in act.active}
-        reads = self.reads()
-        self.read_names = {r.var for r in reads}
         self.written = {self.changed(s) for s in self.statements if is_write(s)}
-        self.tape = plan(body, self.params, reads, self.cheap, self.p.filename)
+        self.tape = plan(body, self.params, self.reads(), self.cheap, self.p.filename)
+        self.read_names = {r.var for r in self.tape.reads}
         self.retests = self.tests_changed_inside()
         result = body[-1].value
         seed = None
@@ -577,8 +576,9 @@ class _Reverse(FunctionPass):
         return [self.bind_globals(copy.deepcopy(stmt))]
 
     def detached(self, stmt_in: gast.Assign) -> gast.Assign:
-        """A copy of `stmt`, globals bound; a slice of an array that is written into is
-        taken as a copy when the adjoint keeps it (a view would change under the write);
+        """A copy of `stmt`, globals bound; a slice of an array that is written into (or
+        the array under another name) is taken as a copy when the adjoint keeps it (a view
+        would change under the write; normalize takes it again after the write);
         an int that starts a float variable written as a float (`int_starts`)."""
         stmt = self.bind_globals(copy.deepcopy(stmt_in))
         if id(stmt_in) in self.int_starts:
@@ -586,7 +586,7 @@ class _Reverse(FunctionPass):
         value = stmt.value
         local = self.tape.local.get(target_of(stmt))
         kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
-        if kept and not isinstance(value, gast.Name) and target_of(stmt) in self.views and \
+        if kept and target_of(stmt) in self.views and \
                 self.view_root(target_of(stmt)) in self.written:
             stmt.value = b.call(b.name(self.bind("snapshot", snapshot)), value)
         return stmt
@@ -867,8 +867,8 @@ class _Reverse(FunctionPass):
                                                       b.name(self.adjoint_name(v))))
                 for v in sorted((owned & start_defined) - start_owned)]
         self.defined, self.owned = defined, owned
-        if not body:
-            return []
+        if not body:   # (the index it overwrote may still be needed before it)
+            return self.restore_loop_index(loop)
         if id(loop) not in self.counters and (isinstance(loop, gast.While) or _breaks(loop)):
             self.counters[id(loop)] = self.namer.fresh(
                 f"n_{loop.target.id}" if isinstance(loop, gast.For) else "n_iter")
