@@ -4,6 +4,8 @@ Every gradient is checked against central differences of the user's function (ca
 copies: a function that writes into its argument changes it), and the caller's arrays must
 be bit-identical after every transform's call."""
 
+import warnings
+
 import numpy as np
 import pytest
 from fd import assert_grad
@@ -513,3 +515,92 @@ def test_a_write_reading_an_alias_of_its_array(jit):
     got = srcgrad.grad(write_multiplied_by_its_alias, jit=jit)(x.copy())
     np.testing.assert_allclose(got, 2 * x * np.cos(x ** 2), rtol=1e-12)
     assert_grad(lambda a: write_multiplied_by_its_alias(a.copy()), (got,), (x,), (0,))
+
+
+def alias_taken_in_an_inner_loop(x0, x1, n):
+    i = 0
+    while i < 2:
+        i += 1
+        for _ in range(n):
+            x0 = x1
+        v = x1[1]
+        x1[1, 0] = np.dot(v, v)
+    return np.sum(x0) + np.sum(x1)
+
+
+def entry_taken_in_a_loop(x, n):
+    z = x * 1.0
+    v = 0.0
+    for _ in range(n):
+        v = z[0]
+    z[0] = 5.0
+    return v * np.sum(z)
+
+
+def test_a_view_taken_in_a_loop_and_read_after_a_write_after_it(jit):
+    # fuzzer seed 601287: x0 = x1 in an inner loop, then x1[1, 0] = ... in the outer one:
+    # x0 sees the write, but the view, taken in a loop, was never checked (silently
+    # wrong); it is refused when it is a view, as a view assigned twice is
+    x0, x1 = np.ones((2, 3)), np.array([[0.7, -0.9, -0.4], [-0.9, -0.2, -1.5]])
+    with pytest.raises(srcgrad.SrcgradError, match="'x0' is a view of 'x1' read after a "
+                       "write into 'x1'.*x0 = x1.copy()"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", srcgrad.JitFallbackWarning)
+            srcgrad.grad(alias_taken_in_an_inner_loop, wrt=1, jit="auto" if jit else False)(
+                x0, x1, 3)
+    # an entry of a vector is a number: v = x[0]; d/dx of x0 (5 + x1 + x2) = (5 + x1 + x2, x0, x0)
+    x = np.array([0.5, 0.2, -0.3])
+    got = srcgrad.grad(entry_taken_in_a_loop, jit=jit)(x, 2)
+    np.testing.assert_allclose(got, [5.0 + 0.2 - 0.3, 0.5, 0.5], rtol=1e-12)
+
+
+def item_of_a_tuple_read_before_a_write(x0):
+    p = (x0, np.max(x0 * np.ones(3)))
+    t = p[0] * p[1]
+    x0[-1] *= np.sum(t)
+    return np.sum(np.sin(x0))
+
+
+def test_an_item_of_a_tuple_the_adjoint_reads_is_kept_before_a_write(jit):
+    # fuzzer seed 602412: p[0] is x0; the adjoint of t = p[0] * p[1] read it after
+    # x0[-1] *= ... had changed it (p[0] was not known to be x0)
+    x = np.array([-0.97, 0.62, -0.63])
+    got = srcgrad.grad(item_of_a_tuple_read_before_a_write, jit=jit)(x.copy())
+    assert_grad(lambda a: item_of_a_tuple_read_before_a_write(a.copy()), (got,), (x,), (0,))
+
+
+def returns_its_argument(a):
+    b = a
+    return a, b
+
+
+def returns_a_new_array(a):
+    return a * 1.0, a + 0.0
+
+
+def item_returned_by_a_helper_read_after_a_write(x0):
+    t7, t8 = returns_its_argument(x0)
+    x0[1:] = np.sum(x0) * 2.0
+    return np.sum(x0) + np.sum(t8 ** 2)
+
+
+def item_of_new_arrays_read_after_a_write(x0):
+    t7, t8 = returns_a_new_array(x0)
+    x0[1:] = np.sum(x0) * 2.0
+    return np.sum(x0) + np.sum(t8 ** 2)
+
+
+def test_what_a_helper_returns_read_after_a_write_into_its_argument(jit):
+    # fuzzer seed 602458: t8 is x0 itself (the helper returns its argument) and sees the
+    # write into x0; the adjoint gave t8's gradient to x0 before the write (silently wrong)
+    x = np.array([-0.97, 0.62, -0.63])
+    with pytest.raises(srcgrad.SrcgradError, match="'t8', returned by returns_its_argument, "
+                       "is the array 'x0'"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", srcgrad.JitFallbackWarning)
+            srcgrad.grad(item_returned_by_a_helper_read_after_a_write,
+                         jit="auto" if jit else False)(x.copy())
+    # a helper that returns new arrays: t8 = x0 before the write.
+    # x0[0] + 4 sum(x0) + sum(x0^2) (x0[1:] = 2 sum(x0) at the end): (1, 0, 0) + 4 + 2 x0
+    got = srcgrad.grad(item_of_new_arrays_read_after_a_write, jit=jit)(x.copy())
+    np.testing.assert_allclose(got, np.array([1.0, 0.0, 0.0]) + 4 + 2 * x, rtol=1e-12)

@@ -85,7 +85,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
     out = norm.block(body)
     fn.body = _retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
-                            [a.id for a in fn.args.args], env, namer, filename)
+                            [a.id for a in fn.args.args], env, namer, filename, norm.locals)
     return fn
 
 
@@ -395,8 +395,19 @@ def is_basic_index(index: gast.AST, basic: set[str]) -> bool:
     return True
 
 
+def _as_written(node: gast.AST, user_names: frozenset[str]) -> gast.AST:
+    """A copy of `node` with the versions single assignment made (`x_1` of x) named as
+    the user wrote them, for messages."""
+    node = copy.deepcopy(node)
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id not in user_names:
+            n.id = next((u for u in [n.id.rsplit("_", 1)[0]] if u in user_names), n.id)
+    return node
+
+
 def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
-                  namer: Namer, filename: str) -> list[gast.stmt]:
+                  namer: Namer, filename: str, user_names: frozenset[str]
+                  ) -> list[gast.stmt]:
     """After each write into an array, take again the views of it made earlier
     (`v = z[1:]`, `z.T`, `z.reshape(...)`, views of views), so that the code (and the
     adjoint, which follows the names) sees what NumPy's aliasing shows: a view reads the
@@ -418,15 +429,32 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
     once = {n for n, k in stores.items() if k == 1}
     aliases: set[str] = set()   # the views found so far, in program order
     loose: set[int] = set()     # views that may not alias the same array when it is written
+    returned: dict[str, list[str]] = {}   # results of helpers that may return an argument
+    helper_of: dict[str | int, str] = {}   # (their names, and the views of them: the helper)
 
-    def view_of(stmt: gast.stmt) -> str | None:
+    def view_of(stmt: gast.stmt) -> list[str]:
+        """The arrays `stmt` binds a view of (one, or the arguments of a helper that may
+        return them)."""
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
-            return None
-        v = stmt.value
+            return []
+        v, name = stmt.value, stmt.targets[0].id
+        if isinstance(v, gast.Call) and is_user_function(
+                fun := env.resolve(v.func, frozenset(stores))) and helper(fun).shares:
+            # what it returns may be an argument: never taken again, checked if read
+            bases = [r for a in [*v.args, *(k.value for k in v.keywords)]
+                     if (r := root_name(a, env, frozenset(stores))) is not None]
+            returned[name] = bases
+            helper_of[name] = helper_of[id(stmt)] = fun.__name__
+            loose.add(id(stmt))
+            return bases
         if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
             parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
             if not is_basic_index(v.slice, loop_indices):
-                return None
+                return []
+            if v.value.id in returned:   # an item of what a helper returned
+                helper_of[id(stmt)] = helper_of[v.value.id]
+                loose.add(id(stmt))
+                return returned[v.value.id]
             if not any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
                        i.value in (None, Ellipsis) for i in parts):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
@@ -436,14 +464,13 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         elif isinstance(seen := view_base(v, env, frozenset(stores)), gast.Name):
             base = seen.id
         else:
-            return None
+            return []
         names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} & set(stores) - {base}
-        if stmt.targets[0].id not in once or base not in once or \
-                not names <= once | loop_indices:
+        if name not in once or base not in once or not names <= once | loop_indices:
             loose.add(id(stmt))
-            return base
-        aliases.add(stmt.targets[0].id)
-        return base
+            return [base]
+        aliases.add(name)
+        return [base]
 
     def first_use(stmts: list[gast.stmt], name: str) -> str | None:
         """Whether `stmts` first read `name` ("load") or first assign it ("store")."""
@@ -460,22 +487,28 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
     def walk(stmts: list[gast.stmt], views: list[tuple[str, str, gast.stmt]],
-             later: set[str], direct: set[str]) -> list[gast.stmt]:
+             later: set[str], direct: set[str],
+             taken: list[tuple[str, str, gast.stmt]]) -> list[gast.stmt]:
         """`later`: the names read after this block, or again in an enclosing loop;
         `direct`: the same without this loop's next iterations (which take again the
-        views this block takes)."""
+        views this block takes); `taken` collects the views this block takes."""
         out, outer = [], {v[0] for v in views}
         for k, stmt in enumerate(stmts):
-            base = view_of(stmt)
-            if base is not None:
+            for base in view_of(stmt):
                 views = views + [(stmt.targets[0].id, base, stmt)]
+                taken.append(views[-1])
             after = later | loads(stmts[k + 1:])
             inner = direct | loads(stmts[k + 1:])
+            nested: list[tuple[str, str, gast.stmt]] = []
             if isinstance(stmt, (gast.For, gast.While)):
-                stmt.body = walk(stmt.body, views, after | loads([stmt]), after)
+                stmt.body = walk(stmt.body, views, after | loads([stmt]), after, nested)
             elif isinstance(stmt, gast.If):
-                stmt.body = walk(stmt.body, views, after, inner)
-                stmt.orelse = walk(stmt.orelse, views, after, inner)
+                stmt.body = walk(stmt.body, views, after, inner, nested)
+                stmt.orelse = walk(stmt.orelse, views, after, inner, nested)
+            # a view a loop or a branch may have taken cannot be taken again after it
+            loose.update(id(view) for _, _, view in nested)
+            views = views + nested
+            taken += nested
             out.append(stmt)
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
                     and isinstance(stmt.targets[0].value, gast.Name):
@@ -505,10 +538,18 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 continue
             name, base, _ = checked[id(stmt)]
             where = f"{os.path.basename(filename)}:{getattr(stmt, 'lineno', '?')}"
-            view = ast.unparse(gast.gast_to_ast(stmt.value))
-            message = (f"{where}: {name!r} is a view of {base!r} read after a write into "
-                       f"{base!r}, which the gradient cannot follow where they are assigned "
-                       f"more than once: copy it ({name} = {view}.copy())")
+            shown = _as_written(stmt, user_names)
+            view = ast.unparse(gast.gast_to_ast(shown.value))
+            user, array = shown.targets[0].id, _as_written(b.name(base), user_names).id
+            message = (f"{where}: {user!r} is a view of {array!r} read after a write into "
+                       f"{array!r}, which the gradient cannot follow where the view is taken "
+                       f"in a loop or a branch, or its names are assigned more than once: "
+                       f"copy it ({user} = {view}.copy())")
+            if id(stmt) in helper_of:
+                message = (f"{where}: {user!r}, returned by {helper_of[id(stmt)]}, is the "
+                           f"array {array!r} (or a view of it), read after a write into "
+                           f"{array!r}, which the gradient cannot follow: return a copy from "
+                           f"{helper_of[id(stmt)]}, or copy {user!r} first")
             tmp = namer.temp()
             check = b.call(b.name(_bound(env, "unaliased", unaliased_helper)), b.name(tmp),
                            b.name(base), b.const(message))
@@ -525,7 +566,7 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                                       b.name(tmp)))]
 
     checked: dict[int, tuple[str, str, gast.Assign]] = {}
-    return unaliased(walk(body, [], set(), set()))
+    return unaliased(walk(body, [], set(), set(), []))
 
 
 class _Normalizer:

@@ -255,10 +255,19 @@ class _Reverse(FunctionPass):
         (normalize); a helper's argument was not, and is refused here."""
         views: dict[str, str] = {}
         fancy = fancy_names(self.fn.body)
+        items: dict[str, list[gast.expr]] = {}   # the items of tuples: `p = (x0, y)`
         for s in self.statements:
             name, v = target_of(s), getattr(s, "value", None)
             if name is None:
                 continue
+            if isinstance(v, (gast.Tuple, gast.List)):
+                items[name] = v.elts
+                v = next((e for e in v.elts if isinstance(e, gast.Name)
+                          and e.id in self.locals), None)   # (an index not known: the first)
+            elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) \
+                    and v.value.id in items and (k := _int(v.slice)) is not None \
+                    and -len(items[v.value.id]) <= k < len(items[v.value.id]):
+                v = items[v.value.id][k]    # `p[0]` is x0
             if isinstance(v, gast.Name) and v.id in self.locals:
                 views[name] = v.id
             elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):

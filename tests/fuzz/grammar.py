@@ -21,19 +21,19 @@ UNARY = [
     "np.sin({})", "np.cos({})", "np.tanh({})", "np.arctan({})", "np.negative({})",
     "np.positive({})", "np.square({})", "np.exp(np.sin({}))", "np.expm1(np.tanh({}))",
     "np.exp2(np.cos({}))", "np.sinh(np.tanh({}))", "np.cosh(np.sin({}))",
-    "np.log({} ** 2 + 1.0)", "np.log1p({} ** 2)", "np.log2({} ** 2 + 2.0)",
-    "np.log10({} ** 2 + 1.5)", "np.sqrt({} ** 2 + 1.0)", "np.cbrt({} ** 2 + 1.0)",
-    "np.reciprocal({} ** 2 + 1.0)", "np.abs({} ** 2 + 0.5)", "np.absolute(np.cos({}) + 2.0)",
+    "np.log(({}) ** 2 + 1.0)", "np.log1p(({}) ** 2)", "np.log2(({}) ** 2 + 2.0)",
+    "np.log10(({}) ** 2 + 1.5)", "np.sqrt(({}) ** 2 + 1.0)", "np.cbrt(({}) ** 2 + 1.0)",
+    "np.reciprocal(({}) ** 2 + 1.0)", "np.abs(({}) ** 2 + 0.5)", "np.absolute(np.cos({}) + 2.0)",
     "np.arcsin(0.5 * np.tanh({}))", "np.arccos(0.5 * np.sin({}))", "np.tan(0.5 * np.tanh({}))",
     "(({}) ** 2)", "(({}) ** 3)", "((({}) ** 2 + 1.0) ** 0.5)", "(({}) ** 2.0)",
-    "np.clip({}, -5.0, 5.0)", "np.copy({})", "np.float_power({} ** 2 + 1.0, 1.5)",
+    "np.clip({}, -5.0, 5.0)", "np.copy({})", "np.float_power(({}) ** 2 + 1.0, 1.5)",
 ]
 BINARY = [
-    "({} + {})", "({} - {})", "({} * {})", "({} / ({} ** 2 + 1.0))", "np.add({}, {})",
+    "({} + {})", "({} - {})", "({} * {})", "({} / (({}) ** 2 + 1.0))", "np.add({}, {})",
     "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, np.exp({}))",
-    "np.arctan2({}, {} ** 2 + 1.0)", "np.hypot({}, {} ** 2 + 1.0)", "np.logaddexp({}, {})",
+    "np.arctan2({}, ({}) ** 2 + 1.0)", "np.hypot({}, ({}) ** 2 + 1.0)", "np.logaddexp({}, {})",
     "np.maximum({}, {} + 3.0)", "np.minimum({}, {} + 3.0)", "np.fmax({} - 3.0, {})",
-    "np.fmin({} + 3.0, {})", "np.power({} ** 2 + 1.0, np.sin({}))",
+    "np.fmin({} + 3.0, {})", "np.power(({}) ** 2 + 1.0, np.sin({}))",
 ]
 # Reductions of an expression of shape (2, 3) (key) to a smaller shape.
 REDUCE = {
@@ -364,7 +364,7 @@ class Grammar:
         args = [n for n in names if n.startswith("x")]
         local = [n for n in names if not n.startswith("x")]
         picked = args + local[-2:] + ([self.pick(local)] if local else [])
-        return " + ".join(self.pick(["np.sum(np.sin({}))", "np.sum({} ** 2)", "np.sum({})"])
+        return " + ".join(self.pick(["np.sum(np.sin({}))", "np.sum(({}) ** 2)", "np.sum({})"])
                           .format(n) for n in picked)
 
     # -- the program ------------------------------------------------------------------------
