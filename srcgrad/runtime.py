@@ -121,6 +121,8 @@ def zeros_like(x):
     >>> zeros_like(np.arange(3))
     array([0., 0., 0.])
     """
+    if isinstance(x, (list, tuple)):   # the items of np.stack([...]): one zero each
+        return type(x)(zeros_like(item) for item in x)
     dtype = _float_dtype(np.result_type(x))
     if np.ndim(x) == 0:
         return dtype.type(0.0)

@@ -562,3 +562,42 @@ def test_a_loop_without_adjoint_gives_back_the_index_it_overwrote(jit):
     np.testing.assert_allclose(got, 2 * x * 0.53 ** 2, rtol=1e-12)
     assert_grad(lambda a: loop_index_reused_by_a_later_loop(a.copy(), -0.53, 1), (got,),
                 (x,), (0,))
+
+
+def stack_of_numbers_in_a_branch(x2, n):
+    if n == 1:
+        x2 = x2 * 2.0
+    else:
+        x2 = np.stack([np.ones(3)[0], np.ones(3)[2]])
+    return np.sum(x2)
+
+
+def test_the_tangent_of_a_stack_of_numbers_is_zero():
+    # seed 601469 (and 402084): the tangent of np.stack([1.0, 1.0]) was np.stack of
+    # zeros_like of the list, and zeros_like took the list for a dtype (TypeError: Field
+    # elements must be 2- or 3-tuples). Python form: numba has no np.stack of numbers
+    x = np.array([0.26, 0.9])
+    assert srcgrad.jvp(stack_of_numbers_in_a_branch, jit=False)(x, 3, np.ones(2)) == (2.0, 0.0)
+    value, slope = srcgrad.jvp(stack_of_numbers_in_a_branch, jit=False)(x, 1, np.ones(2))
+    assert (value, slope) == pytest.approx((2.32, 4.0))
+    np.testing.assert_array_equal(srcgrad.grad(stack_of_numbers_in_a_branch, jit=False)(x, 3),
+                                  [0.0, 0.0])
+
+
+def masked_sum_in_a_loop(x0):
+    t3 = x0 * np.ones(3)
+    for _ in range(2):
+        x0 = np.sum(np.fmax(t3 - 3.0, x0)[np.fmax(t3 - 3.0, x0) > -1.11] ** 2)
+    return x0 ** 2
+
+
+def test_entries_a_mask_selects_may_change_length_in_a_loop(jit):
+    # seed 601789: x[x > c] selected no entry in one iteration and three in the next; the
+    # adjoint read the last iteration's selection for its shape in every iteration
+    # (ValueError: operands could not be broadcast together with shapes (3,) (0,)).
+    # At x0 = -2: nothing is selected, then x0 = 0 three times: the value is 0, so is
+    # the gradient; at 2: x1 = 3 x0^2, x2 = 27 x0^4, f = 729 x0^8
+    assert srcgrad.grad(masked_sum_in_a_loop, jit=jit)(-2.0) == 0.0
+    got = srcgrad.grad(masked_sum_in_a_loop, jit=jit)(1.1)
+    assert got == pytest.approx(8 * 729 * 1.1 ** 7, rel=1e-12)
+    assert_grad(masked_sum_in_a_loop, (got,), (1.1,), (0,))

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.activity import Activity, activity
@@ -65,6 +66,9 @@ from .base import (
 from .normalize import fancy_names, view_base
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
+# what selects entries by the data (an index of any length)
+_SELECTING = (np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.logical_and,
+              np.logical_or, np.logical_not, np.logical_xor, np.isfinite, np.isnan, np.isinf)
 # helpers that read an argument for its shape only (at this position): in a loop, any
 # iteration's value of it will do, so the adjoint need not get the value back
 _SHAPE_ONLY = {unbroadcast: 1, broadcast_like: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1,
@@ -447,11 +451,26 @@ class _Reverse(FunctionPass):
         then `acc = acc + x[:, None] * x`): their shape may differ from one iteration to
         the next, so reading them for their shape needs that iteration's value. (One
         started as a float is taken to be a number throughout: taping every float
-        accumulator costs scalar loops a quarter of their time.)"""
+        accumulator costs scalar loops a quarter of their time.) So do the entries a mask
+        selects in a loop, and what is computed from them there."""
         numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
-        return {target_of(s) for loop in self.statements
-                if isinstance(loop, (gast.For, gast.While))
-                for s in all_statements(loop.body) if target_of(s) in numbers}
+        looped = [s for loop in self.statements if isinstance(loop, (gast.For, gast.While))
+                  for s in all_statements(loop.body) if target_of(s)]
+        out = {target_of(s) for s in looped if target_of(s) in numbers}
+        # and what a boolean mask or np.nonzero selects in a loop, and what is computed
+        # from it there: its length is the data's (x[x > 0] may be empty one time)
+        masks = {target_of(s) for s in looped if isinstance(s.value, gast.Compare)
+                 or self.ns.called(s.value) in _SELECTING}
+        varying = {target_of(s) for s in looped if isinstance(s.value, gast.Subscript)
+                   and {n.id for n in gast.walk(s.value.slice)
+                        if isinstance(n, gast.Name)} & masks}
+        while True:
+            more = {target_of(s) for s in looped if target_of(s) not in varying
+                    and any(isinstance(n, gast.Name) and n.id in varying
+                            for n in gast.walk(s.value))}
+            if not more:
+                return out | varying
+            varying |= more
 
     def reads(self) -> list[Read]:
         """Every primal value the adjoint code reads, at the statement it reverses."""
