@@ -601,3 +601,49 @@ def test_entries_a_mask_selects_may_change_length_in_a_loop(jit):
     got = srcgrad.grad(masked_sum_in_a_loop, jit=jit)(1.1)
     assert got == pytest.approx(8 * 729 * 1.1 ** 7, rel=1e-12)
     assert_grad(masked_sum_in_a_loop, (got,), (1.1,), (0,))
+
+
+def int_accumulator_written_into(x0, n):
+    for _ in range(2):
+        acc = 1
+        for _ in range(n):
+            acc = acc * x0
+        for _ in range(2):
+            acc[n % 2] *= acc[-1]
+    return np.sum(acc)
+
+
+def test_a_write_into_an_int_accumulator_started_again_in_an_outer_loop():
+    # seed 404667: the adjoint of acc started again as zeros of the number 1 at the end of
+    # each outer iteration, and the write acc[k] *= ... then indexed it (IndexError: 0-d)
+    # Python form: numba cannot type a variable that is a number, then an array.
+    # acc = x^3 with acc[1] *= acc[-1] twice: (x0^3, x1^3 x2^6, x2^3)
+    x = np.array([-1.0, -1.5, -0.4])
+    got = srcgrad.grad(int_accumulator_written_into, jit=False)(x, 3)
+    want = [3 * x[0] ** 2, 3 * x[1] ** 2 * x[2] ** 6, 6 * x[1] ** 3 * x[2] ** 5 + 3 * x[2] ** 2]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert_grad(int_accumulator_written_into, (got,), (x, 3), (0,))
+
+
+def pair_of_a_product(a):
+    b = np.dot(a * np.ones(2), a * np.ones(2))
+    return np.cos(np.mean(a * np.ones((2, 3)))), b
+
+
+def inner_loop_reads_outer_locals(x1, n):
+    for _ in range(n):
+        t5, t6 = pair_of_a_product(x1[1, 2])
+        acc = np.zeros(3)
+        for _ in range(n):
+            acc = acc + np.fmax((t6 * np.ones(2)) @ x1 - 3.0, t5 * np.ones(3))
+    return np.sum(x1) + np.sum(t6) + np.sum(acc ** 2)
+
+
+def test_a_recomputation_in_an_inner_loop_reads_an_outer_loop_local():
+    # seed 400334: recomputing t6 * np.ones(2) in the inner loop's adjoint needs t6, a
+    # local of the outer loop's body; where it is needed was kept as an index into the
+    # inner body and used in the outer one (IndexError in the tape planner). Python form:
+    # numba has no tape of the tuple a helper returns
+    x1 = np.array([[0.09, -2.04, -0.36], [0.24, 0.81, 0.72]])
+    got = srcgrad.grad(inner_loop_reads_outer_locals, jit=False)(x1, 2)
+    assert_grad(inner_loop_reads_outer_locals, (got,), (x1, 2), (0,))

@@ -175,7 +175,8 @@ def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], ch
     reads = list(reads)
     local: dict[str, tuple[list[gast.stmt], int, str]] = {}
     at: dict[int, dict[int, list[str]]] = {}
-    needed_at: dict[str, list[int]] = {}  # recomputations that read a block-local, and where
+    needed_at: dict[str, list[gast.stmt]] = {}  # recomputations that read a block-local:
+    # the statements before whose adjoint they run
     # inner blocks first, and within a block the last definition first, so every read
     # a recomputation adds is known before the value it reads is placed
     for block, loops in reversed(lay.blocks):
@@ -185,7 +186,8 @@ def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], ch
         for d, stmt in reversed(defs):
             name = stmt.targets[0].id
             uses = [lay.top(block, r.stmt) for r in reads
-                    if r.var == name and _inside(lay, block, r.stmt)] + needed_at.get(name, [])
+                    if r.var == name and _inside(lay, block, r.stmt)] + \
+                [lay.top(block, at) for at in needed_at.get(name, [])]
             if not uses:
                 continue
             k = max(uses)
@@ -194,7 +196,7 @@ def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], ch
             if recompute:
                 reads += [Read(n, stmt) for n in _operands(stmt.value)]
                 for n in _operands(stmt.value):
-                    needed_at.setdefault(n, []).append(k)
+                    needed_at.setdefault(n, []).append(block[k])
             local[name] = (block, k, "recompute" if recompute else "tape")
             at.setdefault(id(block), {}).setdefault(k, []).insert(0, name)
     return local, at, reads

@@ -505,6 +505,8 @@ class _Reverse(FunctionPass):
                 out += [Read(v, s) for v, _, _ in a.add_at if v in reshaped or v == target]
                 if is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
+                    if self.changed(s) in reshaped:   # for its shape (broadcast_like)
+                        out.append(Read(self.changed(s), s, after=True))
             if id(s) in self.hooks:
                 out += [Read(n, s) for t in s.body for n in names(t)]
         # a branch or loop is replayed only if something inside it has an adjoint or may
@@ -770,6 +772,11 @@ class _Reverse(FunctionPass):
             return self.take_back() + self.restore(stmt)
         if is_write(stmt):
             out += self.take_back()
+            if name in self.reshaped:   # made as zeros of the number it started as
+                dname = self.adjoint_name(name)
+                out.append(b.assign(dname, b.call(b.name(self.bind("broadcast_like",
+                                                                   broadcast_like)),
+                                                  b.name(dname), b.name(name))))
             later = []
             for var, expr in a.add:
                 if var == name:   # `y[:] = y`: y's own part, added after its entries are zeroed
