@@ -430,6 +430,7 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
     aliases: set[str] = set()   # the views found so far, in program order
     loose: set[int] = set()     # views that may not alias the same array when it is written
     returned: dict[str, list[str]] = {}   # results of helpers that may return an argument
+    items: dict[str, list[gast.expr]] = {}   # the items of tuples and lists
     helper_of: dict[str | int, str] = {}   # (their names, and the views of them: the helper)
 
     def view_of(stmt: gast.stmt) -> list[str]:
@@ -447,6 +448,18 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
             helper_of[name] = helper_of[id(stmt)] = fun.__name__
             loose.add(id(stmt))
             return bases
+        if isinstance(v, (gast.Tuple, gast.List)):
+            items[name] = v.elts
+            return []
+        if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) \
+                and v.value.id in items:   # `p[1]` of `p = (a, x[1:])` is x[1:]
+            elts = items[v.value.id]
+            k = v.slice.value if isinstance(v.slice, gast.Constant) and \
+                isinstance(v.slice.value, int) and -len(elts) <= v.slice.value < len(elts) \
+                else None
+            loose.add(id(stmt))
+            return [e.id for e in (elts if k is None else [elts[k]])
+                    if isinstance(e, gast.Name)]
         if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
             parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
             if not is_basic_index(v.slice, loop_indices):
@@ -519,7 +532,7 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                         read = after if name in outer else inner
                         if id(view) in loose:
                             if name in read and first_use(stmts[k + 1:], name) != "store":
-                                checked[id(view)] = (name, base, view)
+                                checked[id(view)] = (name, base, stmt.targets[0].value.id)
                         elif name in read or any(v[1] == name for v in views):
                             out += [b.located(t, stmt) for t in retaken(view)]
         return out
@@ -536,11 +549,11 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
             if id(stmt) not in checked:
                 out.append(stmt)
                 continue
-            name, base, _ = checked[id(stmt)]
+            name, base, written_array = checked[id(stmt)]
             where = f"{os.path.basename(filename)}:{getattr(stmt, 'lineno', '?')}"
             shown = _as_written(stmt, user_names)
             view = ast.unparse(gast.gast_to_ast(shown.value))
-            user, array = shown.targets[0].id, _as_written(b.name(base), user_names).id
+            user, array = shown.targets[0].id, _as_written(b.name(written_array), user_names).id
             message = (f"{where}: {user!r} is a view of {array!r} read after a write into "
                        f"{array!r}, which the gradient cannot follow where the view is taken "
                        f"in a loop or a branch, or its names are assigned more than once: "
@@ -565,7 +578,7 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 b.assign(name, b.call(b.name(_bound(env, "retake", retake)), b.name(name),
                                       b.name(tmp)))]
 
-    checked: dict[int, tuple[str, str, gast.Assign]] = {}
+    checked: dict[int, tuple[str, str, str]] = {}   # view -> (name, its base, array written)
     return unaliased(walk(body, [], set(), set(), []))
 
 
