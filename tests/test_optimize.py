@@ -121,12 +121,27 @@ def test_an_emptied_block_keeps_a_pass():
             if x > 0.0:
                 a = x * 2.0
             else:
+                print(x)
+            return x
+    ''', (1.0,), (-1.0,))
+    assert not statement(new, "a =") and "pass" in new and "print(x)" in new
+
+
+def test_emptied_branches_and_loops_go():
+    new = same_results('''
+        def f(x, n):
+            if x > 0.0:
+                a = x * 2.0
+            else:
                 a = x * 3.0
             for i in range(3):
                 w = i * x
-            return x
-    ''', (1.0,), (-1.0,))
-    assert not statement(new, "a =") and not statement(new, "w =") and "pass" in new
+            for j in range(n):
+                v = j * x
+            return x * j
+    ''', (1.0, 2), (-1.0, 3))
+    assert not statement(new, "if") and not statement(new, "for i")
+    assert statement(new, "for j in range(n):")   # j is read after it
 
 
 def mlp(W1, b1, W2, X):

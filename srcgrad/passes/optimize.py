@@ -116,12 +116,20 @@ class _Sweep:
             other = set(live)
             body = self.block(stmt.body, live, loop)
             orelse = self.block(stmt.orelse, other, loop)
+            if self.prune and not _code(body) and not _code(orelse) and self.pure(stmt.test):
+                live |= other
+                return None   # nothing left in either branch
             live |= other | _reads(stmt.test)
             if self.prune:
                 stmt = copy.copy(stmt)
                 stmt.body, stmt.orelse = body or [b.make(gast.Pass)], orelse
         elif isinstance(stmt, (gast.For, gast.While)):
+            after = set(live)
             stmt = self.loop(stmt, live)
+            if self.prune and self.empty(stmt) and not (_stored([stmt.target]) or {""}) & after:
+                live.clear()
+                live |= after
+                return None   # a for loop left with nothing to do, whose index nobody reads
         else:
             live |= _reads(stmt)
         return stmt
@@ -164,6 +172,11 @@ class _Sweep:
             stmt.body = self.block(stmt.body, set(head), head) or [b.make(gast.Pass)]
         return stmt
 
+    def empty(self, stmt: gast.For | gast.While) -> bool:
+        """Whether `stmt` is a `for` loop over a pure iterable with an empty body."""
+        return isinstance(stmt, gast.For) and not stmt.orelse and self.pure(stmt.iter) \
+            and not _code(stmt.body)
+
     def pure(self, node: gast.AST) -> bool:
         """Whether evaluating `node` has no effect but its value."""
         for n in gast.walk(node):
@@ -195,6 +208,11 @@ def pure_call(call: gast.Call, ns: Namespace) -> bool:
 _NUMPY_WRITERS = frozenset(getattr(np, n) for n in (
     "copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
     if hasattr(np, n))
+
+
+def _code(stmts: list[gast.stmt]) -> bool:
+    """Whether `stmts` do anything (more than comments and `pass`)."""
+    return not all(_is_comment(s) or isinstance(s, gast.Pass) for s in stmts)
 
 
 def _is_comment(stmt: gast.stmt) -> bool:
