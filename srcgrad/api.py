@@ -249,10 +249,15 @@ class Transform:
             return self._run_python(name, args)
 
     def _run_python(self, name: str, args: tuple) -> Any:
+        fn = self._functions(jit=False)[name]
         try:
-            return self._functions(jit=False)[name](*args)
+            return fn(*args)
         except NonScalarOutput:  # raised by `seed`, which cannot know the user's line
             raise self._nonscalar() from None
+        except Exception as exc:
+            if not isinstance(exc, SrcgradError):
+                _note_user_line(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
+            raise
 
     def _race(self, name: str, args: tuple) -> str:
         """`jit="auto"`: which form runs this code faster for these argument types.
@@ -803,9 +808,16 @@ def _generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str
         tb = tb.tb_next
     if not lines:
         return {}
+    return _user_location(path, lines[-1], user_file)
+
+
+def _user_location(path: str, line: int, user_file: str) -> dict[str, Any]:
+    """``filename``, ``lineno`` of the user's line that line `line` of the generated file
+    `path` comes from: the `# line N:` comment above it, in the function whose docstring
+    names the user's file."""
     source = linecache.getlines(path)
     lineno = None
-    for k in range(min(lines[-1], len(source)) - 1, -1, -1):
+    for k in range(min(line, len(source)) - 1, -1, -1):
         comment = re.match(r"\s*# (?:grad of )?line (\d+):", source[k])
         if comment and lineno is None:
             lineno = int(comment.group(1))
@@ -813,6 +825,22 @@ def _generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str
         if header and lineno is not None:
             return {"filename": _user_file(header.group(1), user_file), "lineno": lineno}
     return {}
+
+
+def _note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
+    """Add to an error raised in generated code (an index out of bounds in the user's
+    code) a note naming the user's line it comes from (Python 3.11+ prints notes)."""
+    path = fn.__code__.co_filename
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = _user_location(path, line, user_file) if line is not None else {}
+    if where and hasattr(exc, "add_note"):
+        text = linecache.getline(where["filename"], where["lineno"]).strip()
+        exc.add_note(f"srcgrad: raised by generated code ({os.path.basename(path)}:{line}) "
+                     f"of {os.path.basename(where['filename'])}:{where['lineno']}: {text}")
 
 
 def _user_file(basename: str, user_file: str) -> str:

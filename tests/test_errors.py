@@ -241,3 +241,18 @@ def test_control_flow_errors(fun, message, line):
         srcgrad.grad(fun, jit=False)(x if fun is not for_else else 1.0)
     np.testing.assert_array_equal(x, before)  # the caller's array is untouched
     assert f"test_errors.py:{fun.__code__.co_firstlineno + line}:" in str(info.value)
+
+
+def index_out_of_bounds(x, k):
+    y = x * 2.0
+    return np.sum(y[k])
+
+
+@pytest.mark.skipif(not hasattr(Exception, "add_note"), reason="notes print from 3.11")
+def test_an_error_of_the_users_code_names_its_line():
+    # an error the user's own code raises as the generated code runs (an index out of
+    # bounds) keeps its type, and a note names the user's line it comes from
+    with pytest.raises(IndexError) as info:
+        srcgrad.grad(index_out_of_bounds, jit=False)(np.ones(2), 5)
+    note = "\n".join(getattr(info.value, "__notes__", []))
+    assert f"of {HERE}:" in note and "return np.sum(y[k])" in note
