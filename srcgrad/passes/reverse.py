@@ -452,7 +452,8 @@ class _Reverse(FunctionPass):
         the next, so reading them for their shape needs that iteration's value. (One
         started as a float is taken to be a number throughout: taping every float
         accumulator costs scalar loops a quarter of their time.) So do the entries a mask
-        selects in a loop, and what is computed from them there."""
+        selects in a loop, the parts taken of an array the loop rebinds, and what is
+        computed from them there."""
         numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
         looped = [s for loop in self.statements if isinstance(loop, (gast.For, gast.While))
                   for s in all_statements(loop.body) if target_of(s)]
@@ -461,9 +462,13 @@ class _Reverse(FunctionPass):
         # from it there: its length is the data's (x[x > 0] may be empty one time)
         masks = {target_of(s) for s in looped if isinstance(s.value, gast.Compare)
                  or self.ns.called(s.value) in _SELECTING}
+        rebound = {target_of(s) for s in looped}
+        # ... and the parts of an array the loop rebinds (x = x[1:] * x[:-1] shrinks it)
         varying = {target_of(s) for s in looped if isinstance(s.value, gast.Subscript)
-                   and {n.id for n in gast.walk(s.value.slice)
-                        if isinstance(n, gast.Name)} & masks}
+                   and ({n.id for n in gast.walk(s.value.slice)
+                         if isinstance(n, gast.Name)} & masks
+                        or isinstance(s.value.value, gast.Name)
+                        and s.value.value.id in rebound)}
         while True:
             more = {target_of(s) for s in looped if target_of(s) not in varying
                     and any(isinstance(n, gast.Name) and n.id in varying
