@@ -25,6 +25,7 @@ import threading
 import time
 import types
 import warnings
+import weakref
 from typing import Any
 
 import gast
@@ -48,6 +49,8 @@ def _jit_disabled() -> bool:
 
 class Transform:
     """A differentiated function; see `grad`, `value_and_grad`, `vjp`."""
+
+    srcgrad_transform = True
 
     def __init__(self, fun, kind: str, wrt, jit, static, unroll, checkpoint, constants=None):
         if jit not in ("auto", True, False):
@@ -150,6 +153,17 @@ class Transform:
         """Where in what the entry point returns this transform's result is (a `grad`
         of a transform returns the value too, to check that it is a scalar)."""
         return (1,) if self.kind == "grad" and self.inner is not None else ()
+
+    def nested_entry(self):
+        """The generated entry point that a function being differentiated calls in this
+        transform's place (returning what the transform returns), or None where there is
+        none: only `grad` and `value_and_grad` of a function, without `static`."""
+        if self.kind not in ("grad", "value_and_grad") or self.inner is not None or \
+                self.static:
+            return None
+        entry = self.entry_function()
+        _NESTED[entry] = self   # compiled, it is this transform's compiled entry
+        return entry
 
     def entry_function(self):
         """The generated entry point as plain Python (what a transform of this one reads)."""
@@ -626,7 +640,7 @@ def source(fun, **options) -> str:
 
 # ---- jit ----
 _JIT_CACHE: dict[str, dict[str, Any]] = {}
-_JIT_LOCK = threading.Lock()
+_JIT_LOCK = threading.RLock()  # (a nested transform compiles its own code inside)
 
 
 def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
@@ -656,6 +670,7 @@ def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
 
 
 _NJITTED: dict[Any, Any] = {}
+_NESTED: weakref.WeakKeyDictionary[Any, Transform] = weakref.WeakKeyDictionary()
 
 
 def _njit(fun):
@@ -664,6 +679,9 @@ def _njit(fun):
 
     if isinstance(fun, CPUDispatcher) or not isinstance(fun, types.FunctionType):
         return fun
+    if fun in _NESTED:   # a transform's entry point, called by the code of another
+        t = _NESTED[fun]
+        return t._functions(jit=True)[t.generated.entries[t.role]]
     if fun not in _NJITTED:
         _callable_from_jit(fun, set())
         _NJITTED[fun] = numba.njit(cache=True)(fun)

@@ -12,6 +12,7 @@ module to stderr as they are made.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
 import sys
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ import numpy as np
 from . import builder as b
 from .codegen import to_source
 from .errors import RecursiveFunction, SrcgradError, WrtError
-from .frontend.parse import Env, Parsed, parse
+from .frontend.parse import Env, Parsed, nested_entry, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
@@ -35,7 +36,7 @@ from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
 from .rules import lookup
-from .runtime import put_flat, seed, unit, zeros_like
+from .runtime import put_flat, seed, tree_vdot, unit, zeros_like
 
 
 @dataclass
@@ -111,6 +112,9 @@ class _Module:
         key = (fun, (), "primal")
         if key in self.callees:
             return self.callees[key]
+        if (entry := nested_entry(fun)) is not None:   # a transform: its generated code
+            self.callees[key] = self.ns.bind(entry.__name__, entry, jit=True)
+            return self.callees[key]
         if fun in self.stack:
             return self.ns.bind(fun.__name__, fun, jit=True)  # reported by `callee` if active
         try:
@@ -133,6 +137,10 @@ class _Module:
         key = (fun, positions, kind)
         if key in self.callees:
             return self.callees[key]
+        if (entry := nested_entry(fun)) is not None:   # a transform: through its code
+            self.callees[key] = self.callee(entry, positions, at, "jvp") if kind == "jvp" \
+                else self.vjp_by_columns(entry, fun, positions, at)
+            return self.callees[key]
         if fun in self.stack:
             caller = self.stack[-1]
             raise RecursiveFunction(
@@ -153,6 +161,47 @@ class _Module:
             params, body = params + [out.seed or namer.fresh("dout")], out.forward + \
                 out.adjoint + [b.ret(_pack(out.grads, many=len(positions) > 1))]
         self.functions.append(b.function(name, params, body, doc))
+        return name
+
+    def vjp_by_columns(self, entry: Any, fun: Any, positions: tuple[int, ...],
+                       at: gast.AST) -> str:
+        """`entry_vjp(*args, dout) -> grads of args[positions]` for generated code
+        (a gradient called inside the function differentiated): forward mode over it,
+        one pass per entry of each argument (as `generate_grad_of`), each giving one
+        entry of the gradient, <dout, d entry(...)>."""
+        jvp = self.jvp_callee(entry, positions, at)
+        params = list(inspect.signature(entry).parameters)
+        namer = Namer(set(params) | set(self.ns.entries) | {f.name for f in self.functions})
+        bind = {f.__name__: self.ns.bind(f.__name__, f, avoid=namer.taken)
+                for f in (zeros_like, unit, put_flat, tree_vdot)}
+        size = self.ns.bind("np", np, avoid=namer.taken)
+        self.ns.bind("range", range)
+        dout, tangent, k = namer.fresh("dout"), namer.fresh("tangent"), namer.fresh("k")
+        grads = [namer.adjoint(params[i]) for i in positions]
+        body: list[gast.stmt] = []
+        for i, g in zip(positions, grads, strict=True):
+            w = params[i]
+            tangents = [b.call(b.name(bind["unit"] if j == i else bind["zeros_like"]),
+                               b.name(params[j]), *([b.name(k)] if j == i else []))
+                        for j in positions]
+            loop = [b.assign(b.tuple_([b.name("_", store=True),
+                                       b.name(tangent, store=True)], store=True),
+                             b.call(b.name(jvp), *[b.name(p) for p in params], *tangents)),
+                    b.assign(g, b.call(b.name(bind["put_flat"]), b.name(g), b.name(k),
+                                       b.call(b.name(bind["tree_vdot"]), b.name(dout),
+                                              b.name(tangent))))]
+            body += [b.comment(f"d/d{w} of <{dout}, {entry.__name__}(...)>, one entry of "
+                               f"{w} at a time"),
+                     b.assign(g, b.call(b.name(bind["zeros_like"]), b.name(w))),
+                     b.make(gast.For, target=b.name(k, store=True),
+                            iter=b.call(b.name("range"),
+                                        b.call(b.dotted(f"{size}.size"), b.name(w))),
+                            body=loop, orelse=[])]
+        body.append(b.ret(_pack(grads, many=len(positions) > 1)))
+        name = self.function_name(f"{entry.__name__}_vjp")
+        doc = (f"Vector-Jacobian product of {fun!r} for "
+               f"{', '.join(params[i] for i in positions)}, by forward mode over its code.")
+        self.functions.append(b.function(name, params + [dout], body, doc))
         return name
 
     def jvp_callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:

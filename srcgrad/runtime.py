@@ -239,6 +239,18 @@ def unit(x, k):
     return one
 
 
+def tree_vdot(a, b):
+    """The sum of the entries of a * b, over tuples of arrays and numbers alike (the
+    cotangent of a gradient applied to its tangent).
+
+    >>> tree_vdot((np.ones(2), 3.0), (np.arange(2.0), 2.0))
+    7.0
+    """
+    if isinstance(a, tuple):
+        return sum((tree_vdot(x, y) for x, y in zip(a, b, strict=True)), 0.0)
+    return float(np.sum(np.multiply(a, b)))
+
+
 def put_flat(g, k, v):
     """`g` with flat entry k set to the scalar `v` (in place for an array; for a scalar
     g, `v` itself): how a gradient is filled in one forward-mode pass at a time."""
@@ -1036,6 +1048,13 @@ def _new_tape_typer(sample, trips):
     if isinstance(sample, (types.Number, types.Boolean)):
         dtype = sample
         return lambda sample, trips: np.empty(max(trips, 0), dtype)
+    if isinstance(sample, types.BaseTuple):   # what a function returns: a list of them
+        def tuples(sample, trips):
+            tape = [sample]
+            for _ in range(max(trips, 1) - 1):
+                tape.append(sample)
+            return tape
+        return tuples
     return None
 
 
@@ -1054,6 +1073,18 @@ def _record_typer(tape, k, value):
         for j in range(row.size):
             row[j] = flat[j]
     return copy_in
+
+
+@overload(tree_vdot)
+def _tree_vdot_typer(a, b):
+    if isinstance(a, types.BaseTuple):   # one call per item, unrolled at compile time
+        terms = " + ".join(f"tree_vdot(a[{k}], b[{k}])" for k in range(len(a))) or "0.0"
+        scope: dict = {"tree_vdot": tree_vdot}
+        exec(f"def impl(a, b):\n    return {terms}\n", scope)
+        return scope["impl"]
+    if isinstance(a, types.Array):
+        return lambda a, b: float(np.sum(a * b))
+    return lambda a, b: float(a * b)
 
 
 @overload(snapshot)

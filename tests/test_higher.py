@@ -784,3 +784,64 @@ def test_source_is_python(make):
     source = make().source
     assert isinstance(source, str) and source.strip() and "def " in source
     compile(source, "<generated>", "exec")
+
+
+# ---- a gradient called inside the function differentiated (issue 26 #11) ----
+
+
+def inner_product(x, y):
+    return x * x * y
+
+
+inner_product_grad = srcgrad.grad(inner_product, wrt="x")
+
+
+def uses_a_gradient(y):
+    return inner_product_grad(1.5, y) * y
+
+
+def potential(p, q):
+    return np.sum(p ** 2) * np.sum(np.sin(q)) + np.dot(p, q)
+
+
+potential_force = srcgrad.grad(potential, wrt=(0, 1))
+potential_value_and_grad = srcgrad.value_and_grad(potential)
+
+
+def uses_gradients_of_arrays(p, q):
+    fp, fq = potential_force(p, q)
+    total = 0.0
+    for _ in range(2):
+        v, g = potential_value_and_grad(q, p)
+        total = total + v * np.sum(g)
+    return np.sum(fp ** 2) + np.sum(fq * q) + total
+
+
+@pytest.mark.parametrize("jit", JITS)
+def test_a_gradient_inside_the_function_differentiated(jit):
+    # outer(y) = d/dx (x^2 y) at x = 1.5, times y = 3 y^2: 12 at y = 2, second derivative 6
+    assert srcgrad.grad(uses_a_gradient, jit=jit)(2.0) == pytest.approx(12.0, rel=1e-12)
+    value, slope = srcgrad.jvp(uses_a_gradient, jit=jit)(2.0, 1.0)
+    assert (value, slope) == pytest.approx((12.0, 12.0), rel=1e-12)
+    assert srcgrad.hessian(uses_a_gradient, jit=jit)(2.0) == pytest.approx(6.0, rel=1e-9)
+    # arrays, a tuple of gradients, value_and_grad, in a loop: against differences of f
+    p, q = np.array([0.3, -0.5, 0.8]), np.array([1.1, 0.2, -0.4])
+    grads = srcgrad.grad(uses_gradients_of_arrays, wrt=(0, 1), jit=jit)(p, q)
+    for k, g in enumerate(grads):
+        for i in range(3):
+            e = np.zeros(3)
+            e[i] = 1.0
+            want = fd_jvp(uses_gradients_of_arrays, [p, q], (k,), (e,))
+            assert g[i] == pytest.approx(float(want), rel=1e-6, abs=1e-8)
+
+
+inner_product_jvp = srcgrad.jvp(inner_product)
+
+
+def uses_a_jvp(x):
+    return inner_product_jvp(x, 2.0, 1.0)[1]
+
+
+def test_a_transform_that_cannot_be_differentiated_inside_says_so():
+    with pytest.raises(srcgrad.MissingRule, match="only grad and value_and_grad"):
+        srcgrad.grad(uses_a_jvp, jit=False)(1.0)

@@ -639,13 +639,13 @@ def inner_loop_reads_outer_locals(x1, n):
     return np.sum(x1) + np.sum(t6) + np.sum(acc ** 2)
 
 
-def test_a_recomputation_in_an_inner_loop_reads_an_outer_loop_local():
+def test_a_recomputation_in_an_inner_loop_reads_an_outer_loop_local(jit):
     # seed 400334: recomputing t6 * np.ones(2) in the inner loop's adjoint needs t6, a
     # local of the outer loop's body; where it is needed was kept as an index into the
-    # inner body and used in the outer one (IndexError in the tape planner). Python form:
-    # numba has no tape of the tuple a helper returns
+    # inner body and used in the outer one (IndexError in the tape planner). Compiled,
+    # the tape of the tuple the helper returns is a list of tuples
     x1 = np.array([[0.09, -2.04, -0.36], [0.24, 0.81, 0.72]])
-    got = srcgrad.grad(inner_loop_reads_outer_locals, jit=False)(x1, 2)
+    got = srcgrad.grad(inner_loop_reads_outer_locals, jit=jit)(x1, 2)
     assert_grad(inner_loop_reads_outer_locals, (got,), (x1, 2), (0,))
 
 

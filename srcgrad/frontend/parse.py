@@ -55,6 +55,14 @@ class Env:
 _LIBRARIES = ("numpy", "math", "builtins", "srcgrad", "numba", "scipy")
 
 
+def nested_entry(obj: Any) -> Any:
+    """The generated entry point of a srcgrad transform (`grad`, `value_and_grad`) that
+    code being differentiated calls: what runs in its place, and what is differentiated
+    through (nested differentiation); None for anything else."""
+    entry = getattr(obj, "nested_entry", None)
+    return entry() if callable(entry) and getattr(obj, "srcgrad_transform", False) else None
+
+
 def is_user_function(obj: Any) -> bool:
     """A Python function of the user's (not of a library srcgrad has rules for)."""
     module = getattr(obj, "__module__", "") or ""

@@ -21,7 +21,7 @@ import gast
 from .. import builder as b
 from ..analysis.activity import reached
 from ..errors import SrcgradError
-from ..frontend.parse import MISSING, Parsed, is_user_function
+from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry
 from ..naming import Namer
 from ..rules import Overridden, Rule, lookup, lookup_tangent
 from ..rules.numpy_rules import ATTRIBUTES, METHODS
@@ -211,6 +211,15 @@ class FunctionPass:
                                                 defaults=r.origin is not None)
                 return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
                                  r, fun=fun, what=what)
+            if (entry := nested_entry(obj)) is not None:   # grad(g) called: its code
+                args, kwargs = by_position(entry, value.args, kwargs,
+                                           len(inspect.signature(entry).parameters))
+                return Operation("call", args, kwargs, fun=obj, what=what)
+            if getattr(obj, "srcgrad_transform", False):
+                return Operation("missing", value.args, kwargs,
+                                 what=f"{what} ({obj!r}) cannot be differentiated inside "
+                                      f"another function: only grad and value_and_grad "
+                                      f"without static= can")
             if lookup_tangent(obj) is not None:  # a helper of generated code
                 return Operation("rule", value.args, kwargs, None, fun=obj, what=what)
             if self.differentiable_source(obj):
@@ -255,7 +264,7 @@ class FunctionPass:
                     node.args, obj = node.args[1:], obj.primal
                 elif isinstance(obj, Overridden):  # the primal, as the user named it
                     node.func, obj = copy.deepcopy(obj.func), obj.primal
-                if is_user_function(obj):
+                if is_user_function(obj) or nested_entry(obj) is not None:
                     node.func = b.name(self.primal(obj))
                     bound.add(id(node.func))
         for node in gast.walk(stmt):

@@ -34,7 +34,7 @@ from .. import builder as b
 from ..analysis.activity import Activity, activity
 from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
-from ..frontend.parse import Parsed, parse
+from ..frontend.parse import Parsed, nested_entry, parse
 from ..naming import Namer
 from ..rules import UNIFORM, Rule, instantiate, lookup
 from ..runtime import (
@@ -1075,9 +1075,10 @@ def _renamed(node: gast.AST, name: str, new: str) -> gast.AST:
 
 
 def _tuple_arity(fun: Any) -> int | None:
-    """n when every `return` of the user function `fun` gives a tuple of n values."""
+    """n when every `return` of the user function `fun` (or of the code of a transform
+    it is) gives a tuple of n values."""
     try:
-        tree = parse(fun).tree
+        tree = parse(nested_entry(fun) or fun).tree
     except SrcgradError:
         return None
     returns, todo = [], list(tree.body)

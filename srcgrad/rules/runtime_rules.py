@@ -26,6 +26,7 @@ from ..runtime import (
     snapshot,
     split_like,
     sum_grad,
+    tree_vdot,
     unaliased,
     unbroadcast,
     unit,
@@ -60,6 +61,11 @@ def matmul_lhs_grad_derivative(dx, y, dy, a, b):
 @tangent(matmul_rhs_grad)
 def matmul_rhs_grad_derivative(dx, y, dy, a, b):
     return matmul_rhs_grad(dx, a, b), matmul_rhs_grad(dy, dx, b), None
+
+
+@tangent(tree_vdot)
+def tree_vdot_derivative(dx, y, a, b):
+    return tree_vdot(dx, b), tree_vdot(a, dx)
 
 
 # the tangents of the products' tangents (`runtime.JOINTS`), for third order: each is
