@@ -625,3 +625,22 @@ def test_a_view_kept_in_a_tuple_read_after_a_write(jit):
             warnings.simplefilter("ignore", srcgrad.JitFallbackWarning)
             srcgrad.grad(item_of_a_tuple_of_views_read_after_writes,
                          jit="auto" if jit else False)(x.copy(), 2)
+
+
+def row_swapped_in_then_op_assign(x0):
+    t5, t6 = 2.0, x0[0]
+    t5, t6 = t6, t5
+    x0 += 0.5
+    return np.sum(x0 ** 2) + np.sum(t5 ** 3)
+
+
+def test_op_assign_changes_a_row_taken_by_a_tuple_assignment(jit):
+    # fuzzer seed 403769: t5 is the row x0[0] (through a tuple swap) and `x0 += 0.5`
+    # changes it in place; x0 += was taken as a new x0 (silently wrong).
+    # d/dx0: 2 (x0 + 0.5) everywhere, plus 3 (x0[0] + 0.5)^2 in row 0
+    x = np.array([[-1.37, 0.59, -1.69], [-0.41, -0.1, -0.4]])
+    got = srcgrad.grad(row_swapped_in_then_op_assign, jit=jit)(x.copy())
+    want = 2 * (x + 0.5)
+    want[0] += 3 * (x[0] + 0.5) ** 2
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert_grad(lambda a: row_swapped_in_then_op_assign(a.copy()), (got,), (x,), (0,))

@@ -163,13 +163,12 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     aliased = set()  # the two names of `v = x` (v read): one array, whichever `op=` changes
     read = {n.id for s in body for n in gast.walk(s)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    for node in gast.walk(b.function(fn.name, params, body)):
-        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
-                _root(node.value) is not None:
-            if not isinstance(node.value, gast.Name):
-                viewed.add(_root(node.value))
-            elif node.value.id != node.targets[0].id and node.targets[0].id in read:
-                aliased |= {node.value.id, node.targets[0].id}
+    for target, value, single in _bindings(b.function(fn.name, params, body)):
+        if _root(value) is not None:
+            if not isinstance(value, gast.Name):
+                viewed.add(_root(value))
+            elif single and value.id != target and target in read:
+                aliased |= {value.id, target}   # (`a, b = b, a` swaps: no sharing)
     sure_views = set()   # names bound to a slice or a view method of an array
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
@@ -221,6 +220,22 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                                                   ctx=gast.Load()))), fn)
               for p in params if p in reached and copy_args]
     return copies + list(body)
+
+
+def _bindings(tree: gast.AST):
+    """(name, value, whether alone) for each name an assignment in `tree` binds to a
+    value it shows: `v = e`, and each item of `a, b = e1, e2`."""
+    for node in gast.walk(tree):
+        if not isinstance(node, gast.Assign):
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, gast.Name):
+            yield target.id, value, True
+        elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and \
+                len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts, strict=True):
+                if isinstance(t, gast.Name):
+                    yield t.id, v, False
 
 
 class HelperWrites(UnsupportedSyntax):
