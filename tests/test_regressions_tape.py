@@ -66,3 +66,25 @@ def test_loop_index_and_unwritten_inputs_are_not_taped(jit):
     reads_of_x = {line.split(" = ")[0].strip() for line in source.splitlines()
                   if " = x[" in line}
     assert reads_of_x and not taped & reads_of_x, taped
+
+
+def accumulator_written_after_its_reads(x0, x1, x2):
+    acc1 = x0 * 1.5
+    for _ in range(2):
+        x1 += acc1
+        acc2 = 0
+        for _ in range(1):
+            acc2 = acc2 + x2 * x1
+            x2 = acc2 @ acc2
+        acc2[1] = np.max(acc2)
+    return np.sum(x1) + np.sum(x2 ** 2)
+
+
+def test_a_value_saved_where_it_is_read_is_a_copy_if_written_later():
+    # fuzzer seed 802407: acc2, saved on the tape where the adjoint of x2 = acc2 @ acc2
+    # reads it, was saved as the array itself; acc2[1] = ... then changed the saved
+    # value (silently wrong). Python form: numba cannot type acc2 = 0, then an array
+    x0, x1 = np.array([-0.78, 0.2]), np.array([-0.21, -0.38])
+    got = srcgrad.grad(accumulator_written_after_its_reads, jit=False)(x0, x1.copy(), -0.823)
+    assert_grad(lambda a: accumulator_written_after_its_reads(a, x1.copy(), -0.823), (got,),
+                (x0,), (0,))

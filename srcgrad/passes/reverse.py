@@ -550,10 +550,17 @@ class _Reverse(FunctionPass):
     def forward_statement(self, stmt: gast.stmt) -> list[gast.stmt]:
         at_read = self.tape.saved_reads.get(id(stmt), [])
         before = [p for v, after in at_read if not after
-                  for p in self.push(self.tapes_of(v), b.name(v), stmt)]
+                  for p in self.push(self.tapes_of(v), self.kept(v), stmt)]
         after = [p for v, after in at_read if after
-                 for p in self.push(self.tapes_of(v), b.name(v), stmt)]
+                 for p in self.push(self.tapes_of(v), self.kept(v), stmt)]
         return before + self.forward_code(stmt) + after
+
+    def kept(self, name: str) -> gast.AST:
+        """`name`, to save on a tape: a copy if it is an array written into later (the
+        tape would hold the array, and see the write)."""
+        if name in self.written:
+            return b.call(b.name(self.bind("snapshot", snapshot)), b.name(name))
+        return b.name(name)
 
     def tapes_of(self, name: str) -> str:
         key = ("name", name)
