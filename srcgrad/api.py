@@ -32,7 +32,7 @@ import gast
 import numpy as np
 
 from . import codegen, runtime
-from .compiler import Generated, generate, generate_grad_of, generate_jvp
+from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import (
     NONSCALAR_MARKER,
     JitFallbackWarning,
@@ -88,6 +88,9 @@ class Transform:
         for name in self.static:
             if name in self.wrt:
                 raise WrtError(f"{name!r} cannot be both static and differentiated")
+        # a function calling itself is specialised on its int arguments (compiler._specialize)
+        self._recursive = not (self.static or self.constants or self.inner) \
+            and calls_itself(fun)
         self._options = (kind, wrt, jit, unroll)
         self._wrt_option = wrt
         self._specialized: dict[tuple, Transform] = {}
@@ -157,9 +160,10 @@ class Transform:
     def nested_entry(self):
         """The generated entry point that a function being differentiated calls in this
         transform's place (returning what the transform returns), or None where there is
-        none: only `grad` and `value_and_grad` of a function, without `static`."""
+        none: only `grad` and `value_and_grad` of a function, without `static` (or the
+        int arguments a function that calls itself is specialised on)."""
         if self.kind not in ("grad", "value_and_grad") or self.inner is not None or \
-                self.static:
+                self.static or self._recursive:
             return None
         entry = self.entry_function()
         _NESTED[entry] = self   # compiled, it is this transform's compiled entry
@@ -333,8 +337,11 @@ class Transform:
         return values
 
     def specialized(self, values: tuple) -> Transform:
-        """The transform compiled for these values of the static arguments."""
-        constants = {n: values[self._params.index(n)] for n in self.static}
+        """The transform compiled for these values of the static arguments (of a function
+        that calls itself: of its int arguments, which may set the recursion's depth)."""
+        static = self.static or [p for p, v in zip(self._params, values, strict=True)
+                                 if p not in self.wrt and isinstance(v, (int, np.integer))]
+        constants = {n: values[self._params.index(n)] for n in static}
         try:
             key = tuple(constants.items())
             hash(key)
@@ -353,7 +360,7 @@ class Transform:
                 raise TypeError(f"{self!r} takes the arguments, then the tangents")
             return self._along(args[:-1], kwargs, args[-1])
         values = self._args(args, kwargs)
-        if self.static:
+        if self.static or self._recursive:
             return self.specialized(values)(*values)
         if self._transposing:
             pullback = _Columns if self.inner.custom else _Transposed
@@ -386,6 +393,8 @@ class Transform:
     def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
         """jvp: `(value, derivative along tangents)`; hvp: the Hessian times them."""
         values = self._args(args, kwargs)
+        if self.static or self._recursive:
+            return self.specialized(values)._along(values, {}, tangents)
         checked = self._tangents(values, tangents)
         if self.kind == "hvp":  # the entry returns the product only
             return _tree(_plain, self._call(self.role, values + checked))

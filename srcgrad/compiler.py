@@ -63,8 +63,9 @@ class _Module:
         self.unroll_loops = unroll_loops
         self.ns = Namespace()
         self.functions: list[gast.FunctionDef] = []
-        self.callees: dict[tuple[Any, tuple[int, ...], str], str] = {}  # (fun, positions, kind)
-        self.stack: list[Any] = []
+        # (fun, positions, kind, constants) -> generated function name
+        self.callees: dict[tuple[Any, tuple[int, ...], str, tuple], str] = {}
+        self.stack: list[tuple[Any, tuple]] = []   # (fun, constants) being generated
         self.custom = False
 
     def function_name(self, base: str) -> str:
@@ -91,7 +92,7 @@ class _Module:
         # calls must not (the caller sees its writes), so writing into one is refused
         tree = normalize(tree, parsed.env, namer, parsed.filename, copy_args=not self.stack)
         _debug("normalize", tree)
-        self.stack.append(parsed.fun)
+        self.stack.append((parsed.fun, tuple((constants or {}).items())))
         try:
             if forward_mode:
                 out = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
@@ -104,25 +105,29 @@ class _Module:
             self.stack.pop()
         return parsed, out, namer
 
-    def primal(self, fun: Any) -> str:
-        """Name of a generated copy of user function `fun` (its forward code, no adjoint).
+    def primal(self, fun: Any, at: gast.Call | None = None,
+               constants: dict[str, Any] | None = None) -> str:
+        """Name of a generated copy of user function `fun` (its forward code, no adjoint)
+        as call `at` calls it (see `_specialize`), or for these `constants`.
 
         A function srcgrad cannot parse is called as it is (compiled with numba if
         possible), which is fine as long as no derivative flows through it."""
-        key = (fun, (), "primal")
+        if constants is None:
+            constants = _specialize(fun, at)
+        key = (fun, (), "primal", tuple(constants.items()))
         if key in self.callees:
             return self.callees[key]
         if (entry := nested_entry(fun)) is not None:   # a transform: its generated code
             self.callees[key] = self.ns.bind(entry.__name__, entry, jit=True)
             return self.callees[key]
-        if fun in self.stack:
+        if (fun, key[3]) in self.stack or len(self.stack) > MAX_DEPTH:
             return self.ns.bind(fun.__name__, fun, jit=True)  # reported by `callee` if active
         try:
-            parsed, rev, _ = self.prepare(fun, [])
+            parsed, rev, _ = self.prepare(fun, [], constants)
         except SrcgradError:
             self.callees[key] = self.ns.bind(fun.__name__, fun, jit=True)
             return self.callees[key]
-        name = self.callees[key] = self.function_name(parsed.tree.name)
+        name = self.callees[key] = self.function_name(parsed.tree.name + _suffix(constants))
         params = [a.id for a in parsed.tree.args.args]
         doc = f"{parsed.tree.name} ({_where(parsed)}), as the generated code calls it."
         copy_fn = b.function(name, params, rev.forward + [b.ret(rev.result)], doc)
@@ -133,22 +138,29 @@ class _Module:
     def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST,
                kind: str = "vjp") -> str:
         """Name of `fun_vjp(*args, dout) -> grads of args[positions]` (or, for kind "jvp",
-        `fun_jvp(*args, *tangents of args[positions]) -> (value, tangent)`), made once."""
-        key = (fun, positions, kind)
+        `fun_jvp(*args, *tangents of args[positions]) -> (value, tangent)`), made once
+        for each set of constants the call `at` specialises `fun` on (`_specialize`)."""
+        constants = _specialize(fun, getattr(at, "value", None))
+        key = (fun, positions, kind, tuple(constants.items()))
         if key in self.callees:
             return self.callees[key]
         if (entry := nested_entry(fun)) is not None:   # a transform: through its code
             self.callees[key] = self.callee(entry, positions, at, "jvp") if kind == "jvp" \
                 else self.vjp_by_columns(entry, fun, positions, at)
             return self.callees[key]
-        if fun in self.stack:
-            caller = self.stack[-1]
+        if (fun, key[3]) in self.stack or len(self.stack) > MAX_DEPTH:
+            caller = self.stack[-1][0]
+            deep = f" more than {MAX_DEPTH} levels deep" if len(self.stack) > MAX_DEPTH else ""
             raise RecursiveFunction(
-                f"{fun.__name__} calls itself (directly or through other functions); "
-                f"recursion cannot be differentiated",
+                f"{fun.__name__} calls itself{deep} (directly or through other functions); "
+                f"recursion can be differentiated only where int arguments that are "
+                f"constants set its depth (a function calling itself with n - 1, n a "
+                f"static argument or a literal at the first call)",
                 filename=caller.__code__.co_filename, lineno=getattr(at, "lineno", None))
-        parsed, out, namer = self.prepare(fun, list(positions), forward_mode=kind == "jvp")
-        name = self.callees[key] = self.function_name(f"{parsed.tree.name}_{kind}")
+        parsed, out, namer = self.prepare(fun, list(positions), constants,
+                                          forward_mode=kind == "jvp")
+        name = self.callees[key] = self.function_name(
+            f"{parsed.tree.name}{_suffix(constants)}_{kind}")
         params = [a.id for a in parsed.tree.args.args]
         of = f"{parsed.tree.name} ({_where(parsed)})"
         along = ", ".join(params[i] for i in positions)
@@ -270,6 +282,33 @@ def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: l
     return _assemble(functions, m, {"grad": name}, parsed)
 
 
+# How deep recursion specialised on constants (`_specialize`) may go.
+MAX_DEPTH = 64
+
+
+def calls_itself(fun: Any) -> bool:
+    """Whether `fun` calls itself by its global name (recursion)."""
+    code = getattr(fun, "__code__", None)
+    return code is not None and fun.__name__ in code.co_names \
+        and getattr(fun, "__globals__", {}).get(fun.__name__) is fun
+
+
+def _specialize(fun: Any, call: gast.AST | None) -> dict[str, Any]:
+    """The parameters of `fun` that `call` passes an int or bool literal, with their
+    values, where `fun` calls itself: recursion whose depth such arguments set (a
+    determinant by minors, `det(minor, n - 1)` down to `n == 1`) is generated one function
+    per depth, as a static loop bound is unrolled. Other calls are not specialised."""
+    if not isinstance(call, gast.Call) or not calls_itself(fun):
+        return {}
+    params = list(inspect.signature(fun).parameters)
+    return {params[k]: a.value for k, a in enumerate(call.args[:len(params)])
+            if isinstance(a, gast.Constant) and type(a.value) in (int, bool)}
+
+
+def _suffix(constants: dict[str, Any]) -> str:
+    return "".join(f"_{name}{int(value)}" for name, value in constants.items())
+
+
 def _project(node: gast.AST, projection: tuple[int, ...]) -> gast.AST:
     for k in projection:
         node = b.subscript(node, b.const(k))
@@ -354,7 +393,7 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         main.append(b.function(
             fwd, params, ([] if rev.taped else rev.forward) + [
                 b.ret(b.tuple_([rev.result if not rev.taped else b.call(
-                    m.primal(fun), *[b.name(p) for p in params]),
+                    m.primal(fun, constants=constants or {}), *[b.name(p) for p in params]),
                     b.tuple_([b.name(n) for n in read])]))],
             f"Value of {fname} ({where}) and what its backward pass reads."))
         main.append(b.function(

@@ -110,3 +110,20 @@ def ode(x, s):
         for i in range(n):
             y[i] = y[i] + h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i])
     return np.sum(y)
+
+
+def det_by_minors(A, n):
+    """GradBench's determinant: Laplace expansion along the first row, recursing on the
+    (n-1) x (n-1) minors down to n == 1 (srcgrad generates one function per depth)."""
+    if n == 1:
+        return A[0, 0]
+    total = 0.0
+    for j in range(n):
+        minor = np.concatenate((A[1:, :j], A[1:, j + 1:]), axis=1)
+        total = total + (-1.0) ** j * A[0, j] * det_by_minors(minor, n - 1)
+    return total
+
+
+def log_det_squared(A):
+    """The determinant called with a literal depth, from a function that does not recurse."""
+    return np.log(det_by_minors(A, 4) ** 2)

@@ -3,6 +3,7 @@
 import os
 import warnings
 
+import gradbench
 import numpy as np
 import pytest
 
@@ -197,6 +198,39 @@ def recursive(x, n):
 def test_recursion():
     with pytest.raises(RecursiveFunction, match="calls itself"):
         srcgrad.grad(recursive, jit=False)(1.0, 3)
+
+
+def halving(x, n):
+    if x > 1.0:
+        return halving(0.5 * x, n) * x
+    return x
+
+
+def deeper(x, n):
+    if n == 0:
+        return x
+    return deeper(x, n + 1) * x
+
+
+def test_recursion_on_data_or_without_end():
+    # the depth of recursion on a value is not known when the code is generated; nor is
+    # that of one whose int argument never reaches its base case (issue 26 #12)
+    with pytest.raises(RecursiveFunction, match=r"test_errors.py:\d+: halving calls itself"):
+        srcgrad.grad(halving, jit=False)(3.0, 2)
+    with pytest.raises(RecursiveFunction, match="more than 64 levels deep"):
+        srcgrad.grad(deeper, jit=False)(1.0, 1)
+
+
+by_minors = srcgrad.grad(gradbench.det_by_minors)
+
+
+def sum_of_det_gradient(A):
+    return np.sum(by_minors(A, 2))
+
+
+def test_gradient_of_a_recursive_function_called_inside():
+    with pytest.raises(MissingRule, match="of a function that does not call itself"):
+        srcgrad.grad(sum_of_det_gradient, jit=False)(np.eye(2))
 
 
 def test_every_error_is_a_srcgrad_error():

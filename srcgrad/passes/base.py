@@ -138,7 +138,7 @@ class FunctionPass:
     """One normalized function, the names it binds, and how its statements are read."""
 
     def __init__(self, parsed: Parsed, fn: gast.FunctionDef, namer: Namer, ns: Namespace,
-                 primal: Callable[[Any], str]):
+                 primal: Callable[[Any, gast.Call], str]):
         self.p = parsed
         self.fn = fn
         self.namer = namer
@@ -219,7 +219,8 @@ class FunctionPass:
                 return Operation("missing", value.args, kwargs,
                                  what=f"{what} ({obj!r}) cannot be differentiated inside "
                                       f"another function: only grad and value_and_grad "
-                                      f"without static= can")
+                                      f"without static=, of a function that does not "
+                                      f"call itself, can")
             if lookup_tangent(obj) is not None:  # a helper of generated code
                 return Operation("rule", value.args, kwargs, None, fun=obj, what=what)
             if self.differentiable_source(obj):
@@ -265,7 +266,7 @@ class FunctionPass:
                 elif isinstance(obj, Overridden):  # the primal, as the user named it
                     node.func, obj = copy.deepcopy(obj.func), obj.primal
                 if is_user_function(obj) or nested_entry(obj) is not None:
-                    node.func = b.name(self.primal(obj))
+                    node.func = b.name(self.primal(obj, node))
                     bound.add(id(node.func))
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \

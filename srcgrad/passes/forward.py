@@ -56,7 +56,7 @@ JvpCallee = Callable[[Any, tuple[int, ...], gast.AST], str]
 
 
 def forward(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
-            ns: Namespace, callee: JvpCallee, primal: Callable[[Any], str]) -> Forwarded:
+            ns: Namespace, callee: JvpCallee, primal: Callable[[Any, gast.Call], str]) -> Forwarded:
     """Primal-and-tangent statements of normalized `fn` with respect to parameters `wrt`.
 
     `callee(fun, positions, node)` names the generated jvp of a user function the code

@@ -91,7 +91,7 @@ Callee = Callable[[Any, tuple[int, ...], gast.AST], str]
 
 
 def reverse(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
-            ns: Namespace, callee: Callee, primal: Callable[[Any], str]) -> Reversed:
+            ns: Namespace, callee: Callee, primal: Callable[[Any, gast.Call], str]) -> Reversed:
     """Forward and adjoint statements of normalized `fn` with respect to `wrt`.
 
     `callee(fun, positions, node)` and `primal(fun)` name the generated vector-Jacobian
