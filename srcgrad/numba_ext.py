@@ -11,7 +11,10 @@ this module registers numba overloads for:
 * ``np.squeeze(a, axis)`` and ``a.squeeze(axis)`` with an integer axis, and without an
   axis for the shapes whose result rank is known from the input rank (see below);
 * ``np.clip(scalar, lo, hi)`` with scalar (or None) bounds: numba's ``np.clip`` needs an
-  array first argument.
+  array first argument;
+* a list of ints or bools (nested for a rank-2 index) as an index, alone or in a tuple
+  (``x[[0, 0, 1]]``, ``x[idx, :] = v`` with ``idx`` a list): numba indexes with arrays only,
+  so the list becomes ``np.array(idx)``, which NumPy's indexing treats the same way.
 
 Every overload returns ``None`` for the argument types numba implements itself, so a
 call never has two candidate implementations and numba's own code keeps serving the
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import secrets
 
 import numpy as np
@@ -455,6 +459,67 @@ def _np_clip(a, a_min, a_max, out=None):
         return lambda a, a_min, a_max, out=None: np.maximum(a, a_min)
     if hi:
         return lambda a, a_min, a_max, out=None: np.minimum(a, a_max)
+    return None
+
+
+# ---- a list as an index: x[[0, 0, 1]], x[idx, :] = v with idx = [0, 2] ----
+
+def _list_index(t) -> bool:
+    while isinstance(t, types.List):
+        t = t.dtype
+    return isinstance(t, (types.Integer, types.Boolean)) and t is not None
+
+
+def as_index(index):
+    """`index` as numba indexes with it: a list of ints (or bools) as an array."""
+    return np.array(index) if isinstance(index, list) else index
+
+
+@overload(as_index)
+def _as_index(index):
+    if isinstance(index, types.List):
+        return lambda index: np.array(index)
+    return lambda index: index
+
+
+def _with_lists(index) -> int:
+    """The length of a tuple index with a list in it (1 for a list alone); 0 for none."""
+    if isinstance(index, types.List):
+        return 1 if _list_index(index) else 0
+    if isinstance(index, types.BaseTuple) and any(
+            isinstance(t, types.List) and _list_index(t) for t in index.types):
+        return len(index.types)
+    return 0
+
+
+@overload(operator.getitem)
+def _getitem_list(a, index):
+    n = _with_lists(index) if isinstance(a, types.Array) else 0
+    if n == 1:
+        return lambda a, index: a[as_index(index)]
+    if n == 2:
+        return lambda a, index: a[as_index(index[0]), as_index(index[1])]
+    if n == 3:
+        return lambda a, index: a[as_index(index[0]), as_index(index[1]),
+                                  as_index(index[2])]
+    return None
+
+
+@overload(operator.setitem)
+def _setitem_list(a, index, v):
+    n = _with_lists(index) if isinstance(a, types.Array) else 0
+    if n == 1:
+        def one(a, index, v):
+            a[as_index(index)] = v
+        return one
+    if n == 2:
+        def two(a, index, v):
+            a[as_index(index[0]), as_index(index[1])] = v
+        return two
+    if n == 3:
+        def three(a, index, v):
+            a[as_index(index[0]), as_index(index[1]), as_index(index[2])] = v
+        return three
     return None
 
 

@@ -39,7 +39,7 @@ from . import (
     vecmath,
 )
 from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError, UnsupportedSyntax
-from .numba_ext import normalize_axis
+from .numba_ext import as_index, normalize_axis
 
 _NONSCALAR = "grad needs a scalar result; this function returns an array (use vjp)"
 
@@ -270,6 +270,41 @@ def add_at(g, index, dy):
     array([2., 0., 1.])
     """
     np.add.at(g, index, dy)
+    return g
+
+
+def take_grad(dy, a, indices, axis=None):
+    """Adjoint of `np.take(a, indices, axis)`: dy added back where it was taken, each
+    repeat of an index adding its part.
+
+    >>> take_grad(np.ones(3), np.zeros((2, 2)), [3, 3, 0])
+    array([[1., 0.],
+           [0., 2.]])
+    """
+    g = np.zeros(np.shape(a), np.result_type(a, dy, 1.0))
+    if axis is None:
+        np.add.at(g.reshape(-1), indices, dy)
+    else:
+        np.add.at(g, (slice(None),) * (axis % g.ndim) + (indices,), dy)
+    return g
+
+
+def take_along_axis_grad(dy, a, indices, axis):
+    """Adjoint of `np.take_along_axis(a, indices, axis)`: dy added back where it was
+    taken, each repeat of an index adding its part.
+
+    >>> take_along_axis_grad(np.ones((1, 3)), np.zeros((1, 2)), np.array([[1, 1, 0]]), 1)
+    array([[1., 2.]])
+    """
+    g = np.zeros(np.shape(a), np.result_type(a, dy, 1.0))
+    if axis is None:
+        np.add.at(g.reshape(-1), indices, dy)
+        return g
+    shape = np.shape(dy)
+    index = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+             for d, n in enumerate(shape)]
+    index[axis % g.ndim] = indices
+    np.add.at(g, tuple(index), dy)
     return g
 
 
@@ -1280,6 +1315,15 @@ def _sequence(t) -> bool:
         or isinstance(t, types.List) and isinstance(t.dtype, types.Integer)
 
 
+def _ranked(t) -> bool:
+    """An integer index array of rank >= 2, or a list of lists of ints (numba's type)."""
+    if isinstance(t, types.List) and isinstance(t.dtype, types.List):
+        while isinstance(t, types.List):
+            t = t.dtype
+        return isinstance(t, types.Integer)
+    return isinstance(t, types.Array) and t.ndim >= 2 and isinstance(t.dtype, types.Integer)
+
+
 @overload(add_at)
 def _add_at_typer(g, index, dy):
     if not isinstance(g, types.Array):
@@ -1291,6 +1335,18 @@ def _add_at_typer(g, index, dy):
                 g[index[k]] += dy if one else dy[k]
             return g
         return along
+    if _ranked(index):   # x[idx] with an index of rank >= 2: each of its entries a row
+        def ranked(g, index, dy):
+            flat = as_index(index).ravel()
+            if one:
+                for k in range(flat.size):
+                    g[flat[k]] += dy
+            else:
+                d = np.ascontiguousarray(dy).reshape((flat.size,) + g.shape[1:])
+                for k in range(flat.size):
+                    g[flat[k]] += d[k]
+            return g
+        return ranked
     if isinstance(index, types.BaseTuple) and len(index) == 2 and g.ndim == 2:
         first, second = (_sequence(t) for t in index)
         if first and second:
@@ -1322,8 +1378,8 @@ def _add_at_typer(g, index, dy):
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     if any(isinstance(t, (types.Array, types.List)) and not isinstance(t.dtype, types.Boolean)
            for t in parts):   # (a mask selects each entry once)
-        raise TypingError("srcgrad: add_at compiles 1-D index arrays on one axis of an "
-                          "array of rank <= 2 only")
+        raise TypingError("srcgrad: add_at compiles an index array alone (of any rank) or "
+                          "1-D index arrays on one axis of an array of rank <= 2 only")
 
     def basic(g, index, dy):
         g[index] += dy
@@ -1331,22 +1387,127 @@ def _add_at_typer(g, index, dy):
     return basic
 
 
+@overload(take_grad)
+def _take_grad_typer(dy, a, indices, axis=None):
+    if not isinstance(a, types.Array):
+        return None
+    if _is_none(axis):
+        def flat(dy, a, indices, axis=None):
+            g = np.zeros(a.shape)
+            add_at(g.reshape(g.size), indices, dy)
+            return g
+        return flat
+    if _sequence(indices):   # rows of g moved to axis 0, as dy's
+        def along(dy, a, indices, axis=None):
+            g = np.zeros(a.shape)
+            ax = axis % g.ndim
+            add_at(np.swapaxes(g, 0, ax), indices, np.swapaxes(dy, 0, ax))
+            return g
+        return along
+    if isinstance(indices, types.Integer) and a.ndim <= 2:
+        def one(dy, a, indices, axis=None):
+            g = np.zeros(a.shape)
+            add_at(np.swapaxes(g, 0, axis % g.ndim), indices, dy)
+            return g
+        return one
+    raise TypingError("srcgrad: the gradient of np.take compiles an axis with a 1-D "
+                      "index (or an int on a matrix) only")
+
+
+@overload(take_along_axis_grad)
+def _take_along_axis_grad_typer(dy, a, indices, axis):
+    if not isinstance(a, types.Array) or a.ndim > 2 or not isinstance(indices, types.Array):
+        if isinstance(a, types.Array):
+            raise TypingError("srcgrad: the gradient of np.take_along_axis compiles arrays "
+                              "of rank 1 and 2 only")
+        return None
+    if _is_none(axis) or a.ndim == 1:
+        def flat(dy, a, indices, axis):
+            g = np.zeros(a.shape)
+            add_at(g.reshape(g.size), indices, dy)
+            return g
+        return flat
+
+    def matrix(dy, a, indices, axis):
+        g = np.zeros(a.shape)
+        ax = axis % 2
+        one_i, one_j = indices.shape[0] == 1, indices.shape[1] == 1
+        for i in range(dy.shape[0]):
+            for j in range(dy.shape[1]):
+                k = indices[0 if one_i else i, 0 if one_j else j]
+                if ax == 0:
+                    g[k, j] += dy[i, j]
+                else:
+                    g[i, k] += dy[i, j]
+        return g
+    return matrix
+
+
+def first_index(index):
+    """The first part of a tuple index, as an array where it is a list."""
+    return as_index(index[0])
+
+
+@overload(first_index)
+def _first_index(index):
+    return lambda index: as_index(index[0])
+
+
+@register_jitable
+def _last_rows(g, first, n):
+    """g (rows gathered at `first` from an array of n rows) with each row that a later
+    entry of `first` writes again zeroed."""
+    seen = np.zeros(n, np.bool_)
+    for k in range(len(first) - 1, -1, -1):
+        i = first[k] + n if first[k] < 0 else first[k]
+        if seen[i]:
+            g[k] = 0.0
+        seen[i] = True
+    return g
+
+
 @overload(written_grad)
 def _written_grad_typer(dy, index):
-    if not isinstance(dy, types.Array) or not _sequence(index):
-        raise TypingError("srcgrad: written_grad compiles 1-D index arrays on axis 0 only")
+    pair = isinstance(index, types.BaseTuple) and len(index) == 2 and \
+        isinstance(dy, types.Array) and dy.ndim == 2
+    if isinstance(dy, types.Array) and (_sequence(index) or pair and _sequence(index[0])
+                                        and not _sequence(index[1])):
+        alone = _sequence(index)
 
-    def impl(dy, index):
-        n = dy.shape[0]
-        g = dy[np.asarray(index)]
-        seen = np.zeros(n, np.bool_)
-        for k in range(len(index) - 1, -1, -1):
-            i = index[k] + n if index[k] < 0 else index[k]
-            if seen[i]:
-                g[k] = 0.0
-            seen[i] = True
-        return g
-    return impl
+        def rows(dy, index):   # y[idx] = v, y[idx, j] = v, y[idx, a:b] = v
+            g = dy[as_index(index)]
+            return _last_rows(g, first_index(index) if not alone else as_index(index),
+                              dy.shape[0])
+        return rows
+    if pair and _sequence(index[0]) and _sequence(index[1]):
+        def pairs(dy, index):   # y[idx, jdx] = v
+            first, second = as_index(index[0]), as_index(index[1])
+            g = dy[first, second]
+            n, m = dy.shape
+            seen = np.zeros((n, m), np.bool_)
+            for k in range(len(first) - 1, -1, -1):
+                i = first[k] + n if first[k] < 0 else first[k]
+                j = second[k] + m if second[k] < 0 else second[k]
+                if seen[i, j]:
+                    g[k] = 0.0
+                seen[i, j] = True
+            return g
+        return pairs
+    if pair and _sequence(index[1]):
+        def columns(dy, index):   # y[i, jdx] = v, y[:, jdx] = v
+            second = as_index(index[1])
+            g = dy[index[0], second]
+            m = dy.shape[1]
+            seen = np.zeros(m, np.bool_)
+            for k in range(len(second) - 1, -1, -1):
+                j = second[k] + m if second[k] < 0 else second[k]
+                if seen[j]:
+                    g[..., k] = 0.0
+                seen[j] = True
+            return g
+        return columns
+    raise TypingError("srcgrad: written_grad compiles 1-D index arrays on one axis of an "
+                      "array of rank <= 2 only")
 
 
 @overload(unshared)

@@ -212,3 +212,24 @@ def test_cross_tangent_against_differences(jit, rng):
     assert value == pytest.approx(crossed(a, b), rel=1e-12)
     assert slope == pytest.approx(
         (crossed(a + h * da, b + h * db) - crossed(a - h * da, b - h * db)) / (2 * h), rel=1e-6)
+
+
+def taken(a, order):
+    return np.sum(np.take(a, [[5, 5], [0, 11]]) ** 2) + \
+        np.sum(np.take_along_axis(a, order, axis=1) ** 3)
+
+
+def test_take_tangents_against_differences(jit, rng):
+    # np.take and np.take_along_axis are linear in the array: the tangent is taken alike;
+    # and the hvp (forward over their adjoints, take_grad) against differences of grad
+    a, da = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    order = np.argsort(rng.standard_normal((3, 4)), axis=1)
+    value, slope = srcgrad.jvp(taken, jit=jit)(a, order, da)
+    h = 1e-6
+    assert value == pytest.approx(taken(a, order), rel=1e-12)
+    assert slope == pytest.approx((taken(a + h * da, order) - taken(a - h * da, order)) /
+                                  (2 * h), rel=1e-6)
+    g = srcgrad.grad(taken, jit=jit)
+    np.testing.assert_allclose(srcgrad.hvp(taken, jit=jit)(a, order, da),
+                               (g(a + h * da, order) - g(a - h * da, order)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)

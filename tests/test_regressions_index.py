@@ -17,10 +17,34 @@ def sum_of_repeats(x):
     return np.sum(x[[0, 0, 1]])
 
 
-def test_list_index_with_a_repeat():
-    # the example: [2, 1, 0], not [1, 1, 0] (numba has no list index: Python form)
-    g = srcgrad.grad(sum_of_repeats, jit=False)(np.array([1.0, 2.0, 3.0]))
+def test_list_index_with_a_repeat(jit):
+    # the example: [2, 1, 0], not [1, 1, 0] (compiled: numba_ext takes the list
+    # as an array)
+    g = srcgrad.grad(sum_of_repeats, jit=jit)(np.array([1.0, 2.0, 3.0]))
     np.testing.assert_array_equal(g, [2.0, 1.0, 0.0])
+
+
+def list_indices(m, v):
+    rows = [2, 0, 2]
+    y = m * 1.0
+    y[[0, 0, 1], [3, 3, 0]] = v                       # pairs, the last write counts
+    y[rows, :] += np.cos(m[[1, 1, 2], :])           # rows of a list (added once each)
+    return np.sum(y[:, [3, 3, 1]] ** 2) + np.sum(m[[[0, 2], [2, 2]]] ** 3) + \
+        np.sum(np.take(m, [5, 5, 0]) * v)
+
+
+def test_list_indices_in_reads_and_writes(jit):
+    # lists as indices, alone, nested (rank 2), paired and beside slices, read and
+    # written, compiled: against differences, and one entry by hand
+    m, v = np.arange(12.0).reshape(3, 4) / 10, np.array([0.5, -1.0, 2.0])
+    g = srcgrad.grad(list_indices, wrt=(0, 1), jit=jit)(m, v)
+    assert_grad(list_indices, g, (m, v), (0, 1))
+    # y[0, 1] = m[0, 1] + cos(m[1, 1]) is read once by y[:, [3, 3, 1]], m[0] once by
+    # m[[[0, 2], [2, 2]]]; m[1, 1] is also y[1, 1], and np.take reads it (flat 5) twice
+    m01, m11 = m[0, 1], m[1, 1]
+    y01 = m01 + np.cos(m11)
+    assert np.isclose(g[0][0, 1], 2 * y01 + 3 * m01 ** 2)
+    assert np.isclose(g[0][1, 1], -2 * y01 * np.sin(m11) + 2 * m11 + v[0] + v[1])
 
 
 def gather(x, idx):
@@ -50,10 +74,10 @@ def test_rows_and_columns_with_repeats(jit):
     assert_grad(rows_and_columns, (g,), (m, idx), (0,))
 
 
-def test_index_array_of_rank_two():
-    # an embedding lookup with a matrix of tokens (numba: Python form, with the warning)
+def test_index_array_of_rank_two(jit):
+    # an embedding lookup with a matrix of tokens, compiled too
     e, tokens = np.arange(12.0).reshape(4, 3) / 10, np.array([[0, 0], [3, 0]])
-    g = srcgrad.grad(embedding, jit=False)(e, tokens)
+    g = srcgrad.grad(embedding, jit=jit)(e, tokens)
     assert_grad(embedding, (g,), (e, tokens), (0,))
     assert not g[1:3].any()
 

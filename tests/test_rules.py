@@ -169,6 +169,20 @@ def concatenate_op(a, b):
     return np.sum(np.concatenate((a, b * 2.0), axis=1) ** 2) + np.sum(np.concatenate((a, b)))
 
 
+def take_op(a):
+    # repeated entries add: flat (an index of rank 2), along an axis, an int, a method
+    return np.sum(np.take(a, [[5, 5], [0, 11]]) ** 2) + \
+        np.sum(np.take(a, np.array([2, 0, 2, -1]), axis=1) * np.arange(12.0).reshape(3, 4)) + \
+        np.sum(np.take(a, 1, axis=0) ** 3) + np.sum(a.take([1, 1]))
+
+
+def take_along_axis_op(a, order):
+    picks = np.array([[0, 0, 3], [2, 1, 1], [3, 3, 3]])
+    return np.sum(np.take_along_axis(a, order, axis=1) * np.arange(12.0).reshape(3, 4)) + \
+        np.sum(np.take_along_axis(a, picks, axis=-1) ** 2) + \
+        np.sum(np.take_along_axis(a, np.array([[2, 2, 0, 1]]), axis=0) ** 3)
+
+
 def stack_op(a, b):
     return np.sum(np.stack((a, b), axis=-1) * np.arange(2.0)) + np.sum(np.stack((a, a)) ** 2)
 
@@ -269,6 +283,9 @@ def cases():
     yield "unaliased", (unaliased,), unaliased_op, (0.7, any_(3)), [0, 1], True
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
+    yield "take", (np.take,), take_op, (any_(3, 4),), [0], True
+    yield "take_along_axis", (np.take_along_axis,), take_along_axis_op, \
+        (any_(3, 4), np.argsort(any_(3, 4), axis=1)), [0], True
 
 
 CASES = list(cases())

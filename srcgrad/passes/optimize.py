@@ -33,7 +33,8 @@ _PURE_HELPERS = frozenset([
     runtime.extremum_grad, runtime.retake, runtime.retake_grad,
     runtime.reshape_as, runtime.split_like, runtime.unstack_like, runtime.snapshot,
     runtime.zeros_like, runtime.unit, runtime.matmul_lhs_grad,
-    runtime.matmul_rhs_grad, runtime.where, runtime.new_tape,
+    runtime.matmul_rhs_grad, runtime.where, runtime.new_tape, runtime.take_grad,
+    runtime.take_along_axis_grad,
     *(f for j in runtime.JOINTS for f in (j.joint, j.tangent))])
 _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
 

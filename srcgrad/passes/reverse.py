@@ -48,6 +48,8 @@ from ..runtime import (
     reshape_as,
     snapshot,
     sum_grad,
+    take_along_axis_grad,
+    take_grad,
     unbroadcast,
     written_grad,
     zeros_like,
@@ -72,7 +74,7 @@ _SELECTING = (np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.logical_and
 # helpers that read an argument for its shape only (at this position): in a loop, any
 # iteration's value of it will do, so the adjoint need not get the value back
 _SHAPE_ONLY = {unbroadcast: 1, broadcast_like: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1,
-               zeros_like: 0, checked_grad: 1}
+               zeros_like: 0, checked_grad: 1, take_grad: 1, take_along_axis_grad: 1}
 
 
 @dataclass

@@ -15,6 +15,8 @@ from ..runtime import (
     reshape_as,
     split_like,
     sum_grad,
+    take_along_axis_grad,
+    take_grad,
     unbroadcast,
     unstack_like,
 )
@@ -270,9 +272,19 @@ def cross_tangent(dx, y, a, b):
     return np.cross(dx, b), np.cross(a, dx)
 
 
+@rule(np.take)
+def take(dy, y, a, indices, axis=None):
+    return take_grad(dy, a, indices, axis), None
+
+
+@rule(np.take_along_axis)
+def take_along_axis(dy, y, a, indices, axis):
+    return take_along_axis_grad(dy, a, indices, axis), None, None
+
+
 # linear maps: the tangent is the map applied to the tangent
 linear(np.sum, np.mean, np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims,
-       np.ascontiguousarray, np.copy, np.concatenate, np.stack)
+       np.ascontiguousarray, np.copy, np.concatenate, np.stack, np.take, np.take_along_axis)
 
 
 # ---- no gradient, and producers ----
@@ -291,6 +303,7 @@ METHODS = {
     "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape, "ravel": np.ravel,
     "flatten": np.ravel, "squeeze": np.squeeze, "transpose": np.transpose, "copy": np.copy,
     "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
+    "take": np.take,
 }
 # `x.name` on an array.
 ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size}

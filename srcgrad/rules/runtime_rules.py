@@ -26,6 +26,8 @@ from ..runtime import (
     snapshot,
     split_like,
     sum_grad,
+    take_along_axis_grad,
+    take_grad,
     tree_vdot,
     unaliased,
     unbroadcast,
@@ -39,7 +41,8 @@ from ..runtime import (
 from . import linear, nondifferentiable, rule, tangent
 
 linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_as, split_like,
-       unstack_like, snapshot, checked_grad, new_tape, written_grad)
+       unstack_like, snapshot, checked_grad, new_tape, written_grad, take_grad,
+       take_along_axis_grad)
 # `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g;
 # `add_at(g, index, v)` adds v into g at index
 linear(record, put_flat, add_at, positions=(0, 2))
