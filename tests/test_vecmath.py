@@ -71,10 +71,12 @@ def _exp(x):
 @pytest.mark.parametrize(("low", "high"), [(-1e-8, 1e-8), (-1.0, 1.0), (-30.0, 30.0),
                                            (-700.0, 700.0), (-745.1, -708.4),
                                            (700.0, 709.78)])
-def test_exp_within_two_ulp_of_numpy(rng, low, high):
+def test_exp_within_a_few_ulp_of_numpy(rng, low, high):
+    # ours is within 2 ulp of the exact value (next test); NumPy's own np.exp is not
+    # always within 1 (up to 2.52 ulp in the AVX512F loops of NumPy 1.24, the `oldest` env)
     x = rng.uniform(low, high, 50000)
     ref = np.exp(x)
-    assert (np.abs(_exp(x) - ref) / np.spacing(ref)).max() <= 2.0
+    assert (np.abs(_exp(x) - ref) / np.spacing(ref)).max() <= 4.5
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is double")

@@ -60,6 +60,11 @@ CONVERT = {
 }
 
 
+# index arrays of a (2, 3) matrix: entry pairs, and columns per row (take_along_axis)
+PAIRS, PAIRS_DISTINCT = "[[1, 1, 0], [2, 2, 0]]", "[[1, 0, 0], [2, 1, 0]]"
+ALONG, ALONG_DISTINCT = "[[2, 2, 0], [1, 0, 0]]", "[[2, 1, 0], [1, 0, 2]]"
+
+
 def broadcasts(small: tuple, big: tuple) -> bool:
     """Does a value of shape `small` broadcast to `big` (without changing it)?"""
     return small == () or small == big or (small == (3,) and big == (2, 3))
@@ -168,12 +173,18 @@ class Grammar:
                               f"np.stack([{e3}, {e3}])",
                               f"np.transpose(np.transpose({self.expr(env, shape, depth - 1)}))",
                               f"np.expand_dims({e2}, 1) + {e3}",
-                              f"np.reshape(np.concatenate([{e3}, {e3}]), (2, 3))"])
+                              f"np.reshape(np.concatenate([{e3}, {e3}]), (2, 3))",
+                              f"np.take({self.expr(env, shape, depth - 1)}, "
+                              f"{self.fancy('[2, 0, 2]', '[2, 0, 1]')}, axis=1)",
+                              f"np.take_along_axis({self.expr(env, shape, depth - 1)}, "
+                              f"np.array({self.fancy(ALONG, ALONG_DISTINCT)}), axis=1)"])
         if shape == (3,):
             return self.pick([f"np.concatenate([{e2}, ({e3})[:1]])",
                               f"np.ravel(np.expand_dims({e3}, 0))",
                               f"np.squeeze(np.reshape({e3}, (1, 3)))",
-                              f"np.where({e3} > {self.const()}, {e3}, np.sin({e3}))"])
+                              f"np.where({e3} > {self.const()}, {e3}, np.sin({e3}))",
+                              f"np.take({self.expr(env, (2, 3), depth - 1)}, "
+                              f"{self.fancy('[4, 4, 0]', '[4, 5, 0]')})"])
         if shape == (2,):
             return f"np.stack([({e3})[0], ({e3})[2]])"
         return self.pick([f"float({self.expr(env, (), depth - 1)})",
@@ -237,10 +248,14 @@ class Grammar:
         if env[name] == (2, 3):
             return self.pick([(f"{name}[{i} % 2]" if i else f"{name}[0]", (3,)),
                               (f"{name}[1, {i} % 3]" if i else f"{name}[-1, 1]", ()),
-                              (f"{name}[:, 1:]", (2, 2))])
+                              (f"{name}[:, 1:]", (2, 2)),
+                              (f"{name}{self.fancy(PAIRS, PAIRS_DISTINCT)}", (3,)),
+                              (f"{name}[:, {self.fancy('[0, 2, 0]', '[0, 2, 1]')}]", (2, 3))])
         n = env[name][0]
         return self.pick([(f"{name}[{i} % {n}]" if i else f"{name}[-1]", ()),
-                          (f"{name}[1:]", (n - 1,)), (f"{name}[:]", (n,))])
+                          (f"{name}[1:]", (n - 1,)), (f"{name}[:]", (n,)),
+                          (f"{name}{self.fancy(f'[[0, {n - 1}, 0]]', f'[[0, {n - 1}]]')}",
+                           (3,) if self.repeats else (2,))])
 
     def stmt_write(self, env, depth):
         arrays = [n for n in self.floats(env) if env[n] != ()]
