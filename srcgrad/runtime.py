@@ -76,7 +76,15 @@ def _sum_to(g, shape: tuple):
     dtype = g.dtype if g.dtype.kind in "fc" else _FLOAT64
     if g.shape == shape:
         return g if g.dtype == dtype else g.astype(dtype)
-    axes, rows, cols = _summed_axes(g.shape, shape)
+    try:
+        axes, rows, cols = _summed_axes(g.shape, shape)
+    except ValueError:
+        # a zero made at a number's shape where the value became an array in a loop (an
+        # accumulator started as an int, killed and set again each trip of an outer
+        # loop): zero at any shape it broadcasts to. Anything else is a bug: raise.
+        if g.any() or not _broadcasts_to(g.shape, shape):
+            raise
+        return np.zeros(shape, dtype)
     if dtype == _FLOAT64:
         # leading axes only (a bias's gradient) or trailing ones (a row's reduction, kept
         # as a column): a matrix-vector product, 2-6x faster than np.sum along the axes
@@ -87,6 +95,11 @@ def _sum_to(g, shape: tuple):
         if cols:
             return (g.reshape(-1, cols) @ _ones(cols)).reshape(shape)
     return np.sum(g, axis=axes, dtype=dtype).reshape(shape)
+
+
+def _broadcasts_to(small: tuple, shape: tuple) -> bool:
+    lead = len(shape) - len(small)
+    return lead >= 0 and all(n in (1, m) for n, m in zip(small, shape[lead:], strict=True))
 
 
 @functools.lru_cache(maxsize=64)

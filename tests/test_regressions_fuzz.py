@@ -679,3 +679,36 @@ def test_an_array_a_loop_shrinks_compiled():
     with pytest.warns(srcgrad.JitFallbackWarning):
         got = srcgrad.grad(products_of_neighbours)(SHRINKING, 2)
     np.testing.assert_allclose(got, SHRINKING_GRAD, rtol=1e-12)
+
+
+def reset_in_outer_loop(s, n):
+    i = 0
+    while i < 2:
+        i += 1
+        acc = 1
+        for _ in range(n):
+            acc = acc * (np.ones((2, 1)) * s)
+            acc *= np.tanh(s)
+    return np.sum(acc)
+
+
+def test_accumulator_started_as_int_and_reset_in_an_outer_loop():
+    # seed 900298 (crashed): `acc = 1` kills acc's adjoint each trip of the outer loop,
+    # made as zeros of the number acc is set to, but the adjoint then meets acc as the
+    # (2, 3) array the trip ended with: a zero broadcasts to it (any nonzero still
+    # raises). Compiled, acc cannot be a number and then an array (the Python form runs).
+    # n = 2: 2 sum((s tanh s)^2), so d/ds = 4 s tanh s (tanh s + s sech^2 s)
+    s = np.array([0.3, -0.5, 0.7])
+    got = srcgrad.grad(reset_in_outer_loop, jit=False)(s, 2)
+    t = np.tanh(s)
+    np.testing.assert_allclose(got, 4 * s * t * (t + s * (1 - t ** 2)), rtol=1e-12)
+    assert_grad(reset_in_outer_loop, (got,), (s, 2), (0,))
+
+
+def test_a_nonzero_gradient_of_the_wrong_shape_still_raises():
+    from srcgrad.runtime import unbroadcast
+    np.testing.assert_array_equal(unbroadcast(np.zeros(3), np.ones((2, 3))), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="cannot unbroadcast"):
+        unbroadcast(np.ones(3), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="cannot unbroadcast"):
+        unbroadcast(np.zeros(2), np.ones((2, 3)))
