@@ -712,3 +712,31 @@ def test_a_nonzero_gradient_of_the_wrong_shape_still_raises():
         unbroadcast(np.ones(3), np.ones((2, 3)))
     with pytest.raises(ValueError, match="cannot unbroadcast"):
         unbroadcast(np.zeros(2), np.ones((2, 3)))
+
+
+def returns_its_argument(a):
+    b = a
+    return np.sin(a), b
+
+
+def item_of_a_checked_tuple(x, n):
+    for _ in range(n):
+        t6, t7 = returns_its_argument(x[1, 2])
+        j = 0
+        while j < n:
+            j += 1
+            x[1, 0] = t7
+    return np.sum(x) + t6
+
+
+def test_item_of_a_returned_tuple_checked_for_aliasing(jit):
+    # seed 911006 (crashed): the tuple a helper returns, checked at run time for being a
+    # view of x (`unaliased`), was no longer known as a returned tuple: its adjoint was
+    # made as a tuple and then written into. x[1, 0] becomes x[1, 2]: d/dx is ones but
+    # 0 at [1, 0], 2 + cos(x[1, 2]) at [1, 2]
+    x = np.arange(6.0).reshape(2, 3) / 7
+    got = srcgrad.grad(item_of_a_checked_tuple, jit=jit)(x, 2)
+    want = np.ones((2, 3))
+    want[1, 0], want[1, 2] = 0.0, 2.0 + np.cos(x[1, 2])
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert_grad(item_of_a_checked_tuple, (got,), (x, 2), (0,))

@@ -50,6 +50,7 @@ from ..runtime import (
     sum_grad,
     take_along_axis_grad,
     take_grad,
+    unaliased,
     unbroadcast,
     written_grad,
     zeros_like,
@@ -182,9 +183,7 @@ class _Reverse(FunctionPass):
             elif is_write(stmt):
                 self.ops[id(stmt)] = Operation("write", [stmt.value])
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
-        self.tuple_results = {target_of(s): n for s in self.statements if target_of(s)
-                              and self.ops[id(s)].kind == "call"
-                              and (n := _tuple_arity(self.ops[id(s)].fun)) is not None}
+        self.tuple_results = self.returned_tuples()
         self.int_starts = int_starts(self.statements, self.flow(), act.varied)
         self.check_constructors(act)
         self.check_writes()
@@ -1057,6 +1056,21 @@ class _Reverse(FunctionPass):
                     ints.discard(name)
                     changed = True
         return ints
+
+    def returned_tuples(self) -> dict[str, int]:
+        """Names holding the tuple a user function returned, with its length: its result,
+        and that result as a check of it passes it on (`unaliased(t, x, ...)`)."""
+        out: dict[str, int] = {}
+        for s in self.statements:
+            op, target = self.ops.get(id(s)), target_of(s)
+            if not target or op is None:
+                continue
+            if op.kind == "call" and (n := _tuple_arity(op.fun)) is not None:
+                out[target] = n
+            elif op.kind == "rule" and op.fun in (unaliased, snapshot) and op.args and \
+                    isinstance(op.args[0], gast.Name) and op.args[0].id in out:
+                out[target] = out[op.args[0].id]
+        return out
 
     def accumulate_item(self, var: str, k: int, dy: gast.AST) -> list[gast.stmt]:
         """``dvar = (dvar[0], dvar[1] + dy)``: a tuple's adjoint, a tuple of the adjoints of

@@ -4,8 +4,9 @@ For one seed: write the program to a file (srcgrad reads source), import it, dra
 inputs, and check `grad` (every float argument) against central differences, `jvp` along a
 random direction against <differences, v>, the values against the primal, and that the
 caller's arrays are bit-identical after each call. Outcomes: "ok", "refused" (a
-SrcgradError: fine), "discarded" (not finite, or the differences are ill-conditioned:
-a kink near the point), "wrong" and "crashed" (failures).
+SrcgradError: fine), "discarded" (not finite, an intermediate value that overflows, or
+the differences are ill-conditioned: a kink near the point), "wrong" and "crashed"
+(failures).
 """
 
 from __future__ import annotations
@@ -110,9 +111,11 @@ def check(seed: int, jit: bool, directory: Path, source: str | None = None,
         return f(*copies(xs))     # the primal may write into its arguments
 
     try:
+        with np.errstate(all="ignore", over="raise"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = float(primal(*args))   # an overflow on the way (exp(756)) discards it
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            value = float(primal(*args))
             fd = [numerical_grad(primal, args, k, h=1e-6) for k in floats]
             coarse = [numerical_grad(primal, args, k, h=1e-4) for k in floats]
     except Exception:
