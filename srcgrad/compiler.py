@@ -30,7 +30,7 @@ from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.forward import Forwarded, forward, unjoined
 from .passes.fuse import fuse, unfused
-from .passes.normalize import normalize
+from .passes.normalize import HelperWrites, normalize
 from .passes.optimize import optimize
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
@@ -111,7 +111,8 @@ class _Module:
         as call `at` calls it (see `_specialize`), or for these `constants`.
 
         A function srcgrad cannot parse is called as it is (compiled with numba if
-        possible), which is fine as long as no derivative flows through it."""
+        possible), which is fine as long as no derivative flows through it; not one that
+        writes into the arrays it is passed (`HelperWrites`)."""
         if constants is None:
             constants = _specialize(fun, at)
         key = (fun, (), "primal", tuple(constants.items()))
@@ -124,6 +125,8 @@ class _Module:
             return self.ns.bind(fun.__name__, fun, jit=True)  # reported by `callee` if active
         try:
             parsed, rev, _ = self.prepare(fun, [], constants)
+        except HelperWrites:
+            raise   # called as it is, it would change its caller's arrays unseen
         except SrcgradError:
             self.callees[key] = self.ns.bind(fun.__name__, fun, jit=True)
             return self.callees[key]

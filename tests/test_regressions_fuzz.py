@@ -714,14 +714,14 @@ def test_a_nonzero_gradient_of_the_wrong_shape_still_raises():
         unbroadcast(np.zeros(2), np.ones((2, 3)))
 
 
-def returns_its_argument(a):
+def sine_and_itself(a):
     b = a
     return np.sin(a), b
 
 
 def item_of_a_checked_tuple(x, n):
     for _ in range(n):
-        t6, t7 = returns_its_argument(x[1, 2])
+        t6, t7 = sine_and_itself(x[1, 2])
         j = 0
         while j < n:
             j += 1
@@ -740,3 +740,85 @@ def test_item_of_a_returned_tuple_checked_for_aliasing(jit):
     want[1, 0], want[1, 2] = 0.0, 2.0 + np.cos(x[1, 2])
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert_grad(item_of_a_checked_tuple, (got,), (x, 2), (0,))
+
+
+def writes_into_its_arguments(a, b):
+    a += b[-1]
+    b[1] = np.dot(b[1:], b[1:])
+    return a[1:]
+
+
+def result_unused(x0, x1):
+    t = writes_into_its_arguments(x1, np.take(x0, [4, 4, 0]))  # noqa: F841
+    return np.sum(np.sin(x0)) + np.sum(x1)
+
+
+def test_a_helper_writing_into_its_arguments_with_its_result_unused():
+    # seed 1003625 (silently wrong): a helper srcgrad refuses to differentiate was called
+    # as it is where its result is not used, and its `a += ...` changed x1, the
+    # caller's array, unseen by the gradient (d/dx0[0, 0] lost 3). Refused now.
+    x0, x1 = np.arange(6.0).reshape(2, 3) / 7, np.array([1.0, 2.0, 3.0])
+    before = x1.copy()
+    with pytest.raises(srcgrad.SrcgradError, match="writing into b\\[...\\] in a helper"):
+        srcgrad.grad(result_unused, jit=False)(x0, x1)
+    np.testing.assert_array_equal(x1, before)
+
+
+def fancy_update_after_a_shift(x, y):
+    x = x - 0.5
+    x[[0, 1, 0]] *= np.sin(y)
+    return np.sum(np.sin(x))
+
+
+def fancy_writes_into_arguments(x, y):
+    x[[0, 1, 0]] *= np.sin(y)
+    y[[2, 2]] = x[:2] ** 2
+    return np.sum(np.sin(x)) + np.sum(y ** 3)
+
+
+def test_fancy_writes_tangents_and_arguments(jit):
+    # seed 1004682 (jvp wrong): x - 0.5 has the tangent dx itself, and the write
+    # dx[[0, 1, 0]] = ... then changed the caller's tangent: a new array's tangent that
+    # is written into is a copy. And a write through a fancy index into an argument is a
+    # write into it (copied on entry), not refused as one in a helper
+    x, y = np.array([0.75, 2.04]), np.array([0.3, -0.2, 0.5])
+    dx, dy = np.array([-1.0, 0.45]), np.array([0.2, 0.7, -0.3])
+    kept = [a.copy() for a in (x, y, dx, dy)]
+    h = 1e-6
+    for fun in (fancy_update_after_a_shift, fancy_writes_into_arguments):
+        value, slope = srcgrad.jvp(fun, wrt=(0, 1), jit=jit)(x, y, (dx, dy))
+        want = (fun(x + h * dx, y + h * dy) - fun(x - h * dx, y - h * dy)) / (2 * h)
+        assert slope == pytest.approx(want, rel=1e-6)
+        for a, k in zip((x, y, dx, dy), kept, strict=True):
+            np.testing.assert_array_equal(a, k)
+        g = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x, y)
+        assert_grad(lambda a, b, fun=fun: fun(a.copy(), b.copy()), g, (x, y), (0, 1))
+        for a, k in zip((x, y, dx, dy), kept, strict=True):
+            np.testing.assert_array_equal(a, k)
+    # by hand: x0 <- (x0 - 0.5) sin(y2) (the last of the repeated writes), x1 <- (x1 - 0.5)
+    # sin(y1): d/dy2 = cos(x0') (x0 - 0.5) cos(y2), and y0 has no part
+    g = srcgrad.grad(fancy_update_after_a_shift, wrt=1, jit=jit)(x, y)
+    x0n = (x[0] - 0.5) * np.sin(y[2])
+    assert g[0] == 0.0
+    assert np.isclose(g[2], np.cos(x0n) * (x[0] - 0.5) * np.cos(y[2]))
+
+
+def pair_of_itself(a):
+    b = a
+    return a, b
+
+
+def changed_with_a_returned_alias(x):
+    t4, t5 = pair_of_itself(x)
+    x += np.sum(t5 * 1.5)
+    return np.sum(x ** 2) + np.sum(t5)
+
+
+def test_op_assign_on_an_array_a_helper_returned():
+    # seed 1006769 (silently wrong): t5 is x (the helper returns its argument), so
+    # `x += e` changes t5 too, in NumPy; the gradient took x += e as a new x. Refused now.
+    x = np.array([0.3, 0.7, 0.6])
+    with pytest.raises(srcgrad.SrcgradError, match="'x \\+= ...' changes in place an array "
+                                                   "that another name shares"):
+        srcgrad.grad(changed_with_a_returned_alias, jit=False)(x)
+    np.testing.assert_array_equal(x, [0.3, 0.7, 0.6])

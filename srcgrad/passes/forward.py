@@ -36,9 +36,10 @@ from ..errors import MissingRule
 from ..frontend.parse import MISSING, Env, Parsed
 from ..naming import Namer, names_in
 from ..rules import instantiate, lookup_tangent
-from ..runtime import ADD_INTO, JOINTS, broadcast_like, unbroadcast, zeros_like
+from ..runtime import ADD_INTO, JOINTS, broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
+from .normalize import view_base
 
 # `adder(out, *args)` is `out += helper(*args)`, in place
 _ADDED = {adder: helper for helper, adder in ADD_INTO.items()}
@@ -104,6 +105,7 @@ class _Forward(FunctionPass):
                     self.tuples[target_of(stmt)] = op.args
         result = self.fn.body[-1].value
         self.varied = activity(self.flow(), self.wrt, result).varied
+        self.written = {s.targets[0].value.id for s in self.statements if is_write(s)}
         tangents = [self.tangent_name(p) for p in self.wrt]
         body = [b.assign(self.tangent_name(p), self.zeros(p)) for p in self.params
                 if p in self.varied and p not in self.wrt]
@@ -209,6 +211,13 @@ class _Forward(FunctionPass):
         if joint is not None:
             return [joint]
         expr = self.tangent(stmt, name, op)
+        if name in self.written and not isinstance(expr, (gast.BinOp, gast.UnaryOp)) and \
+                not isinstance(stmt.value, gast.Name) and \
+                view_base(stmt.value, self.p.env, frozenset(self.locals)) is None:
+            # a new array whose tangent is written into later must not share the array
+            # of another tangent (`y = x - 0.5`: dy = dx, the caller's): a copy. (A view
+            # or alias keeps its tangent's: writes through it reach both, as in NumPy.)
+            expr = b.call(b.name(self.bind("snapshot", snapshot)), expr)
         out = [self.bind_globals(copy.deepcopy(stmt)), b.assign(dname, expr)]
         if any(isinstance(n, gast.Name) and n.id == _PREV for n in gast.walk(expr)):
             # the tangent reads the value `stmt` replaces: keep it

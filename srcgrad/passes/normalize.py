@@ -254,8 +254,9 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             for t in targets:
+                # (what `x[idx] = v` writes into is x, whatever the index: the value)
                 if isinstance(t, gast.Subscript) and \
-                        (root := root_name(t, env, local_names)) is not None:
+                        (root := root_name(t.value, env, local_names)) is not None:
                     written.add(root)
                 elif isinstance(node, gast.Assign):
                     pairs = [(t, node.value)]
@@ -301,7 +302,8 @@ def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
 
 def _returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[str]:
     """The names bound to what a user function returns when it may return an array it
-    was passed, a view of one, or one array twice (`h, c = cell(x)`: h may be x)."""
+    was passed, a view of one, or one array twice (`h, c = cell(x)`: h may be x), and
+    the arrays passed to it (x, which `x += e` would change with h)."""
     out = set()
     for node in gast.walk(b.function("f", [], body)):
         if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and \
@@ -309,6 +311,8 @@ def _returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str
                 helper(fun).shares:
             out |= {n.id for t in node.targets for n in gast.walk(t)
                     if isinstance(n, gast.Name)}
+            out |= {r for a in node.value.args
+                    if (r := root_name(a, env, local_names)) is not None}
     return out
 
 

@@ -66,7 +66,7 @@ from .base import (
     is_write,
     target_of,
 )
-from .normalize import fancy_names, view_base
+from .normalize import HelperWrites, fancy_names, view_base
 
 _CHEAP_CALLS = (len, min, max, abs, int, float, bool)
 # what selects entries by the data (an index of any length)
@@ -291,7 +291,7 @@ class _Reverse(FunctionPass):
                 seen.add(root)
                 root = views[root]
             if root in self.params:   # only in a helper: see normalize's copy_args
-                raise self.error(UnsupportedSyntax, s,
+                raise self.error(HelperWrites, s,
                                  f"writing into {name}[...] in a helper would change the "
                                  f"array its caller passed as {root!r}, which cannot be "
                                  f"differentiated; copy it first ({root} = {root}.copy()) "
