@@ -9,6 +9,7 @@ and as Python (the `jit` fixture).
 import numpy as np
 import pytest
 from fd import assert_grad
+from marks import needs_numba_advanced_indexing
 
 import srcgrad
 
@@ -36,6 +37,7 @@ def list_indices(m, v):
 def test_list_indices_in_reads_and_writes(jit):
     # lists as indices, alone, nested (rank 2), paired and beside slices, read and
     # written, compiled: against differences, and one entry by hand
+    needs_numba_advanced_indexing(jit)
     m, v = np.arange(12.0).reshape(3, 4) / 10, np.array([0.5, -1.0, 2.0])
     g = srcgrad.grad(list_indices, wrt=(0, 1), jit=jit)(m, v)
     assert_grad(list_indices, g, (m, v), (0, 1))
@@ -76,6 +78,7 @@ def test_rows_and_columns_with_repeats(jit):
 
 def test_index_array_of_rank_two(jit):
     # an embedding lookup with a matrix of tokens, compiled too
+    needs_numba_advanced_indexing(jit)
     e, tokens = np.arange(12.0).reshape(4, 3) / 10, np.array([[0, 0], [3, 0]])
     g = srcgrad.grad(embedding, jit=jit)(e, tokens)
     assert_grad(embedding, (g,), (e, tokens), (0,))
@@ -207,3 +210,18 @@ def test_missing_rule_says_what_to_do():
     assert "np.linalg.slogdet has no gradient rule: define one with " \
            "@srcgrad.adjoint(np.linalg.slogdet)" in text
     assert "test_regressions_index.py:" in text and "slogdet(np.outer" in text
+
+
+def take_along(a):
+    return np.sum(np.take(a, np.array([2, 0, 2, -1]), axis=1) * np.arange(12.0).reshape(3, 4)) \
+        + np.sum(np.take(a, 1, axis=0) ** 3)
+
+
+def test_take_along_an_axis(jit):
+    # np.take with axis=: a repeated column adds each time; an int row
+    needs_numba_advanced_indexing(jit)
+    a = np.arange(12.0).reshape(3, 4) / 10
+    g = srcgrad.grad(take_along, jit=jit)(a)
+    assert_grad(take_along, (g,), (a,), (0,))
+    # column 2 is taken twice, with weights 0 + 2 in row 0: d/da[0, 2] = 2
+    assert g[0, 2] == 2.0

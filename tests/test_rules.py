@@ -170,10 +170,8 @@ def concatenate_op(a, b):
 
 
 def take_op(a):
-    # repeated entries add: flat (an index of rank 2), along an axis, an int, a method
-    return np.sum(np.take(a, [[5, 5], [0, 11]]) ** 2) + \
-        np.sum(np.take(a, np.array([2, 0, 2, -1]), axis=1) * np.arange(12.0).reshape(3, 4)) + \
-        np.sum(np.take(a, 1, axis=0) ** 3) + np.sum(a.take([1, 1]))
+    # repeated entries add: flat (an index of rank 2), a method (axis=: test_regressions_index)
+    return np.sum(np.take(a, [[5, 5], [0, 11]]) ** 2) + np.sum(a.take([1, 1]))
 
 
 def take_along_axis_op(a, order):
