@@ -264,6 +264,8 @@ class Grammar:
         name = self.pick(arrays)
         where, shape = self.target(env, name)
         value = self.expr(env, shape if shape in SHAPES else ())
+        if where.count("[") > 1:   # a value that overlaps the entries a fancy index writes
+            value = f"({value}) * 1.0"   # NumPy 1.24 reads it partly written: a copy
         return [f"{where} {self.pick(['=', '+=', '-=', '*='])} {value}"]
 
     def stmt_fresh_write(self, env, depth):
