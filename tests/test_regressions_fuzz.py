@@ -822,3 +822,18 @@ def test_op_assign_on_an_array_a_helper_returned():
                                                    "that another name shares"):
         srcgrad.grad(changed_with_a_returned_alias, jit=False)(x)
     np.testing.assert_array_equal(x, [0.3, 0.7, 0.6])
+
+
+def changed_through_an_alias(x, y):
+    a, c = x * 2.0, y * 3.0
+    a, c = c, a
+    t = a
+    t *= np.tanh(x)
+    return np.sum(a * x)
+
+
+def test_op_assign_on_an_alias_of_a_name_read_later():
+    # seed 1106101 (silently wrong): `t = a; t *= e` changes a, read afterwards, in
+    # NumPy; the gradient took t *= e as a new t (t itself is not read again). Refused.
+    with pytest.raises(srcgrad.SrcgradError, match="'t \\*= ...' changes in place"):
+        srcgrad.grad(changed_through_an_alias, jit=False)(np.ones(3), np.ones(3))

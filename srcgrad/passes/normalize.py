@@ -29,6 +29,7 @@ and one form per construct.
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import inspect
 import os
@@ -161,13 +162,17 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     written, views = _writes(params, body, env, filename)
     viewed = set()   # arrays of which a view may be taken (x[1:], x[0], x.T, ...)
     aliased = set()  # the two names of `v = x` (v read): one array, whichever `op=` changes
-    read = {n.id for s in body for n in gast.walk(s)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    loads = collections.Counter(n.id for s in body for n in gast.walk(s)
+                                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+    changed = {n.target.id for s in body for n in gast.walk(s)
+               if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
     for target, value, single in _bindings(b.function(fn.name, params, body)):
         if _root(value) is not None:
             if not isinstance(value, gast.Name):
                 viewed.add(_root(value))
-            elif single and value.id != target and target in read:
+            elif single and value.id != target and (
+                    target in loads or target in changed and loads[value.id] > 1):
+                # (v read: `x op= e` changes it; or `v op= e` changes x, read elsewhere)
                 aliased |= {value.id, target}   # (`a, b = b, a` swaps: no sharing)
     sure_views = set()   # names bound to a slice or a view method of an array
     for node in gast.walk(b.function(fn.name, params, body)):
