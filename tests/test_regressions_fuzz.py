@@ -837,3 +837,20 @@ def test_op_assign_on_an_alias_of_a_name_read_later():
     # NumPy; the gradient took t *= e as a new t (t itself is not read again). Refused.
     with pytest.raises(srcgrad.SrcgradError, match="'t \\*= ...' changes in place"):
         srcgrad.grad(changed_through_an_alias, jit=False)(np.ones(3), np.ones(3))
+
+
+def changed_through_a_tuple_alias(x, n):
+    a, b = np.sin(x), x
+    a, b = b, a
+    for _ in range(n):
+        x += np.std(b * x)
+        y = a * 2.0
+    return np.sum(x ** 2) + np.sum(y)
+
+
+def test_op_assign_on_an_array_a_tuple_assignment_aliased():
+    # seed 1209528 (silently wrong): `a, b = ..., x` binds b to x's array (and the swap
+    # after it, a); x += e then changes a too, in NumPy, while the gradient took it as
+    # a new x. An item of a tuple assignment shares like `v = x` (a swap alone does not)
+    with pytest.raises(srcgrad.SrcgradError, match="'x \\+= ...' changes in place"):
+        srcgrad.grad(changed_through_a_tuple_alias, jit=False)(np.ones(2), 2)

@@ -166,11 +166,11 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
     changed = {n.target.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
-    for target, value, single in _bindings(b.function(fn.name, params, body)):
+    for target, value, shares in _bindings(b.function(fn.name, params, body)):
         if _root(value) is not None:
             if not isinstance(value, gast.Name):
                 viewed.add(_root(value))
-            elif single and value.id != target and (
+            elif shares and value.id != target and (
                     target in loads or target in changed and loads[value.id] > 1):
                 # (v read: `x op= e` changes it; or `v op= e` changes x, read elsewhere)
                 aliased |= {value.id, target}   # (`a, b = b, a` swaps: no sharing)
@@ -228,8 +228,9 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
 
 
 def _bindings(tree: gast.AST):
-    """(name, value, whether alone) for each name an assignment in `tree` binds to a
-    value it shows: `v = e`, and each item of `a, b = e1, e2`."""
+    """(name, value, whether it shares) for each name an assignment in `tree` binds to a
+    value it shows: `v = e`, and each item of `a, b = e1, e2`; an item shares unless it
+    reads a name the same assignment binds (`a, b = b, a` swaps, making no new sharing)."""
     for node in gast.walk(tree):
         if not isinstance(node, gast.Assign):
             continue
@@ -238,9 +239,10 @@ def _bindings(tree: gast.AST):
             yield target.id, value, True
         elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and \
                 len(target.elts) == len(value.elts):
+            bound = {t.id for t in target.elts if isinstance(t, gast.Name)}
             for t, v in zip(target.elts, value.elts, strict=True):
                 if isinstance(t, gast.Name):
-                    yield t.id, v, False
+                    yield t.id, v, not (isinstance(v, gast.Name) and v.id in bound)
 
 
 class HelperWrites(UnsupportedSyntax):
