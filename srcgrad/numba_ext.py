@@ -467,7 +467,7 @@ def _np_clip(a, a_min, a_max, out=None):
 def _list_index(t) -> bool:
     while isinstance(t, types.List):
         t = t.dtype
-    return isinstance(t, (types.Integer, types.Boolean)) and t is not None
+    return isinstance(t, (types.Integer, types.Boolean))
 
 
 def as_index(index):

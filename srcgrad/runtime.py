@@ -309,10 +309,9 @@ def take_along_axis_grad(dy, a, indices, axis):
     >>> take_along_axis_grad(np.ones((1, 3)), np.zeros((1, 2)), np.array([[1, 1, 0]]), 1)
     array([[1., 2.]])
     """
+    if axis is None:   # along the flattened array: np.take's
+        return take_grad(dy, a, indices)
     g = np.zeros(np.shape(a), np.result_type(a, dy, 1.0))
-    if axis is None:
-        np.add.at(g.reshape(-1), indices, dy)
-        return g
     shape = np.shape(dy)
     index = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
              for d, n in enumerate(shape)]
@@ -1434,12 +1433,8 @@ def _take_along_axis_grad_typer(dy, a, indices, axis):
             raise TypingError("srcgrad: the gradient of np.take_along_axis compiles arrays "
                               "of rank 1 and 2 only")
         return None
-    if _is_none(axis) or a.ndim == 1:
-        def flat(dy, a, indices, axis):
-            g = np.zeros(a.shape)
-            add_at(g.reshape(g.size), indices, dy)
-            return g
-        return flat
+    if _is_none(axis) or a.ndim == 1:   # along the flattened array: np.take's
+        return lambda dy, a, indices, axis: take_grad(dy, a, indices)
 
     def matrix(dy, a, indices, axis):
         g = np.zeros(a.shape)
