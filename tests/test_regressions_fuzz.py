@@ -657,9 +657,9 @@ def products_of_neighbours(x, n):
 
 SHRINKING = np.array([0.5, 1.2, -0.3, 0.8])
 # n = 2: x0 x1^2 x2 + x1 x2^2 x3, differentiated by hand
-x0, x1, x2, x3 = SHRINKING
-SHRINKING_GRAD = [x1 ** 2 * x2, 2 * x0 * x1 * x2 + x2 ** 2 * x3,
-                  x0 * x1 ** 2 + 2 * x1 * x2 * x3, x1 * x2 ** 2]
+_X0, _X1, _X2, _X3 = SHRINKING
+SHRINKING_GRAD = [_X1 ** 2 * _X2, 2 * _X0 * _X1 * _X2 + _X2 ** 2 * _X3,
+                  _X0 * _X1 ** 2 + 2 * _X1 * _X2 * _X3, _X1 * _X2 ** 2]
 
 
 def test_an_array_a_loop_shrinks():
