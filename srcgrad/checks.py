@@ -19,7 +19,9 @@ class GradientMismatch(SrcgradError, AssertionError):
 
 
 def numerical_grad(fun, args: tuple, position: int, h: float = 1e-6) -> Any:
-    """Central-difference gradient of scalar `fun(*args)` with respect to `args[position]`."""
+    """Central-difference gradient of scalar `fun(*args)` with respect to `args[position]`.
+    Each call gets copies of the array arguments: a function that writes into one (as
+    `x -= ...` does) leaves the next call's inputs as they were."""
     x = np.array(args[position], dtype=float)
     out = np.zeros_like(x)
     for idx in np.ndindex(x.shape):
@@ -28,7 +30,7 @@ def numerical_grad(fun, args: tuple, position: int, h: float = 1e-6) -> Any:
         for sign in (1.0, -1.0):
             shifted = x.copy()
             shifted[idx] += sign * step
-            moved = list(args)
+            moved = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
             moved[position] = shifted if x.ndim else float(shifted)
             values.append(float(fun(*moved)))
         out[idx] = (values[0] - values[1]) / (2 * step)

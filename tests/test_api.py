@@ -89,6 +89,22 @@ def test_check_grad():
         srcgrad.check_grad(staircase, 0.3)
 
 
+def shifts_its_arguments(x, y):
+    y -= np.sum(x)   # changes the caller's y
+    return np.sum(y ** 2) + np.sum(x ** 3)
+
+
+def test_check_grad_of_a_function_that_writes_into_its_arguments():
+    # every difference sees the arguments as given: without copies, each call shifted y
+    x, y = np.array([0.3, -0.2]), np.array([1.0, 2.0, 0.5])
+    srcgrad.check_grad(shifts_its_arguments, x, y, wrt=(0, 1), jit=False)
+    np.testing.assert_array_equal(y, [1.0, 2.0, 0.5])
+    # by hand: s = sum(x), d/dy = 2 (y - s), d/dx_i = -2 sum(y - s) + 3 x_i^2
+    dx, dy = srcgrad.grad(shifts_its_arguments, wrt=(0, 1), jit=False)(x, y)
+    np.testing.assert_allclose(dy, 2.0 * (y - 0.1))
+    np.testing.assert_allclose(dx, -2.0 * np.sum(y - 0.1) + 3.0 * x ** 2)
+
+
 CONFIG = {"scale": 2.0}  # numba cannot type a global dict; Python can
 
 

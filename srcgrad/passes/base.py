@@ -154,6 +154,24 @@ class FunctionPass:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.tuples: dict[str, list[gast.AST]] = {}
 
+    def classify_statements(self, classify: Callable[[gast.AST], Operation],
+                            writes: bool = True) -> dict[int, Operation]:
+        """The operation of each assignment (and write), by statement id; the items of each
+        name bound to a tuple display, or to an item of one that is a tuple itself
+        (`p = ((a, b), c); q = p[0]`), in `self.tuples`."""
+        ops: dict[int, Operation] = {}
+        for stmt in self.statements:
+            if target_of(stmt):
+                op = ops[id(stmt)] = classify(stmt.value)
+                if op.kind == "tuple":
+                    self.tuples[target_of(stmt)] = op.args
+                elif op.kind == "copy" and isinstance(op.args[0], gast.Name) and \
+                        op.args[0].id in self.tuples:
+                    self.tuples[target_of(stmt)] = self.tuples[op.args[0].id]
+            elif writes and is_write(stmt):
+                ops[id(stmt)] = Operation("write", [stmt.value])
+        return ops
+
     def error(self, cls, node, message) -> SrcgradError:
         return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
                    col=getattr(node, "col_offset", None))

@@ -97,12 +97,7 @@ class _Forward(FunctionPass):
 
     # ---- the pass ----
     def run(self) -> Forwarded:
-        self.ops: dict[int, Operation] = {}
-        for stmt in self.statements:
-            if target_of(stmt):
-                op = self.ops[id(stmt)] = self.operation(stmt.value)
-                if op.kind == "tuple":
-                    self.tuples[target_of(stmt)] = op.args
+        self.ops = self.classify_statements(self.operation, writes=False)
         result = self.fn.body[-1].value
         self.varied = activity(self.flow(), self.wrt, result).varied
         self.written = {s.targets[0].value.id for s in self.statements if is_write(s)}
@@ -211,12 +206,16 @@ class _Forward(FunctionPass):
         if joint is not None:
             return [joint]
         expr = self.tangent(stmt, name, op)
-        if name in self.written and not isinstance(expr, (gast.BinOp, gast.UnaryOp)) and \
+        written = {self.tangent_name(w) for w in self.written}
+        if (name in self.written or any(isinstance(n, gast.Name) and n.id in written
+                                        for n in gast.walk(expr))) and \
+                not isinstance(expr, (gast.BinOp, gast.UnaryOp)) and \
                 not isinstance(stmt.value, gast.Name) and \
                 view_base(stmt.value, self.p.env, frozenset(self.locals)) is None:
-            # a new array whose tangent is written into later must not share the array
-            # of another tangent (`y = x - 0.5`: dy = dx, the caller's): a copy. (A view
-            # or alias keeps its tangent's: writes through it reach both, as in NumPy.)
+            # a new array whose tangent is written into later, or is another tangent that
+            # is, must not share its array (`y = x - 0.5`: dy = dx, then `x[0] = ...`
+            # or `y[0] = ...`): a copy. (A view or alias keeps its tangent's: writes
+            # through it reach both, as in NumPy.)
             expr = b.call(b.name(self.bind("snapshot", snapshot)), expr)
         out = [self.bind_globals(copy.deepcopy(stmt)), b.assign(dname, expr)]
         if any(isinstance(n, gast.Name) and n.id == _PREV for n in gast.walk(expr)):

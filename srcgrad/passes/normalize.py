@@ -47,6 +47,7 @@ from ..naming import Namer
 from ..runtime import retake, unshared
 from ..runtime import unaliased as unaliased_helper
 from .annotate import annotate
+from .base import all_statements
 from .jumps import structure_jumps
 from .reject import reject_unsupported
 
@@ -230,19 +231,32 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
 def _bindings(tree: gast.AST):
     """(name, value, whether it shares) for each name an assignment in `tree` binds to a
     value it shows: `v = e`, and each item of `a, b = e1, e2`; an item shares unless it
-    reads a name the same assignment binds (`a, b = b, a` swaps, making no new sharing)."""
+    reads a name the same assignment binds (`a, b = b, a` swaps, making no new sharing).
+    A name bound to a tuple or list display shares each of its items (`p = (y, x)`:
+    `p[1]` is x's array)."""
     for node in gast.walk(tree):
         if not isinstance(node, gast.Assign):
             continue
         target, value = node.targets[0], node.value
         if isinstance(target, gast.Name):
-            yield target.id, value, True
+            for item in _items(value):
+                yield target.id, item, True
         elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and \
                 len(target.elts) == len(value.elts):
             bound = {t.id for t in target.elts if isinstance(t, gast.Name)}
             for t, v in zip(target.elts, value.elts, strict=True):
                 if isinstance(t, gast.Name):
-                    yield t.id, v, not (isinstance(v, gast.Name) and v.id in bound)
+                    for item in _items(v):
+                        yield t.id, item, not (isinstance(item, gast.Name) and item.id in bound)
+
+
+def _items(value: gast.AST):
+    """`value`, or the items of a tuple or list display, at any depth."""
+    if isinstance(value, (gast.Tuple, gast.List)):
+        for e in value.elts:
+            yield from _items(e)
+    else:
+        yield value
 
 
 class HelperWrites(UnsupportedSyntax):
@@ -273,11 +287,10 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
                     for name, value in pairs:   # (`a, b = x, y[1:]` binds two views)
                         if not isinstance(name, gast.Name):
                             continue
-                        # a tuple or list holds its items: `p = (x, y); v = p[1]` is y
-                        items = value.elts if isinstance(value, (gast.Tuple, gast.List)) \
-                            else [value]
-                        for item in items:
-                            if (root := root_name(item, env, local_names)) is not None:
+                        # a tuple or list holds its items: `p = (x, y); v = p[1]` is y;
+                        # a helper may return what it is passed (`h(x[1:])`)
+                        for item in _items(value):
+                            for root in _roots(item, env, local_names):
                                 views.setdefault(name.id, set()).add(root)
         elif isinstance(node, gast.Call) and \
                 is_user_function(fun := env.resolve(node.func, local_names)):
@@ -296,6 +309,18 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
     return written, views
 
 
+def _roots(value: gast.AST, env: Env, local_names: frozenset[str]) -> set[str]:
+    """The arrays `value` may be (or view): its root name, or those of the arguments of
+    a user function that may return one it is passed."""
+    if (root := root_name(value, env, local_names)) is not None:
+        return {root}
+    if isinstance(value, gast.Call) and \
+            is_user_function(fun := env.resolve(value.func, local_names)) and \
+            helper(fun).shares:
+        return {r for a in value.args for r in _roots(a, env, local_names)}
+    return set()
+
+
 def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
     """The arrays a write into one of `written` changes: those and what they view."""
     reached, todo = set(), list(written)
@@ -310,16 +335,20 @@ def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
 def _returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[str]:
     """The names bound to what a user function returns when it may return an array it
     was passed, a view of one, or one array twice (`h, c = cell(x)`: h may be x), and
-    the arrays passed to it (x, which `x += e` would change with h)."""
+    the arrays passed to it (x, which `x += e` would change with h); also where the call
+    is an item of a tuple or list display (`p = (y, h(x))`)."""
     out = set()
     for node in gast.walk(b.function("f", [], body)):
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Call) and \
-                is_user_function(fun := env.resolve(node.value.func, local_names)) and \
-                helper(fun).shares:
-            out |= {n.id for t in node.targets for n in gast.walk(t)
-                    if isinstance(n, gast.Name)}
-            out |= {r for a in node.value.args
-                    if (r := root_name(a, env, local_names)) is not None}
+        if not isinstance(node, gast.Assign):
+            continue
+        for call in _items(node.value):
+            if isinstance(call, gast.Call) and \
+                    is_user_function(fun := env.resolve(call.func, local_names)) and \
+                    helper(fun).shares:
+                out |= {n.id for t in node.targets for n in gast.walk(t)
+                        if isinstance(n, gast.Name)}
+                out |= {r for a in call.args
+                        if (r := root_name(a, env, local_names)) is not None}
     return out
 
 
@@ -431,6 +460,11 @@ def _as_written(node: gast.AST, user_names: frozenset[str]) -> gast.AST:
     return node
 
 
+class _Last(tuple):
+    """(name, base, statement): a view a loop body takes, as its next iteration finds it
+    (never taken again after a write: in the first iteration it was not taken yet)."""
+
+
 def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                   namer: Namer, filename: str, user_names: frozenset[str]
                   ) -> list[gast.stmt]:
@@ -531,16 +565,23 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         """`later`: the names read after this block, or again in an enclosing loop;
         `direct`: the same without this loop's next iterations (which take again the
         views this block takes); `taken` collects the views this block takes."""
-        out, outer = [], {v[0] for v in views}
+        out, outer = [], {v[0] for v in views if not isinstance(v, _Last)}
         for k, stmt in enumerate(stmts):
-            for base in view_of(stmt):
+            if bases := view_of(stmt):   # (taken here again: not the last iteration's)
+                views = [v for v in views if v[2] is not stmt or not isinstance(v, _Last)]
+            for base in bases:
                 views = views + [(stmt.targets[0].id, base, stmt)]
                 taken.append(views[-1])
             after = later | loads(stmts[k + 1:])
             inner = direct | loads(stmts[k + 1:])
             nested: list[tuple[str, str, gast.stmt]] = []
             if isinstance(stmt, (gast.For, gast.While)):
-                stmt.body = walk(stmt.body, views, after | loads([stmt]), after, nested)
+                # the views the body takes are there at its start from the second
+                # iteration on, before the body takes them again (`x = z[:, 0]` last)
+                last = [_Last((s.targets[0].id, base, s)) for s in all_statements(stmt.body)
+                        for base in view_of(s)]
+                stmt.body = walk(stmt.body, views + last, after | loads([stmt]), after,
+                                 nested)
             elif isinstance(stmt, gast.If):
                 stmt.body = walk(stmt.body, views, after, inner, nested)
                 stmt.orelse = walk(stmt.orelse, views, after, inner, nested)
@@ -552,11 +593,12 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
                     and isinstance(stmt.targets[0].value, gast.Name):
                 changed = {stmt.targets[0].value.id}
-                for name, base, view in views:   # in the order they were taken
+                for entry in views:   # in the order they were taken
+                    name, base, view = entry
                     if base in changed and name not in changed:
                         changed.add(name)
                         read = after if name in outer else inner
-                        if id(view) in loose:
+                        if id(view) in loose or isinstance(entry, _Last):
                             if name in read and first_use(stmts[k + 1:], name) != "store":
                                 checked[id(view)] = (name, base, stmt.targets[0].value.id)
                         elif name in read or any(v[1] == name for v in views):

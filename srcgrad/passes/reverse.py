@@ -174,14 +174,7 @@ class _Reverse(FunctionPass):
     # ---- the pass ----
     def run(self) -> Reversed:
         body = self.fn.body
-        self.ops: dict[int, Operation] = {}
-        for stmt in self.statements:
-            if target_of(stmt):
-                op = self.ops[id(stmt)] = self.classify(stmt.value)
-                if op.kind == "tuple":
-                    self.tuples[target_of(stmt)] = op.args
-            elif is_write(stmt):
-                self.ops[id(stmt)] = Operation("write", [stmt.value])
+        self.ops = self.classify_statements(self.classify)
         self.act = act = activity(self.flow(), self.wrt, body[-1].value)
         self.tuple_results = self.returned_tuples()
         self.int_starts = int_starts(self.statements, self.flow(), act.varied)
@@ -986,6 +979,8 @@ class _Reverse(FunctionPass):
         user function returned (`a, b = h(x)`), its adjoint made again with entry k added."""
         if var in self.tuple_results and _int(index) is not None:
             return self.accumulate_item(var, _int(index), dy)
+        if var in self.tuples or var in self.tuple_results:
+            return self.accumulate_entry(var, index, dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)
         if var in self.reshaped:   # made as zeros of the number it started as
@@ -1000,6 +995,20 @@ class _Reverse(FunctionPass):
             out.append(b.assign(dvar, b.call(b.name(self.bind("add_at", add_at)),
                                              b.name(dvar), _value(index), dy)))
         return out
+
+    def accumulate_entry(self, var: str, index: gast.AST, dy: gast.AST) -> list[gast.stmt]:
+        """``dvar = list(dvar); dvar[i] = dvar[i] + dy``: the adjoint of a tuple read at an
+        index known at run time (`p[i]` in a loop), as a list of its items' adjoints;
+        entry i is made anew, since its array may be another adjoint's too."""
+        dvar = self.adjoint_name(var)
+        start = b.name(dvar) if var in self.defined else \
+            b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+        self.defined.add(var)
+        self.owned.discard(var)
+        return [b.assign(dvar, b.call(b.name("list"), start)),
+                b.assign(b.subscript(b.name(dvar), index, store=True),
+                         b.binop(b.subscript(b.name(dvar), copy.deepcopy(index)), gast.Add(),
+                                 dy))]
 
     def basic(self, index: gast.AST) -> bool:
         """Whether `index` is made of ints and slices only (no entry can repeat)."""

@@ -30,7 +30,7 @@ UNARY = [
 ]
 BINARY = [
     "({} + {})", "({} - {})", "({} * {})", "({} / (({}) ** 2 + 1.0))", "np.add({}, {})",
-    "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, np.exp({}))",
+    "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, np.exp(np.tanh({})))",
     "np.arctan2({}, ({}) ** 2 + 1.0)", "np.hypot({}, ({}) ** 2 + 1.0)", "np.logaddexp({}, {})",
     "np.maximum({}, {} + 3.0)", "np.minimum({}, {} + 3.0)", "np.fmax({} - 3.0, {})",
     "np.fmin({} + 3.0, {})", "np.power(({}) ** 2 + 1.0, np.sin({}))",
