@@ -16,7 +16,7 @@ import numpy as np
 from numba.extending import overload
 
 from .errors import RuleError
-from .rules import NAMED, RULES, nondifferentiable, rule, user_rule
+from .rules import NAMED, nondifferentiable, rule, set_rule, user_rule
 
 
 def stop_gradient(x):
@@ -155,7 +155,7 @@ def adjoint(fun: Callable) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
         r = user_rule(fn)
         _check_arity(fun, fn, r.params)
-        RULES[fun] = r
+        set_rule(fun, r)
         return fn
     return register
 

@@ -41,6 +41,7 @@ from .errors import (
     WrtError,
 )
 from .frontend.parse import check_function
+from .rules import fact
 
 
 def _jit_disabled() -> bool:
@@ -200,14 +201,14 @@ class Transform:
 
     def _kernels_compiled(self, gen: Generated) -> None:
         """Once the module is compiled, its Python form may compile loops too: its
-        kernels' (`runtime.elementwise`) and the matrix products' (`runtime.LOOPED`).
+        kernels' (`runtime.elementwise`) and the matrix products' (`looped` helpers).
         jit="auto" races that form against the compiled one."""
         if self._py is not None and self._compiled is not None:
             for name in gen.kernels:
                 self._py[name].loops = True
             namespace = self._py[gen.functions[0]].__globals__
             for name, value in list(namespace.items()):
-                if any(value is f for f in runtime.LOOPED):
+                if fact(value, "looped"):
                     namespace[name] = functools.partial(value, loops=True)
 
     def _call(self, role: str, args: tuple) -> Any:

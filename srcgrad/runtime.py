@@ -20,7 +20,6 @@ import copy
 import functools
 import inspect
 import math
-import operator
 import sys
 import textwrap
 import threading
@@ -36,7 +35,6 @@ from numba.np.numpy_support import as_dtype
 from . import (
     numba_ext,  # noqa: F401  (registers the NumPy forms generated code uses)
     products,
-    vecmath,
 )
 from .errors import NONSCALAR_MARKER, NonScalarOutput, RuleError, UnsupportedSyntax
 from .numba_ext import as_index, normalize_axis
@@ -390,11 +388,6 @@ def add_matmul_rhs_grad(out, dy, a, b):
     out += matmul_rhs_grad(dy, a, b)
 
 
-# accumulating helpers: `d += helper(...)` into an adjoint the generated code owns is
-# written `adder(d, ...)`
-ADD_INTO = {matmul_lhs_grad: add_matmul_lhs_grad, matmul_rhs_grad: add_matmul_rhs_grad}
-
-
 def matmul_sum(a1, b1, a2, b2):
     """``a1 @ b1 + a2 @ b2``. For 2-D float64 operands whose inner dimensions are small
     beside the (m, n) result, one product of the operands side by side,
@@ -416,7 +409,7 @@ def matmul_jvp(a, b, da, db, *, loops=False):
     """``(a @ b, da @ b + a @ db)``: a product and its tangent. For 2-D float64 factors
     with thin right ones, `a` is read once (``a @ [b db]``); with thin left ones, `b`
     once (``[a; da] @ b``). A thin inner dimension is `matmul_sum`'s case. With
-    ``loops=True`` (`LOOPED`), thin right factors go to a compiled loop (`products`).
+    ``loops=True`` (a `looped` helper), thin right factors go to a compiled loop (`products`).
 
     >>> y, dy = matmul_jvp(np.eye(2), np.ones((2, 2)), np.zeros((2, 2)), np.eye(2))
     >>> y.tolist(), dy.tolist()
@@ -464,7 +457,7 @@ def matmul_rhs_grad_jvp(dy, a, b, ddy, da):
 
 def matmul_rhs_grad_tangent(dy, a, b, ddy, da, *, loops=False):
     """The second result of `matmul_rhs_grad_jvp` alone. With ``loops=True``
-    (`LOOPED`), thin `dy` and `ddy` go to a compiled loop (`products`)."""
+    (a `looped` helper), thin `dy` and `ddy` go to a compiled loop (`products`)."""
     if loops and products.thin_grad(a, ddy, da, dy):
         return products.grad_tangent_thin(a, ddy, da, dy)
     if _ndim(a) == _ndim(dy) == 2:
@@ -472,30 +465,10 @@ def matmul_rhs_grad_tangent(dy, a, b, ddy, da, *, loops=False):
     return matmul_rhs_grad(ddy, a, b) + matmul_rhs_grad(dy, da, b)
 
 
-@dataclass(frozen=True)
-class Joint:
-    """A product whose value and tangent forward mode computes in one call:
-    ``y, dy = joint(*args, *tangents)``, the tangents of the arguments at `positions`;
-    ``dy = tangent(*args, *tangents)`` where y is not needed."""
-
-    primal: Any
-    positions: tuple[int, ...]
-    joint: Any
-    tangent: Any
-
-
-JOINTS = (Joint(operator.matmul, (0, 1), matmul_jvp, matmul_tangent),
-          Joint(np.matmul, (0, 1), matmul_jvp, matmul_tangent),
-          Joint(matmul_lhs_grad, (0, 2), matmul_lhs_grad_jvp, matmul_lhs_grad_tangent),
-          Joint(matmul_rhs_grad, (0, 1), matmul_rhs_grad_jvp, matmul_rhs_grad_tangent))
-
-# the helpers that take `loops=True` (a compiled `products` loop where it pays), which
-# the Python form of a transform that compiles passes them
-LOOPED = (matmul_jvp, matmul_rhs_grad_tangent)
-
-
 def where(cond, x, y):
-    """``np.where(cond, x, y)``, as generated adjoint code calls it (see `FASTER`).
+    """``np.where(cond, x, y)``, as generated adjoint code calls it (np.where's `faster`
+    form: numba's np.where broadcasts a scalar branch and reads it through a strided flat
+    iterator, ~14x slower than a loop, numba 0.68).
 
     A zero branch is the product with the mask where x is finite: np.where branches per
     entry, and on a mask without order (a hard tanh's |w| <= 1) it mispredicts the
@@ -511,13 +484,6 @@ def where(cond, x, y):
         out += 0.0  # -2.0 * False is -0.0, where np.where gives 0.0
         return out
     return np.where(cond, x, y)
-
-
-# NumPy functions whose numba form is slow on the arguments gradient rules give them, and
-# the helper with the same results that generated adjoint code calls instead: numba's
-# np.where broadcasts a scalar branch and reads it through a strided flat iterator, ~14x
-# slower than a loop (numba 0.68)
-FASTER = {np.where: where}
 
 
 class elementwise:  # noqa: N801  (a decorator, named as one)
@@ -716,15 +682,9 @@ def _loop_shape(args, min_size):
     return shape
 
 
-# ufuncs a kernel may end in whose NumPy form is not SIMD on common machines, and the
-# form the kernel's loop computes them with instead (NumPy's float64 tanh and exp are SIMD
-# only with AVX-512; elsewhere they are libm's scalar functions, as numba's are)
-IN_LOOP = {np.tanh: vecmath.tanh, np.exp: vecmath.exp}
-
-
 def _vectorized(ufunc, scalar):
     """A function meaning `ufunc` whose numba form computes float64 with `scalar`
-    (`IN_LOOP`'s), a loop over a contiguous array; other types go to the ufunc."""
+    (its `in_loop` form), a loop over a contiguous array; other types go to the ufunc."""
     def call(x):
         return ufunc(x)
 
@@ -745,21 +705,31 @@ def _vectorized(ufunc, scalar):
     return call
 
 
-# NumPy as kernels see it under numba
-_JIT_NUMPY = type(np)("srcgrad.runtime.jit_numpy")
-_JIT_NUMPY.__dict__.update({k: v for k, v in vars(np).items() if not k.startswith("__")})
-_JIT_NUMPY.__dict__.update({f.__name__: _vectorized(f, form) for f, form in IN_LOOP.items()})
+def _in_loop() -> dict[Any, Any]:
+    """The ufuncs a kernel may end in that have an `in_loop` form, and that form."""
+    from .rules import OPS
+    return {r.primal: r.in_loop for r in OPS.values() if r.in_loop is not None}
+
+
+@functools.lru_cache(maxsize=1)
+def _jit_numpy():
+    """NumPy as kernels see it under numba."""
+    module = type(np)("srcgrad.runtime.jit_numpy")
+    module.__dict__.update({k: v for k, v in vars(np).items() if not k.startswith("__")})
+    module.__dict__.update({f.__name__: _vectorized(f, form) for f, form in _in_loop().items()})
+    return module
 
 
 def jit_kernel(fun):
     """`fun`, a kernel (`elementwise`), as numba compiles it: NumPy's tanh and exp, which
-    numba computes with libm's scalar functions, as `IN_LOOP`'s vectorizable forms
+    numba computes with libm's scalar functions, as their vectorizable `in_loop` forms
     (a tanh RNN's gradient: 359 against 295 us, 64 entries a step). It sees its
     module's globals, but for those it reads: NumPy, and those ufuncs bound by name."""
     read = {name: fun.__globals__.get(name) for name in fun.__code__.co_names}
-    swapped = {name: _JIT_NUMPY if value is np else getattr(_JIT_NUMPY, value.__name__)
+    in_loop, jit_numpy = _in_loop(), _jit_numpy()
+    swapped = {name: jit_numpy if value is np else getattr(jit_numpy, value.__name__)
                for name, value in read.items()
-               if value is np or any(value is f for f in IN_LOOP)}
+               if value is np or any(value is f for f in in_loop)}
     if not swapped:
         return fun
     return type(fun)(fun.__code__, {**fun.__globals__, **swapped}, fun.__name__,
@@ -770,7 +740,7 @@ def _compile_loop(fun, form: _Form, ndim: int, indices: tuple, sums: tuple):
     """`fun`'s expression (`form`) as a numba-compiled loop nest writing into its first
     argument and adding into the next ones (`sums`: how each indexes the loop, as
     `_indices`), and the ufunc to apply last, in place (None: the expression does not end
-    in one, or ends in one of `IN_LOOP`, which the loop computes);
+    in one, or ends in one with an `in_loop` form, which the loop computes);
     None if a comparison's booleans are more than a `where`'s condition (NumPy's rules
     for them differ from numba's), or if a kernel that sums ends in a ufunc NumPy applies.
     """
@@ -793,8 +763,8 @@ def _compile_loop(fun, form: _Form, ndim: int, indices: tuple, sums: tuple):
         last, expr = resolve(expr.func), expr.args[0]
     expr = Select().visit(copy.deepcopy(expr))
     names = dict(fun.__globals__)
-    if last in IN_LOOP:  # the loop calls its vectorizable form
-        names["__last"] = IN_LOOP[last]
+    if (vectorizable := _in_loop().get(last)) is not None:  # the loop calls it
+        names["__last"] = vectorizable
         expr, last = ast.Call(ast.Name("__last", ast.Load()), [expr], []), None
     if form.reads is not None and last is not None:
         return None
@@ -1525,8 +1495,32 @@ def _unshared_typer(v, message):
     return lambda v, message: v
 
 
+@register_jitable
+def _bounds(a):
+    """The first and one past the last byte address `a`'s entries take."""
+    lo = hi = a.ctypes.data
+    for k in range(a.ndim):
+        step = (a.shape[k] - 1) * a.strides[k]
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return lo, hi + a.itemsize
+
+
 @overload(unaliased)
 def _unaliased_typer(v, array, message):
+    if isinstance(v, types.Array) and isinstance(array, types.Array):
+        # a view lies in its base's memory, a copy in new memory: the bounds tell them
+        # apart as np.shares_memory does (numba has no np.shares_memory)
+        def check(v, array, message):
+            if v.size and array.size:
+                v_lo, v_hi = _bounds(v)
+                a_lo, a_hi = _bounds(array)
+                if v_lo < a_hi and a_lo < v_hi:
+                    raise UnsupportedSyntax(message)
+            return v
+        return check
     if isinstance(v, types.Array):   # (refused compiled; the Python form checks)
         raise TypingError(f"srcgrad: {getattr(message, 'literal_value', message)}")
     return lambda v, array, message: v

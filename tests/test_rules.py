@@ -15,7 +15,7 @@ import pytest
 from fd import assert_grad
 
 import srcgrad
-from srcgrad.rules import RULES
+from srcgrad.rules import OPS, lookup_tangent
 from srcgrad.runtime import retake, unaliased, unshared
 
 R = np.random.default_rng(1)
@@ -293,9 +293,16 @@ def test_every_rule_has_a_case():
     covered = {id(p) for _, primals, *_ in CASES for p in primals}
     compiled = {id(p) for _, primals, *_, jit in CASES if jit for p in primals}
     assert covered == compiled, "every rule runs compiled at least once"
-    missing = [p for p, r in RULES.items() if r.kind == "rule" and r.origin is None
-               and id(p) not in covered]  # (user rules, @adjoint, come with an origin)
+    missing = [p for p, r in OPS.items() if r.rule is not None and r.rule.kind == "rule"
+               and r.rule.origin is None and id(p) not in covered]  # (user rules have one)
     assert not missing, f"rules without a test case: {missing}"
+
+
+def test_every_rule_has_a_tangent():
+    # forward mode (jvp, hvp, hessian, grad of grad) differentiates every built-in rule
+    missing = [p for p, r in OPS.items() if r.rule is not None and r.rule.kind == "rule"
+               and r.rule.origin is None and lookup_tangent(p) is None]
+    assert not missing, f"rules without a tangent rule: {missing}"
 
 
 RUNS = [(case, jit) for case in CASES for jit in (True, False) if case[5] or not jit]

@@ -30,8 +30,7 @@ from ..annotations import grad_of, gradient_override
 from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env, Parsed
 from ..naming import names_in
-from ..rules import NAMED, Overridden, Rule, user_rule
-from ..rules.numpy_rules import METHODS
+from ..rules import NAMED, Overridden, Rule, methods, user_rule
 
 
 def hook(stmt: gast.stmt) -> tuple[str, str] | None:
@@ -209,8 +208,8 @@ class _Annotator:
         obj = self.p.env.resolve(call.func, self.locals)
         method = None
         if obj is MISSING and isinstance(call.func, gast.Attribute) \
-                and call.func.attr in METHODS:  # `x.sum()` matches the keys of np.sum
-            obj, method = METHODS[call.func.attr], call.func.attr
+                and call.func.attr in methods():  # `x.sum()` matches the keys of np.sum
+            obj, method = methods()[call.func.attr], call.func.attr
         if obj is MISSING:
             return
         found = None

@@ -23,8 +23,7 @@ from ..analysis.activity import reached
 from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry
 from ..naming import Namer
-from ..rules import Overridden, Rule, lookup, lookup_tangent
-from ..rules.numpy_rules import ATTRIBUTES, METHODS
+from ..rules import Overridden, Rule, attributes, lookup, lookup_tangent, methods
 from ..rules.operator_rules import OPERATORS
 from ..runtime import zeros_like
 from .annotate import hook, hook_names
@@ -205,14 +204,14 @@ class FunctionPass:
         if isinstance(value, gast.Attribute):
             if self.p.env.resolve(value, self.locals) is not MISSING:
                 return Operation("none")
-            fun = ATTRIBUTES.get(value.attr)
+            fun = attributes().get(value.attr)
             return self.rule_call(fun, [value.value], {}, f"the attribute .{value.attr}")
         if isinstance(value, gast.Call):
             kwargs = {k.arg: k.value for k in value.keywords}
             func = value.func
             obj = self.p.env.resolve(func, self.locals)
             if obj is MISSING and isinstance(func, gast.Attribute):
-                return self.rule_call(METHODS.get(func.attr), [func.value] + value.args,
+                return self.rule_call(methods().get(func.attr), [func.value] + value.args,
                                       kwargs, f"the method .{func.attr}()")
             what = dotted(func)
             if obj is MISSING:

@@ -10,7 +10,7 @@ loop-carried `s = s + x` whose first value was `0.0` gets `ds = zeros_like(s)` t
 Each operation's tangent comes from `rules.lookup_tangent`: an elementwise adjoint rule
 read as a tangent rule, a tangent rule, or the primal itself where it is linear; a call
 to a user function calls its generated jvp (`callee`); a matrix product whose factors
-both vary is one joint call, `y, dy = matmul_jvp(a, b, da, db)` (`runtime.JOINTS`), which
+both vary is one joint call, `y, dy = matmul_jvp(a, b, da, db)` (its `joint` fact), which
 `unjoined` writes back as two operations where the code is differentiated again. Hooks
 (`grad_of`) belong to the backward pass and are dropped. The code this pass reads may
 itself be generated code (a gradient, for `hvp` and `grad(grad(f))`): its helpers and
@@ -30,19 +30,18 @@ from typing import Any
 import gast
 
 from .. import builder as b
-from .. import runtime
 from ..analysis.activity import activity
 from ..errors import MissingRule
 from ..frontend.parse import MISSING, Env, Parsed
 from ..naming import Namer, names_in
-from ..rules import instantiate, lookup_tangent
-from ..runtime import ADD_INTO, JOINTS, broadcast_like, snapshot, unbroadcast, zeros_like
+from ..rules import Joint, added_by, fact, joint_of, lookup_tangent
+from ..rules.inline import instantiate
+from ..runtime import broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
 from .normalize import view_base
 
 # `adder(out, *args)` is `out += helper(*args)`, in place
-_ADDED = {adder: helper for helper, adder in ADD_INTO.items()}
 
 
 @dataclass
@@ -157,7 +156,7 @@ class _Forward(FunctionPass):
         t = lookup_tangent(obj)
         if t is not None and t.kind == "linear" and 0 in t.positions:
             return call.args[0].id, [a for k, a in enumerate(call.args) if k in t.positions[1:]]
-        if obj in _ADDED:
+        if added_by(obj) is not None:
             return call.args[0].id, list(call.args[1:])
         return None
 
@@ -226,11 +225,11 @@ class _Forward(FunctionPass):
         return out
 
     def joint(self, name: str, op: Operation) -> gast.Assign | None:
-        """`name, dname = joint(*args, *tangents)`, for a product (`runtime.JOINTS`)
+        """`name, dname = joint(*args, *tangents)`, for a product (its `joint` fact)
         whose factors all vary: the value and its tangent in one call, which reads each
         operand once (or makes one product of them); None for other operations."""
         plain = op.kind == "rule" and not op.kwargs and (op.rule is None or op.rule.kind == "rule")
-        j = next((j for j in JOINTS if j.primal is op.fun), None) if plain else None
+        j = fact(op.fun, "joint") if plain else None
         if j is None or len(op.args) != j.joint.__code__.co_argcount - len(j.positions):
             return None
         at = [op.args[k] for k in j.positions]
@@ -266,8 +265,8 @@ class _Forward(FunctionPass):
                          *[self.tangent_or_zero(a) for a in call.args])
             return out + [b.make(gast.Expr, value=new)]
         obj = self.p.env.resolve(call.func, self.locals)
-        if obj in _ADDED:  # out += helper(*args): out's tangent gains the helper's tangent
-            helper = _ADDED[obj]
+        if (helper := added_by(obj)) is not None:
+            # out += helper(*args): out's tangent gains the helper's tangent
             op = Operation("rule", list(call.args[1:]), {}, None, fun=helper, what=helper.__name__)
             value = b.call(b.name(self.bind(helper.__name__, helper)), *copy.deepcopy(op.args))
             for part in self.parts(stmt, value, op):
@@ -443,15 +442,15 @@ _RESULT, _PREV = "srcgrad_result", "srcgrad_prev"
 
 def unjoined(parsed: Parsed) -> Parsed:
     """`parsed` (generated code, differentiated again) with each joint statement
-    ``y, dy = joint(*args, *tangents)`` (`runtime.JOINTS`) written as the two it stands
+    ``y, dy = joint(*args, *tangents)`` (a `Joint`) written as the two it stands
     for, ``y = primal(*args)`` and ``dy = tangent(*args, *tangents)``: forward mode reads
     them as operations with rules of their own, and they keep their names."""
-    def joint(stmt: gast.stmt) -> runtime.Joint | None:
+    def joint(stmt: gast.stmt) -> Joint | None:
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
                 and isinstance(stmt.targets[0], gast.Tuple)):
             return None
         fun = parsed.env.resolve(stmt.value.func)
-        return next((j for j in JOINTS if j.joint is fun), None)
+        return joint_of(fun)
 
     if not any(joint(n) for n in gast.walk(parsed.tree)):
         return parsed

@@ -13,12 +13,11 @@ First a temporary that is read once, by the arithmetic of a later statement of i
 is folded into that statement (`_t8 = h * h; _t9 = 1.0 - _t8` becomes `_t9 = 1.0 - h * h`)
 when nothing between them writes what it reads. Then each maximal elementwise expression
 with two operations or more on arrays becomes a kernel: operators (`+ - * / **`, unary
-minus, one comparison), `where` and the cheap ufuncs of `ELEMENTWISE`, over names and
+minus, one comparison), `where` and the cheap (`fusable`) ufuncs, over names and
 numbers. The transcendental ufuncs (`np.exp`, `np.tanh`) are not fused: NumPy's are SIMD,
 numba's scalar loops many times slower. A kernel may end with one (`h = np.tanh(a + b)`:
 the loop computes `a + b` and NumPy then applies the ufunc in place, in the loop's result,
-or the loop computes it too where `runtime.IN_LOOP` has a vectorizable form: tanh,
-exp).
+or the loop computes it too where it has a vectorizable `in_loop` form: tanh, exp).
 
 A kernel whose value later statements of its block sum to other shapes (`y =
 unbroadcast(x, like)`: the gradient of a broadcast bias) returns those sums too, and its
@@ -54,22 +53,13 @@ import numpy as np
 from .. import builder as b
 from .. import runtime
 from ..frontend.parse import Parsed, parse
+from ..rules import fact
 from .base import GeneratedFunction, Namespace, all_statements
-from .normalize import VIEW_FUNCTIONS, VIEW_METHODS
+from .normalize import VIEW_METHODS
 from .optimize import _is_comment, pure_call
 
-# ufuncs whose numba form compiles into the kernel's loop at NumPy's speed or better
-ELEMENTWISE = frozenset([np.abs, np.absolute, np.sqrt, np.square, np.sign, np.negative,
-                         np.maximum, np.minimum, np.where, runtime.where])
-# transcendental ufuncs, which a kernel may apply last (see runtime._compile_loop)
-OUTERMOST = frozenset([np.tanh, np.exp, np.log, np.sin, np.cos])
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _COMPARISONS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
-# calls whose result is no array whatever their arguments are
-_SCALAR = frozenset([np.size, np.ndim, np.shape, len, float, int, bool])
-_REDUCTIONS = frozenset([np.sum, np.mean, np.max, np.min, np.prod, np.amax, np.amin])
-_CONSTRUCTORS = frozenset([np.zeros, np.ones, np.empty, np.full, np.eye, np.identity,
-                           np.arange, np.linspace, np.array, np.asarray])
 
 
 def fuse(functions: list[gast.FunctionDef], ns: Namespace
@@ -227,11 +217,10 @@ class _Fuse:
             return any(self.is_array(n, arrays) for n in [node.left, *node.comparators])
         if isinstance(node, gast.Call):
             fun = self.ns.resolve(node.func)
-            if fun in _SCALAR or (fun in _REDUCTIONS and len(node.args) == 1
-                                  and not node.keywords):
+            if fact(fun, "scalar_result") or (fact(fun, "reduction") and len(node.args) == 1
+                                              and not node.keywords):
                 return False
-            if fun in _CONSTRUCTORS or fun in (runtime.matmul_lhs_grad,
-                                               runtime.matmul_rhs_grad):
+            if fact(fun, "array_result"):
                 return True
             return any(self.is_array(a, arrays) for a in node.args)
         return False
@@ -265,7 +254,7 @@ class _Fuse:
                 and self.whole(s)):
             return None
         x = s.targets[0].id
-        if self.outermost(s, s.value) and self.ns.resolve(s.value.func) not in runtime.IN_LOOP:
+        if self.outermost(s, s.value) and not fact(self.ns.resolve(s.value.func), "in_loop"):
             return None  # NumPy applies that ufunc after the loop, too late for the sums
         found, unbroadcast, touched = [], None, set()
         for j in range(i + 1, len(stmts)):
@@ -357,7 +346,7 @@ class _Fuse:
                     and node.func.attr in VIEW_METHODS:
                 node = node.func.value
             elif isinstance(node, gast.Call) and node.args \
-                    and self.ns.resolve(node.func) in VIEW_FUNCTIONS:
+                    and fact(self.ns.resolve(node.func), "view"):
                 node = node.args[0]
             else:
                 return None
@@ -389,12 +378,12 @@ class _Fuse:
             self.elementwise(c) for c in _operands(node))
 
     def outermost(self, stmt: gast.stmt, node: gast.AST) -> bool:
-        """Whether `node` is `stmt`'s whole value and a call of one of the `OUTERMOST`
-        ufuncs: the kernel's loop computes their argument, NumPy then applies them in
-        place, in the loop's result."""
+        """Whether `node` is `stmt`'s whole value and a call of a ufunc a kernel may apply
+        last (`last_in_kernel`): the kernel's loop computes its argument, NumPy then
+        applies it in place, in the loop's result."""
         return isinstance(stmt, gast.Assign) and stmt.value is node \
             and isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords \
-            and self.ns.resolve(node.func) in OUTERMOST
+            and bool(fact(self.ns.resolve(node.func), "last_in_kernel"))
 
     def operation(self, node: gast.AST) -> bool:
         if isinstance(node, gast.BinOp):
@@ -405,7 +394,7 @@ class _Fuse:
             return len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)
         if isinstance(node, gast.Call):
             fun = self.ns.resolve(node.func)
-            return not node.keywords and fun in ELEMENTWISE and (
+            return not node.keywords and bool(fact(fun, "fusable")) and (
                 len(node.args) == 3 if fun in (np.where, runtime.where) else True)
         return False
 

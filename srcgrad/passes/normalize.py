@@ -38,12 +38,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import gast
-import numpy as np
 
 from .. import builder as b
 from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env, is_user_function, parse
 from ..naming import Namer
+from ..rules import fact
 from ..runtime import retake, unshared
 from ..runtime import unaliased as unaliased_helper
 from .annotate import annotate
@@ -91,13 +91,9 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     return fn
 
 
+# array methods and attributes whose result may be a view (functions: their `view` fact)
 VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view",
                           "flat", "real", "imag", "diagonal"})
-# functions whose result may be a view of their first argument (writes through it reach it)
-VIEW_FUNCTIONS = (np.reshape, np.ravel, np.transpose, np.swapaxes, np.squeeze, np.moveaxis,
-                  np.rollaxis, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d,
-                  np.asarray, np.asanyarray, np.real, np.imag, np.diagonal, np.broadcast_to,
-                  np.flip, np.fliplr, np.flipud, np.rot90)
 
 
 def view_base(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST | None:
@@ -113,7 +109,7 @@ def view_base(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST
         if isinstance(func, gast.Attribute) and func.attr in VIEW_METHODS and \
                 env.resolve(func.value, local_names) is MISSING:
             return func.value
-        if node.args and any(env.resolve(func, local_names) is f for f in VIEW_FUNCTIONS):
+        if node.args and fact(env.resolve(func, local_names), "view"):
             return node.args[0]
     return None
 
@@ -310,15 +306,24 @@ def _writes(params: list[str], body: list[gast.stmt], env: Env,
 
 
 def _roots(value: gast.AST, env: Env, local_names: frozenset[str]) -> set[str]:
-    """The arrays `value` may be (or view): its root name, or those of the arguments of
-    a user function that may return one it is passed."""
-    if (root := root_name(value, env, local_names)) is not None:
-        return {root}
-    if isinstance(value, gast.Call) and \
-            is_user_function(fun := env.resolve(value.func, local_names)) and \
-            helper(fun).shares:
-        return {r for a in value.args for r in _roots(a, env, local_names)}
-    return set()
+    """The arrays `value` may be (or view), through subscripts and views: its root name,
+    or those of the arguments of a user function that may return one it is passed
+    (`h(x[1:])[::-1]`)."""
+    node = value
+    while not isinstance(node, gast.Name):
+        if isinstance(node, gast.Call) and \
+                is_user_function(fun := env.resolve(node.func, local_names)) and \
+                helper(fun).shares:
+            return {r for a in [*node.args, *(k.value for k in node.keywords)]
+                    for r in _roots(a, env, local_names)}
+        if isinstance(node, gast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
+                return set()   # a fancy index: a copy
+        node = view_base(node, env, local_names)
+        if node is None:
+            return set()
+    return {node.id}
 
 
 def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
@@ -492,6 +497,7 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
     returned: dict[str, list[str]] = {}   # results of helpers that may return an argument
     items: dict[str, list[gast.expr]] = {}   # the items of tuples and lists
     helper_of: dict[str | int, str] = {}   # (their names, and the views of them: the helper)
+    named_index: set[int] = set()   # `z[k]`: a view or a copy, as k is an int or an array
 
     def view_of(stmt: gast.stmt) -> list[str]:
         """The arrays `stmt` binds a view of (one, or the arguments of a helper that may
@@ -523,7 +529,13 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
             parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
             if not is_basic_index(v.slice, loop_indices):
-                return []
+                # `z[k]`, k a name: a view if k is an int, a copy if an index array; known
+                # when the code runs, so checked there where a write could show
+                named = {n.id for n in parts if isinstance(n, gast.Name)}
+                if not named or not is_basic_index(v.slice, loop_indices | named):
+                    return []
+                loose.add(id(stmt))
+                named_index.add(id(stmt))
             if v.value.id in returned:   # an item of what a helper returned
                 helper_of[id(stmt)] = helper_of[v.value.id]
                 loose.add(id(stmt))
@@ -622,10 +634,16 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
             shown = _as_written(stmt, user_names)
             view = ast.unparse(gast.gast_to_ast(shown.value))
             user, array = shown.targets[0].id, _as_written(b.name(written_array), user_names).id
+            why = ("its index is a name (an int there makes a view, an index array a copy)"
+                   if id(stmt) in named_index else "the view is taken in a loop or a branch, "
+                   "or its names are assigned more than once")
+            temporaries = {n.id for n in gast.walk(shown.value)
+                           if isinstance(n, gast.Name)} - user_names
+            copied = "where it is taken (.copy())" if temporaries else \
+                f"({user} = {view}.copy())"
             message = (f"{where}: {user!r} is a view of {array!r} read after a write into "
-                       f"{array!r}, which the gradient cannot follow where the view is taken "
-                       f"in a loop or a branch, or its names are assigned more than once: "
-                       f"copy it ({user} = {view}.copy())")
+                       f"{array!r}, which the gradient cannot follow where {why}: copy it "
+                       f"{copied}")
             if id(stmt) in helper_of:
                 message = (f"{where}: {user!r}, returned by {helper_of[id(stmt)]}, is the "
                            f"array {array!r} (or a view of it), read after a write into "

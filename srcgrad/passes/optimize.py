@@ -4,7 +4,7 @@ An assignment to names of a value without effects is dead where none of those na
 read afterwards (on any path: liveness, backwards, to a fixed point over loops). Forward
 mode over a gradient is where that pays: `hvp` needs the tangent of the gradient, not the
 gradient itself, so the products that compute the gradient go; a joint call
-`y, dy = joint(...)` whose `y` is dead computes `dy` alone (`runtime.JOINTS`).
+`y, dy = joint(...)` whose `y` is dead computes `dy` alone (`rules.Joint`).
 
 What has no effect is decided conservatively: operators, subscripts and tuples, NumPy and
 math functions (not `np.random`, nothing given `out=`), a few builtins, and srcgrad's
@@ -23,19 +23,9 @@ import gast
 import numpy as np
 
 from .. import builder as b
-from .. import runtime
+from ..rules import fact, joint_of
 from .base import Namespace
 
-# srcgrad helpers that only return a value (record, put_flat and the in-place adders
-# write into an argument; seed's check that the result is a scalar is its point)
-_PURE_HELPERS = frozenset([
-    runtime.unbroadcast, runtime.broadcast_like, runtime.sum_grad, runtime.mean_grad,
-    runtime.extremum_grad, runtime.retake, runtime.retake_grad,
-    runtime.reshape_as, runtime.split_like, runtime.unstack_like, runtime.snapshot,
-    runtime.zeros_like, runtime.unit, runtime.matmul_lhs_grad,
-    runtime.matmul_rhs_grad, runtime.where, runtime.new_tape, runtime.take_grad,
-    runtime.take_along_axis_grad,
-    *(f for j in runtime.JOINTS for f in (j.joint, j.tangent))])
 _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
 
 
@@ -136,14 +126,14 @@ class _Sweep:
         return stmt
 
     def tangent_only(self, stmt: gast.Assign, live: set[str]) -> gast.Assign:
-        """`y, dy = joint(...)` (`runtime.JOINTS`) as `dy = tangent(...)` where y is
+        """`y, dy = joint(...)` (`rules.Joint`) as `dy = tangent(...)` where y is
         dead: forward mode over a gradient needs the gradient's tangent, not itself."""
         target, call = stmt.targets[0], stmt.value
         if not (self.prune and isinstance(target, gast.Tuple) and len(target.elts) == 2
                 and isinstance(target.elts[0], gast.Name) and target.elts[0].id not in live):
             return stmt
         fun = self.ns.called(call)
-        j = next((j for j in runtime.JOINTS if j.joint is fun), None)
+        j = joint_of(fun)
         if j is None:
             return stmt
         name = self.ns.bind(j.tangent.__name__, j.tangent)
@@ -196,7 +186,7 @@ def pure_call(call: gast.Call, ns: Namespace) -> bool:
     fun = ns.resolve(call.func)
     if fun is None:
         return False
-    if isinstance(fun, np.ufunc) or fun in _PURE_HELPERS or fun in _PURE_BUILTINS:
+    if isinstance(fun, np.ufunc) or fact(fun, "pure") or fun in _PURE_BUILTINS:
         return True
     module = getattr(fun, "__module__", None) or ""
     if getattr(math, getattr(fun, "__name__", ""), None) is fun:

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
-import numpy as np
 
 from .. import builder as b
 from ..analysis.activity import Activity, activity
@@ -36,20 +35,15 @@ from ..analysis.tape import Read, plan
 from ..errors import MissingRule, SrcgradError, UnsupportedSyntax
 from ..frontend.parse import Parsed, nested_entry, parse
 from ..naming import Namer
-from ..rules import UNIFORM, Rule, instantiate, lookup
+from ..rules import Rule, fact, lookup
+from ..rules.inline import instantiate
 from ..runtime import (
-    ADD_INTO,
     add_at,
     broadcast_like,
     checked_grad,
-    mean_grad,
     new_tape,
     record,
-    reshape_as,
     snapshot,
-    sum_grad,
-    take_along_axis_grad,
-    take_grad,
     unaliased,
     unbroadcast,
     written_grad,
@@ -67,15 +61,6 @@ from .base import (
     target_of,
 )
 from .normalize import HelperWrites, fancy_names, view_base
-
-_CHEAP_CALLS = (len, min, max, abs, int, float, bool)
-# what selects entries by the data (an index of any length)
-_SELECTING = (np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.logical_and,
-              np.logical_or, np.logical_not, np.logical_xor, np.isfinite, np.isnan, np.isinf)
-# helpers that read an argument for its shape only (at this position): in a loop, any
-# iteration's value of it will do, so the adjoint need not get the value back
-_SHAPE_ONLY = {unbroadcast: 1, broadcast_like: 1, sum_grad: 1, mean_grad: 1, reshape_as: 1,
-               zeros_like: 0, checked_grad: 1, take_grad: 1, take_along_axis_grad: 1}
 
 
 @dataclass
@@ -165,7 +150,7 @@ class _Reverse(FunctionPass):
         if isinstance(value, gast.BinOp):
             return not isinstance(value.op, gast.MatMult)
         if isinstance(value, gast.Call):
-            return self.p.env.resolve(value.func, self.locals) in _CHEAP_CALLS
+            return bool(fact(self.p.env.resolve(value.func, self.locals), "cheap"))
         if isinstance(value, gast.Attribute):
             return value.attr in ("T", "shape", "ndim", "size")
         return isinstance(value, (gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Subscript,
@@ -375,10 +360,7 @@ class _Reverse(FunctionPass):
         (`np.mean(x)`, no axis): its value is a scalar whatever x's shape."""
         if op is None or op.kind != "rule" or len(op.args) != 1 or op.kwargs:
             return None
-        try:
-            return UNIFORM.get(op.fun)
-        except TypeError:
-            return None
+        return fact(op.fun, "uniform")
 
     def made_once(self, var: str) -> gast.stmt | None:
         """The one statement that sets `var`, if it is at the top level of the function."""
@@ -455,7 +437,7 @@ class _Reverse(FunctionPass):
         # and what a boolean mask or np.nonzero selects in a loop, and what is computed
         # from it there: its length is the data's (x[x > 0] may be empty one time)
         masks = {target_of(s) for s in looped if isinstance(s.value, gast.Compare)
-                 or self.ns.called(s.value) in _SELECTING}
+                 or fact(self.ns.called(s.value), "selects")}
         rebound = {target_of(s) for s in looped}
         # ... and the parts of an array the loop rebinds (x = x[1:] * x[:-1] shrinks it)
         varying = {target_of(s) for s in looped if isinstance(s.value, gast.Subscript)
@@ -480,7 +462,7 @@ class _Reverse(FunctionPass):
         def names(node):
             shape_only = set()
             for call in gast.walk(node):  # `unbroadcast(g, x)` reads x for its shape only
-                k = _SHAPE_ONLY.get(self.ns.called(call))
+                k = fact(self.ns.called(call), "shape_only")
                 if k is not None and len(call.args) > k and isinstance(call.args[k], gast.Name) \
                         and call.args[k].id not in reshaped:
                     shape_only.add(id(call.args[k]))
@@ -958,7 +940,7 @@ class _Reverse(FunctionPass):
 
     def adder(self, expr: gast.AST) -> str | None:
         """The name of the helper that adds `expr` (a helper call) into an array in place."""
-        fn = ADD_INTO.get(self.ns.called(expr))
+        fn = fact(self.ns.called(expr), "add_into")
         return self.bind(fn.__name__, fn) if fn else None
 
     def own(self, var: str) -> list[gast.stmt]:

@@ -1,4 +1,11 @@
-"""rules: the table of gradient rules, and how a rule becomes generated code.
+"""rules: one record per operation (`Op`), and the gradient rules they hold.
+
+Every function user code or generated code may call that srcgrad knows has one `Op`:
+its adjoint rule, its tangent (forward-mode) rule, the array methods and attributes that
+call it, and the facts the passes ask about it (fusable into a kernel, pure, a view, read
+for its shape only, ...). The passes ask `lookup`, `lookup_tangent` and `fact`; no other
+table lists functions. Adding a function's gradient is its rule and facts in one of the
+rule modules below (and its helper, if it needs one, in `runtime`), and a test case.
 
 A rule is a plain Python function with the public signature ``rule(dy, y, *args)``:
 `dy` is the cotangent of the result `y`, and it returns the gradient of the one
@@ -9,30 +16,23 @@ gradient). Keyword parameters with defaults receive the call's keyword arguments
 and `constructor(...)` marks producers that may not receive a differentiated value.
 Users add rules of their own: `user_rule` checks one and names where it was defined
 (its results are shape-checked at run time), `NAMED` holds those registered under a
-name for `gradient_override`, and `RULES` also holds `@adjoint` rules of user functions.
-
-A rule whose body is a single ``return`` is inlined: its expression is copied into the
-generated adjoint with the parameters replaced by the call's operands, so the source
-reads like a hand-written gradient. A longer rule is called as a (numba-compiled) helper.
-The rule modules below are imported for their registrations.
+name for `gradient_override`, and `set_rule` records `@adjoint` rules of user functions.
+How a rule becomes code is `inline`'s. The rule modules are imported for their records;
+`python -m srcgrad.rules.supported` prints docs/supported.md from them.
 """
 
 from __future__ import annotations
 
-import copy
 import inspect
 import os
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import gast
 
-from .. import builder as b
 from ..errors import RuleError
-from ..frontend.parse import is_user_function
-from ..runtime import FASTER, unbroadcast
 
 MISSING_DEFAULT = inspect.Parameter.empty
 
@@ -57,14 +57,119 @@ class Rule:
         return self.fn.__globals__
 
 
-RULES: dict[Any, Rule] = {}
 NAMED: dict[str, Rule] = {}   # register_gradient("Name") rules, for gradient_override
 
 
-def _key(primal: Any) -> Any:
-    # numpy ufuncs and builtins hash fine; functions wrapped by numpy's dispatch
-    # (np.sum is a _ArrayFunctionDispatcher) as well.
-    return primal
+@dataclass(frozen=True)
+class Joint:
+    """A product whose value and tangent forward mode computes in one call:
+    ``y, dy = joint(*args, *tangents)``, the tangents of the arguments at `positions`;
+    ``dy = tangent(*args, *tangents)`` where y is not needed. `primal` is what the
+    joint stands for (`operator.matmul` for `@` and np.matmul alike)."""
+
+    primal: Any
+    positions: tuple[int, ...]
+    joint: Any
+    tangent: Any
+
+
+@dataclass
+class Op:
+    """What srcgrad knows of one function: its rules, how arrays call it, and the facts
+    the passes ask about it. Unset facts are False/None."""
+
+    primal: Any
+    rule: Rule | None = None          # the adjoint; kind "nondifferentiable", "constructor"
+    tangent: Tangent | None = None    # forward mode (None: read from an elementwise rule)
+    uniform: Rule | None = None       # a full reduction's cotangent as a scalar (`uniform`)
+    methods: tuple[str, ...] = ()     # `x.name(...)` on an array calls it with x first
+    attributes: tuple[str, ...] = ()  # `x.name` on an array is it applied to x
+    view: bool = False        # its result may be a view of its first argument
+    fusable: bool = False     # numba compiles it into a kernel's loop at NumPy's speed
+    last_in_kernel: bool = False  # a transcendental ufunc a kernel may apply last
+    in_loop: Callable | None = None   # how a kernel's loop computes it (vectorizable)
+    scalar_result: bool = False  # gives no array, whatever its arguments
+    reduction: bool = False      # gives a number from one argument without keywords
+    array_result: bool = False   # gives an array, whatever its arguments
+    pure: bool = False           # a helper of generated code that changes no argument
+    cheap: bool = False          # cheaper to compute again than to keep (len, abs)
+    selects: bool = False        # picks entries by the data (an index of any length)
+    shape_only: int | None = None   # the position of an argument read for its shape only
+    add_into: Callable | None = None  # `d += op(...)` as `add_into(d, ...)`, in place
+    joint: Joint | None = None        # its value and tangent in one call (forward mode)
+    faster: Callable | None = None    # what generated adjoint code calls in its place
+    looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
+
+
+OPS: dict[Any, Op] = {}
+_FACTS = frozenset(f.name for f in fields(Op)) - {"primal", "rule", "tangent"}
+
+
+def _op(primal: Any) -> Op:
+    """`primal`'s record, made empty if it has none. (NumPy's functions, ufuncs and
+    Python's builtins all hash.)"""
+    record = OPS.get(primal)
+    if record is None:
+        record = OPS[primal] = Op(primal)
+    return record
+
+
+def _record(primal: Any) -> Op | None:
+    if isinstance(primal, Overridden):
+        return None
+    try:
+        return OPS.get(primal)
+    except TypeError:  # unhashable object
+        return None
+
+
+def describe(*primals: Any, **facts: Any) -> None:
+    """Set facts of the records of `primals` (``describe(np.tanh, in_loop=vecmath.tanh)``).
+    A joint's functions are pure helpers themselves."""
+    unknown = set(facts) - _FACTS
+    if unknown:
+        raise TypeError(f"unknown facts {sorted(unknown)}: an Op has {sorted(_FACTS)}")
+    for p in primals:
+        for name, value in facts.items():
+            setattr(_op(p), name, value)
+    _NAMES.clear()
+    if (j := facts.get("joint")) is not None:
+        describe(j.joint, j.tangent, pure=True)
+
+
+def fact(primal: Any, name: str) -> Any:
+    """`primal`'s fact `name` (`fact(np.where, "fusable")`); None without a record."""
+    record = _record(primal)
+    return getattr(record, name) if record is not None else None
+
+
+def joint_of(fun: Any) -> Joint | None:
+    """The `Joint` whose joint function `fun` is."""
+    return next((r.joint for r in OPS.values()
+                 if r.joint is not None and r.joint.joint is fun), None)
+
+
+def added_by(adder: Any) -> Any:
+    """The helper whose `add_into` form `adder` is (None if it is none's)."""
+    return next((r.primal for r in OPS.values()
+                 if r.add_into is not None and r.add_into is adder), None)
+
+
+_NAMES: dict[str, dict[str, Any]] = {}   # made from the records again after `describe`
+
+
+def methods() -> dict[str, Any]:
+    """Array method name -> the function it calls (`"sum"` -> np.sum)."""
+    if "methods" not in _NAMES:
+        _NAMES["methods"] = {m: r.primal for r in OPS.values() for m in r.methods}
+    return _NAMES["methods"]
+
+
+def attributes() -> dict[str, Any]:
+    """Array attribute name -> the function it applies (`"T"` -> np.transpose)."""
+    if "attributes" not in _NAMES:
+        _NAMES["attributes"] = {a: r.primal for r in OPS.values() for a in r.attributes}
+    return _NAMES["attributes"]
 
 
 def make_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
@@ -139,23 +244,28 @@ def _check_count(fn: Callable, value: gast.AST | None, nargs: int) -> None:
                         f"gradient per argument (None for no gradient)")
 
 
-def rule(*primals: Any, elementwise: bool = False) -> Callable[[Callable], Callable]:
+def rule(*primals: Any, elementwise: bool = False, **facts: Any
+         ) -> Callable[[Callable], Callable]:
     """Register the decorated function as the gradient rule of every primal given.
 
     `elementwise`: the primal acts entry by entry (after broadcasting), so its Jacobian
     is diagonal and the rule, with `dy` read as an argument's tangent and without the
-    `unbroadcast`, is also its tangent (forward-mode) rule.
+    `unbroadcast`, is also its tangent (forward-mode) rule. `facts`: see `describe`.
     """
     def register(fn: Callable) -> Callable:
         r = make_rule(fn)
         r.elementwise = elementwise
         for p in primals:
-            RULES[_key(p)] = r
+            _op(p).rule = r
+        describe(*primals, **facts)
         return fn
     return register
 
 
-UNIFORM: dict[Any, Rule] = {}
+def set_rule(primal: Any, r: Rule) -> None:
+    """`r` (a user's `@adjoint` rule) as `primal`'s adjoint."""
+    _op(primal).rule = r
+
 
 
 def uniform(*primals: Any) -> Callable[[Callable], Callable]:
@@ -166,7 +276,7 @@ def uniform(*primals: Any) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
         r = make_rule(fn)
         for p in primals:
-            UNIFORM[_key(p)] = r
+            _op(p).uniform = r
         return fn
     return register
 
@@ -184,15 +294,12 @@ class Tangent:
     positions: tuple[int, ...] = ()
 
 
-TANGENTS: dict[Any, Tangent] = {}
-
-
 def tangent(*primals: Any) -> Callable[[Callable], Callable]:
     """Register the decorated function as the tangent rule of every primal given."""
     def register(fn: Callable) -> Callable:
         r = make_rule(fn)
         for p in primals:
-            TANGENTS[_key(p)] = Tangent("rule", r)
+            _op(p).tangent = Tangent("rule", r)
         return fn
     return register
 
@@ -201,19 +308,16 @@ def linear(*primals: Any, positions: tuple[int, ...] = (0,)) -> None:
     """Mark primals that are (jointly) linear in the arguments at `positions`: their
     tangent is the primal applied to those arguments' tangents (`np.sum(dx, axis=0)`)."""
     for p in primals:
-        TANGENTS[_key(p)] = Tangent("linear", positions=positions)
+        _op(p).tangent = Tangent("linear", positions=positions)
 
 
 def lookup_tangent(primal: Any) -> Tangent | None:
     """The forward-mode rule of `primal`; None if it has none (a custom adjoint rule:
     an adjoint is not a tangent, as in JAX's `custom_vjp`)."""
-    if isinstance(primal, Overridden):
+    record = _record(primal)
+    if record is None:
         return None
-    try:
-        t = TANGENTS.get(_key(primal))
-        r = RULES.get(_key(primal))
-    except TypeError:
-        return None
+    t, r = record.tangent, record.rule
     if t is not None:
         return t
     if r is not None and r.origin is None and (r.elementwise or r.kind != "rule"):
@@ -221,16 +325,19 @@ def lookup_tangent(primal: Any) -> Tangent | None:
     return None
 
 
-def nondifferentiable(*primals: Any) -> None:
+def nondifferentiable(*primals: Any, **facts: Any) -> None:
     """Mark primals whose gradient is zero (as in JAX): floor, argmax, comparisons, len."""
     for p in primals:
-        RULES[_key(p)] = Rule(None, "nondifferentiable")
+        _op(p).rule = Rule(None, "nondifferentiable")
+    describe(*primals, **facts)
 
 
-def constructor(*primals: Any) -> None:
-    """Mark array producers (np.zeros, np.array): no gradient may flow through them."""
+def constructor(*primals: Any, **facts: Any) -> None:
+    """Mark array producers (np.zeros, np.array): no gradient may flow through them.
+    Their result is an array."""
     for p in primals:
-        RULES[_key(p)] = Rule(None, "constructor")
+        _op(p).rule = Rule(None, "constructor")
+    describe(*primals, array_result=True, **facts)
 
 
 @dataclass(eq=False)
@@ -248,12 +355,11 @@ class Overridden:
 
 
 def lookup(primal: Any) -> Rule | None:
+    """`primal`'s adjoint rule (an override's, inside `gradient_override`)."""
     if isinstance(primal, Overridden):
         return primal.rule
-    try:
-        return RULES.get(_key(primal))
-    except TypeError:  # unhashable object
-        return None
+    record = _record(primal)
+    return record.rule if record is not None else None
 
 
 def _template(value: gast.AST | None, nargs: int) -> list[gast.AST | None] | gast.AST | None:
@@ -266,168 +372,6 @@ def _template(value: gast.AST | None, nargs: int) -> list[gast.AST | None] | gas
         return [None if isinstance(e, gast.Constant) and e.value is None else e
                 for e in value.elts]
     return value  # one expression giving the tuple of gradients
-
-
-@dataclass
-class Instance:
-    """A rule applied at one call site: per-argument gradient expressions, or one call
-    returning the tuple of gradients, plus the global objects the expressions name."""
-
-    per_arg: list[gast.AST | None] | None
-    whole: gast.AST | None
-    needs: dict[str, tuple[Any, bool]]  # name -> (object, compile it with numba?)
-
-
-def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
-                kwargs: dict[str, gast.AST], rename: Callable[[str, Any], str],
-                scalar_dy: bool = False) -> Instance:
-    """Copy `r` into the call site: parameters become the call's operands.
-
-    `rename(name, obj)` returns the name under which the generated module binds `obj`
-    (the rule's own global name unless that clashes). `scalar_dy`: dy is a scalar that
-    stands for an array of y's shape (see `uniform`), so every `unbroadcast` stays.
-    """
-    if len(args) > len(r.params) + len(r.defaults):
-        raise RuleError(f"gradient rule {r.name} takes {len(r.params)} argument(s), the "
-                        f"call passes {len(args)}")
-    names = list(r.params) + list(r.defaults)
-    sig = inspect.signature(r.fn)
-    p_dy, p_y = list(sig.parameters)[:2]
-    subst: dict[str, gast.AST] = {p_dy: dy, p_y: y}
-    for pname, arg in zip(names, args, strict=False):  # the rest take their defaults
-        subst[pname] = arg
-    for pname, default in r.defaults.items():
-        if pname not in subst:
-            subst[pname] = kwargs.get(pname, b.const(default))
-    for pname in kwargs:
-        if pname not in r.defaults:
-            raise RuleError(f"gradient rule {r.name} has no parameter {pname!r} for the "
-                            f"call's keyword argument")
-    missing = [p for p in r.params if p not in subst]
-    if missing:
-        raise RuleError(f"call passes no value for {', '.join(missing)} of rule {r.name}")
-    needs: dict[str, tuple[Any, bool]] = {}
-    if r.template is None:
-        fname = rename(r.fn.__name__, r.fn)
-        needs[fname] = (r.fn, True)
-        call = b.call(b.name(fname), *[subst[p] for p in [p_dy, p_y] + names])
-        return Instance(None, call, needs)
-    glob = r.globals_of()
-
-    def fill(expr: gast.AST | None, position: int | None) -> gast.AST | None:
-        if expr is None:
-            return None
-        expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
-        expr = _drop_defaults(_faster(expr, needs, rename), needs)
-        if position is not None and not scalar_dy:
-            others = [a for i, a in enumerate(args) if i != position]
-            expr = _drop_unbroadcast(expr, others, needs)
-        return fold(expr)
-
-    if isinstance(r.template, list):
-        return Instance([fill(e, i) for i, e in enumerate(r.template)], None, needs)
-    return Instance(None, fill(r.template, None), needs)
-
-
-class _Substitute(gast.NodeTransformer):
-    def __init__(self, subst, glob, rename, needs):
-        self.subst, self.glob, self.rename, self.needs = subst, glob, rename, needs
-
-    def visit_Name(self, node: gast.Name) -> gast.AST:
-        if node.id in self.subst:
-            return copy.deepcopy(self.subst[node.id])
-        obj = self.glob.get(node.id)
-        if obj is None:
-            import builtins
-            obj = getattr(builtins, node.id)
-        new = self.rename(node.id, obj)
-        self.needs[new] = (obj, is_user_function(obj))  # a user's helper: compiled too
-        return b.name(new)
-
-
-def _faster(expr: gast.AST, needs: dict[str, tuple[Any, bool]],
-            rename: Callable[[str, Any], str]) -> gast.AST:
-    """The calls of NumPy functions whose numba form is slow on what rules give them
-    (`np.where(cond, dy, 0.0)`) call srcgrad's form instead (`runtime.FASTER`)."""
-    for node in gast.walk(expr):
-        if not isinstance(node, gast.Call):
-            continue
-        func = node.func
-        if isinstance(func, gast.Name):
-            obj = needs.get(func.id, (None,))[0]
-        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-            obj = getattr(needs.get(func.value.id, (None,))[0], func.attr, None)
-        else:
-            continue
-        form = next((f for fun, f in FASTER.items() if fun is obj), None)
-        if form is not None:
-            name = rename(form.__name__, form)
-            needs[name] = (form, False)
-            node.func = b.name(name)
-    return expr
-
-
-def _drop_defaults(expr: gast.AST, needs: dict[str, tuple[Any, bool]]) -> gast.AST:
-    """`sum_grad(dy, x, None, False)` is `sum_grad(dy, x)`: trailing arguments equal to the
-    helper's own defaults say nothing to a reader."""
-    for node in gast.walk(expr):
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                and node.func.id in needs):
-            continue
-        try:
-            params = list(inspect.signature(needs[node.func.id][0]).parameters.values())
-        except (TypeError, ValueError):
-            continue
-        while node.args and len(node.args) <= len(params):
-            last, param = node.args[-1], params[len(node.args) - 1]
-            if not (isinstance(last, gast.Constant) and param.default is not MISSING_DEFAULT
-                    and type(last.value) is type(param.default)
-                    and last.value == param.default):
-                break
-            node.args.pop()
-    return expr
-
-
-def _drop_unbroadcast(expr: gast.AST, others: list[gast.AST],
-                      needs: dict[str, tuple[Any, bool]]) -> gast.AST:
-    """`unbroadcast(g, a)` is `g` when every other operand is a numeric constant, since
-    a scalar constant never broadcasts `a` to a larger shape."""
-    if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name)
-            and needs.get(expr.func.id, (None,))[0] is unbroadcast and len(expr.args) == 2
-            and all(isinstance(o, gast.Constant) for o in others)):
-        return expr.args[0]
-    return expr
-
-
-_FOLD = {gast.Add: lambda a, c: a + c, gast.Sub: lambda a, c: a - c,
-         gast.Mult: lambda a, c: a * c}
-
-
-def fold(expr: gast.AST) -> gast.AST:
-    """Fold constant arithmetic (`2 - 1`) and exact identities (`x ** 1`, `x * 1`)."""
-    for node in gast.walk(expr):
-        b.map_children(node, lambda v: _fold_binop(v) if isinstance(v, gast.BinOp) else v)
-    return _fold_binop(expr) if isinstance(expr, gast.BinOp) else expr
-
-
-def _is_int(node: gast.AST, value: int) -> bool:
-    return (isinstance(node, gast.Constant) and type(node.value) is int
-            and node.value == value)
-
-
-def _fold_binop(node: gast.BinOp) -> gast.AST:
-    node.left = _fold_binop(node.left) if isinstance(node.left, gast.BinOp) else node.left
-    node.right = _fold_binop(node.right) if isinstance(node.right, gast.BinOp) else node.right
-    left, right = node.left, node.right
-    if (type(node.op) in _FOLD and isinstance(left, gast.Constant)
-            and isinstance(right, gast.Constant)
-            and type(left.value) in (int, float) and type(right.value) in (int, float)):
-        return b.const(_FOLD[type(node.op)](left.value, right.value))
-    if isinstance(node.op, (gast.Pow, gast.Mult)) and _is_int(right, 1):
-        return left
-    if isinstance(node.op, gast.Mult) and _is_int(left, 1):
-        return right
-    return node
 
 
 from . import builtin_rules, numpy_rules, operator_rules, runtime_rules  # noqa: E402,F401,I001

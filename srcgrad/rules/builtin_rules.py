@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..runtime import unbroadcast
-from . import nondifferentiable, rule
+from . import describe, nondifferentiable, rule
 
 
 @rule(builtins.abs, math.fabs, np.abs, np.absolute, elementwise=True)
@@ -36,3 +36,8 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round, bui
                   builtins.print, builtins.isinstance,
                   math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
                   math.copysign)
+
+describe(builtins.len, builtins.int, builtins.bool, builtins.float, scalar_result=True)
+describe(np.abs, np.absolute, np.maximum, np.minimum, fusable=True)
+describe(builtins.len, builtins.min, builtins.max, builtins.abs, builtins.int, builtins.float,
+         builtins.bool, cheap=True)

@@ -1,14 +1,15 @@
-"""Gradient rules of NumPy functions (and their `math` twins for scalar code).
+"""The records of NumPy functions (and their `math` twins for scalar code).
 
 One rule per function family, grouped by arity; identities from any calculus table
 (e.g. d tanh = 1 - tanh^2, d logaddexp(a, b)/da = exp(a - y)). Array methods
-(`x.sum(axis=0)`) resolve through `METHODS` to the function whose rule they share.
+(`x.sum(axis=0)`) and attributes (`x.T`) are facts of the function they call.
 """
 
 import math
 
 import numpy as np
 
+from .. import vecmath
 from ..runtime import (
     extremum_grad,
     mean_grad,
@@ -19,8 +20,9 @@ from ..runtime import (
     take_grad,
     unbroadcast,
     unstack_like,
+    where,
 )
-from . import constructor, linear, nondifferentiable, rule, tangent, uniform
+from . import constructor, describe, linear, nondifferentiable, rule, tangent, uniform
 
 # ---- elementwise, one argument ----
 
@@ -115,7 +117,7 @@ def cbrt(dy, y, x):
     return dy / (3.0 * y * y)
 
 
-@rule(np.square, elementwise=True)
+@rule(np.square, elementwise=True, fusable=True)
 def square(dy, y, x):
     return dy * 2.0 * x
 
@@ -144,7 +146,7 @@ def logaddexp(dy, y, a, b):
     return unbroadcast(dy * np.exp(a - y), a), unbroadcast(dy * np.exp(b - y), b)
 
 
-@rule(np.where, elementwise=True)
+@rule(np.where, elementwise=True, fusable=True, faster=where)
 def where(dy, y, cond, a, b):
     return None, unbroadcast(np.where(cond, dy, 0.0), a), unbroadcast(np.where(cond, 0.0, dy), b)
 
@@ -158,12 +160,12 @@ def clip(dy, y, x, lo, hi):
 # ---- reductions ----
 
 
-@rule(np.sum)
+@rule(np.sum, reduction=True, methods=("sum",))
 def sum_(dy, y, x, axis=None, keepdims=False):
     return sum_grad(dy, x, axis, keepdims)
 
 
-@rule(np.mean)
+@rule(np.mean, reduction=True, methods=("mean",))
 def mean(dy, y, x, axis=None, keepdims=False):
     return mean_grad(dy, x, axis, keepdims)
 
@@ -178,7 +180,7 @@ def mean_uniform(dy, y, x):
     return dy / np.size(x)
 
 
-@rule(np.max, np.amax, np.min, np.amin)
+@rule(np.max, np.amax, np.min, np.amin, reduction=True)
 def extremum(dy, y, x, axis=None, keepdims=False):
     return extremum_grad(dy, y, x, axis, keepdims)
 
@@ -190,7 +192,7 @@ def extremum_tangent(dx, y, x, axis=None, keepdims=False):
                   keepdims=keepdims)
 
 
-@rule(np.prod)
+@rule(np.prod, reduction=True, methods=("prod",))
 def prod(dy, y, x, axis=None, keepdims=False):
     return sum_grad(dy * y, x, axis, keepdims) / x
 
@@ -200,7 +202,7 @@ def prod_tangent(dx, y, x, axis=None, keepdims=False):
     return y * np.sum(dx / x, axis=axis, keepdims=keepdims)
 
 
-@rule(np.var)
+@rule(np.var, methods=("var",))
 def var(dy, y, x, axis=None, keepdims=False, ddof=0):
     n = np.size(x) / np.size(y)
     centered = x - np.mean(x, axis=axis, keepdims=True)
@@ -214,7 +216,7 @@ def var_tangent(dx, y, x, axis=None, keepdims=False, ddof=0):
     return np.sum(centered * dx, axis=axis, keepdims=keepdims) * (2.0 / (n - ddof))
 
 
-@rule(np.std)
+@rule(np.std, methods=("std",))
 def std(dy, y, x, axis=None, keepdims=False, ddof=0):
     n = np.size(x) / np.size(y)
     centered = x - np.mean(x, axis=axis, keepdims=True)
@@ -231,7 +233,7 @@ def std_tangent(dx, y, x, axis=None, keepdims=False, ddof=0):
 # ---- shapes and linear algebra ----
 
 
-@rule(np.transpose)
+@rule(np.transpose, view=True, methods=("transpose",), attributes=("T",))
 def transpose(dy, y, x):
     return np.transpose(dy)
 
@@ -272,7 +274,7 @@ def cross_tangent(dx, y, a, b):
     return np.cross(dx, b), np.cross(a, dx)
 
 
-@rule(np.take)
+@rule(np.take, methods=("take",))
 def take(dy, y, a, indices, axis=None):
     return take_grad(dy, a, indices, axis), None
 
@@ -290,20 +292,42 @@ linear(np.sum, np.mean, np.transpose, np.reshape, np.ravel, np.squeeze, np.expan
 # ---- no gradient, and producers ----
 
 nondifferentiable(
-    np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.sign,
-    np.argmax, np.argmin, np.argsort, np.isnan, np.isinf, np.isfinite, np.shape, np.ndim,
-    np.size, np.zeros_like, np.ones_like, np.empty_like, np.count_nonzero, np.any, np.all,
+    np.floor, np.ceil, np.round, np.around, np.rint, np.trunc, np.fix, np.isnan, np.isinf,
+    np.isfinite, np.argsort, np.zeros_like, np.ones_like, np.empty_like, np.count_nonzero,
 )
-constructor(np.zeros, np.ones, np.empty, np.full, np.array, np.asarray, np.arange,
-            np.linspace, np.eye, np.identity, np.full_like)
+nondifferentiable(np.sign, fusable=True)
+nondifferentiable(np.argmax, methods=("argmax",))
+nondifferentiable(np.argmin, methods=("argmin",))
+nondifferentiable(np.any, methods=("any",))
+nondifferentiable(np.all, methods=("all",))
+nondifferentiable(np.shape, np.ndim, np.size, scalar_result=True)
+constructor(np.zeros, np.ones, np.empty, np.full, np.array, np.arange, np.linspace, np.eye,
+            np.identity, np.full_like)
+constructor(np.asarray, view=True)
 
-# `x.name(...)` on an array: the function whose rule applies, with `x` first.
-METHODS = {
-    "sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod,
-    "var": np.var, "std": np.std, "dot": np.dot, "reshape": np.reshape, "ravel": np.ravel,
-    "flatten": np.ravel, "squeeze": np.squeeze, "transpose": np.transpose, "copy": np.copy,
-    "argmax": np.argmax, "argmin": np.argmin, "any": np.any, "all": np.all,
-    "take": np.take,
-}
-# `x.name` on an array.
-ATTRIBUTES = {"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size}
+# ---- facts of functions of a family, and array methods and attributes ----
+
+describe(np.sqrt, fusable=True)
+# a kernel may apply these last; tanh and exp, whose NumPy forms are SIMD only with
+# AVX-512 (elsewhere libm's scalar functions, as numba's), in a vectorizable form
+describe(np.sin, np.cos, np.log, last_in_kernel=True)
+describe(np.tanh, last_in_kernel=True, in_loop=vecmath.tanh)
+describe(np.exp, last_in_kernel=True, in_loop=vecmath.exp)
+# results that may be views of the first argument (a write through one reaches it),
+# with a rule or not
+describe(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
+         np.rollaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.asanyarray, np.real,
+         np.imag, np.diagonal, np.broadcast_to, np.flip, np.fliplr, np.flipud, np.rot90,
+         view=True)
+# they select entries by the data: an index of any length
+describe(np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.logical_and, np.logical_or,
+         np.logical_not, np.logical_xor, np.isfinite, np.isnan, np.isinf, selects=True)
+describe(np.max, methods=("max",))
+describe(np.min, methods=("min",))
+describe(np.reshape, methods=("reshape",))
+describe(np.ravel, methods=("ravel", "flatten"))
+describe(np.squeeze, methods=("squeeze",))
+describe(np.copy, methods=("copy",))
+describe(np.shape, attributes=("shape",))
+describe(np.ndim, attributes=("ndim",))
+describe(np.size, attributes=("size",))

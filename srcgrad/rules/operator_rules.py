@@ -9,8 +9,8 @@ import operator
 import gast
 import numpy as np
 
-from ..runtime import matmul_lhs_grad, matmul_rhs_grad, unbroadcast
-from . import nondifferentiable, rule, tangent
+from ..runtime import matmul_jvp, matmul_lhs_grad, matmul_rhs_grad, matmul_tangent, unbroadcast
+from . import Joint, describe, nondifferentiable, rule, tangent
 
 OPERATORS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -79,6 +79,13 @@ def matmul(dy, y, a, b):
 @tangent(operator.matmul, np.matmul, np.dot)
 def matmul_derivative(dx, y, a, b):
     return dx @ b, a @ dx
+
+
+# where both factors vary, forward mode computes the product and its tangent in one call
+describe(operator.matmul, np.matmul,
+         joint=Joint(operator.matmul, (0, 1), matmul_jvp, matmul_tangent))
+describe(np.dot, methods=("dot",))
+describe(np.negative, fusable=True)
 
 
 # ---- no gradient ----

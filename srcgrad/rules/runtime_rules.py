@@ -1,18 +1,25 @@
-"""Tangent rules of the helpers generated code calls (`srcgrad.runtime`).
+"""The records of the helpers generated code calls (`srcgrad.runtime`).
 
 Forward mode over a generated gradient (`hvp`, `hessian`, `grad(grad(f))`) meets these
 helpers. Most are linear in the cotangent they move (`unbroadcast(g, like)` in `g`);
 the tape helpers are linear in what they store; the adjoints of a product are bilinear.
+Their facts tell the passes which change no argument (`pure`: dead code may go), which
+read an argument for its shape only, and the faster forms of the products' adjoints.
 """
 
 from ..runtime import (
     add_at,
+    add_matmul_lhs_grad,
+    add_matmul_rhs_grad,
     broadcast_like,
     checked_grad,
     extremum_grad,
+    matmul_jvp,
     matmul_lhs_grad,
+    matmul_lhs_grad_jvp,
     matmul_lhs_grad_tangent,
     matmul_rhs_grad,
+    matmul_rhs_grad_jvp,
     matmul_rhs_grad_tangent,
     matmul_tangent,
     mean_grad,
@@ -38,7 +45,7 @@ from ..runtime import (
     written_grad,
     zeros_like,
 )
-from . import linear, nondifferentiable, rule, tangent
+from . import Joint, describe, linear, nondifferentiable, rule, tangent
 
 linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_as, split_like,
        unstack_like, snapshot, checked_grad, new_tape, written_grad, take_grad,
@@ -54,6 +61,27 @@ linear(unaliased, positions=(0,))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit)
+
+# helpers that only return a value (record, put_flat, add_at and the in-place adders write
+# into an argument; seed's check that the result is a scalar is its point)
+describe(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, retake, retake_grad,
+         reshape_as, split_like, unstack_like, snapshot, zeros_like, unit, where, new_tape,
+         take_grad, take_along_axis_grad, pure=True)
+# an argument read for its shape only (at this position): in a loop, any iteration's value
+# of it will do, so the adjoint need not get the value back
+describe(zeros_like, shape_only=0)
+describe(unbroadcast, broadcast_like, sum_grad, mean_grad, reshape_as, checked_grad,
+         take_grad, take_along_axis_grad, shape_only=1)
+# the adjoints of a product: `d += helper(...)` into an adjoint the generated code owns is
+# written `adder(d, ...)`; forward mode computes one and its tangent in one call
+describe(matmul_lhs_grad, pure=True, array_result=True, add_into=add_matmul_lhs_grad,
+         joint=Joint(matmul_lhs_grad, (0, 2), matmul_lhs_grad_jvp, matmul_lhs_grad_tangent))
+describe(matmul_rhs_grad, pure=True, array_result=True, add_into=add_matmul_rhs_grad,
+         joint=Joint(matmul_rhs_grad, (0, 1), matmul_rhs_grad_jvp, matmul_rhs_grad_tangent))
+# they take `loops=True` (a compiled `products` loop where it pays), which the Python form
+# of a transform that compiles passes them
+describe(matmul_jvp, matmul_rhs_grad_tangent, looped=True)
+describe(where, fusable=True)
 
 
 @tangent(matmul_lhs_grad)
@@ -71,7 +99,7 @@ def tree_vdot_derivative(dx, y, a, b):
     return tree_vdot(dx, b), tree_vdot(a, dx)
 
 
-# the tangents of the products' tangents (`runtime.JOINTS`), for third order: each is
+# the tangents of the products' tangents (their `Joint`s), for third order: each is
 # bilinear in (a, db), (da, b) or the like
 @tangent(matmul_tangent)
 def matmul_tangent_derivative(dx, y, a, b, da, db):
