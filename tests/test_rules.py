@@ -181,6 +181,12 @@ def take_along_axis_op(a, order):
         np.sum(np.take_along_axis(a, np.array([[2, 2, 0, 1]]), axis=0) ** 3)
 
 
+def cumsum_op(a):
+    # flat, along each axis, and as a method
+    return np.sum(np.cumsum(a) ** 2) + np.sum(np.sin(np.cumsum(a, axis=1)) * np.arange(4.0)) \
+        + np.sum(np.cumsum(a, axis=0) ** 3) + np.sum(a.cumsum(axis=-1) ** 2)
+
+
 def stack_op(a, b):
     return np.sum(np.stack((a, b), axis=-1) * np.arange(2.0)) + np.sum(np.stack((a, a)) ** 2)
 
@@ -282,6 +288,7 @@ def cases():
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "take", (np.take,), take_op, (any_(3, 4),), [0], True
+    yield "cumsum", (np.cumsum,), cumsum_op, (any_(3, 4),), [0], True
     yield "take_along_axis", (np.take_along_axis,), take_along_axis_op, \
         (any_(3, 4), np.argsort(any_(3, 4), axis=1)), [0], True
 
@@ -407,3 +414,28 @@ def test_a_float32_gradient_stays_float32_as_python(rng):
     got = srcgrad.grad(sum_sin, jit=False)(x)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, np.cos(x), rtol=1e-6)
+
+
+def weighted_cumsum(x, w, axis):
+    return np.sum(np.cumsum(x, axis=axis) * w)
+
+
+def test_cumsum_by_hand_and_forward(jit, rng):
+    # entry i of x reaches entries i, i+1, ... of y: d/dx_i = sum over j >= i of w_j
+    x = np.array([1.0, 2.0, 3.0])
+    g = srcgrad.grad(weighted_cumsum, jit=jit)(x, np.array([1.0, 10.0, 100.0]), 0)
+    np.testing.assert_allclose(g, [111.0, 110.0, 100.0])
+    w = np.array([[1.0, 2.0], [10.0, 20.0]])
+    g = srcgrad.grad(weighted_cumsum, jit=jit)(np.ones((2, 2)), w, 0)
+    np.testing.assert_allclose(g, [[11.0, 22.0], [10.0, 20.0]])
+    # forward mode: cumsum is linear (its tangent is the cumsum of dx); the hvp goes
+    # through the adjoint's helper, against differences of grad
+    a, da = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    h = 1e-6
+    slope = srcgrad.jvp(cumsum_op, jit=jit)(a, da)[1]
+    assert slope == pytest.approx((cumsum_op(a + h * da) - cumsum_op(a - h * da)) / (2 * h),
+                                  rel=1e-6)
+    grad = srcgrad.grad(cumsum_op, jit=jit)
+    np.testing.assert_allclose(srcgrad.hvp(cumsum_op, jit=jit)(a, da),
+                               (grad(a + h * da) - grad(a - h * da)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)

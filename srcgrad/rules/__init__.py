@@ -17,14 +17,17 @@ and `constructor(...)` marks producers that may not receive a differentiated val
 Users add rules of their own: `user_rule` checks one and names where it was defined
 (its results are shape-checked at run time), `NAMED` holds those registered under a
 name for `gradient_override`, and `set_rule` records `@adjoint` rules of user functions.
-How a rule becomes code is `inline`'s. The rule modules are imported for their records;
-`python -m srcgrad.rules.supported` prints docs/supported.md from them.
+How a rule becomes code is `inline`'s. Every other module of this package holds records
+(a new one is imported without being named anywhere); `python -m srcgrad.rules.supported`
+prints docs/supported.md from them.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
+import pkgutil
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -374,4 +377,7 @@ def _template(value: gast.AST | None, nargs: int) -> list[gast.AST | None] | gas
     return value  # one expression giving the tuple of gradients
 
 
-from . import builtin_rules, numpy_rules, operator_rules, runtime_rules  # noqa: E402,F401,I001
+# every other module of this package holds records: importing it makes them
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if _module not in ("inline", "supported"):
+        importlib.import_module(f"{__name__}.{_module}")
