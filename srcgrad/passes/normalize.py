@@ -163,7 +163,8 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
     changed = {n.target.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
-    for target, value, shares in _bindings(b.function(fn.name, params, body)):
+    bindings = list(_bindings(b.function(fn.name, params, body)))
+    for target, value, shares in bindings:
         if _root(value) is not None:
             if not isinstance(value, gast.Name):
                 viewed.add(_root(value))
@@ -171,6 +172,12 @@ def _copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                     target in loads or target in changed and loads[value.id] > 1):
                 # (v read: `x op= e` changes it; or `v op= e` changes x, read elsewhere)
                 aliased |= {value.id, target}   # (`a, b = b, a` swaps: no sharing)
+    while True:   # ... but a swapped name takes along the sharing of the array it gets
+        passed = {t for t, v, shares in bindings if not shares and isinstance(v, gast.Name)
+                  and v.id in aliased} - aliased
+        if not passed:
+            break
+        aliased |= passed
     sure_views = set()   # names bound to a slice or a view method of an array
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
@@ -536,10 +543,11 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
                     return []
                 loose.add(id(stmt))
                 named_index.add(id(stmt))
-            if v.value.id in returned:   # an item of what a helper returned
+            if returned.get(v.value.id):   # an item of what a helper returned, which
+                # may be an array passed to it (or a view of one): that array's too
                 helper_of[id(stmt)] = helper_of[v.value.id]
                 loose.add(id(stmt))
-                return returned[v.value.id]
+                return [*returned[v.value.id], v.value.id]
             if not any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
                        i.value in (None, Ellipsis) for i in parts):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
@@ -644,11 +652,18 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
             message = (f"{where}: {user!r} is a view of {array!r} read after a write into "
                        f"{array!r}, which the gradient cannot follow where {why}: copy it "
                        f"{copied}")
-            if id(stmt) in helper_of:
-                message = (f"{where}: {user!r}, returned by {helper_of[id(stmt)]}, is the "
+            helper_name = helper_of.get(id(stmt))
+            if helper_name and isinstance(shown.value, gast.Subscript) and \
+                    getattr(shown.value.value, "id", None) == array:
+                message = (f"{where}: {user!r} is a view of {array!r}, which {helper_name} "
+                           f"returned and may be an array passed to it, read after a write "
+                           f"into {array!r}, which the gradient cannot follow: return a copy "
+                           f"from {helper_name}, or copy {array!r} first")
+            elif helper_name:
+                message = (f"{where}: {user!r}, returned by {helper_name}, is the "
                            f"array {array!r} (or a view of it), read after a write into "
                            f"{array!r}, which the gradient cannot follow: return a copy from "
-                           f"{helper_of[id(stmt)]}, or copy {user!r} first")
+                           f"{helper_name}, or copy {user!r} first")
             tmp = namer.temp()
             check = b.call(b.name(_bound(env, "unaliased", unaliased_helper)), b.name(tmp),
                            b.name(base), b.const(message))
