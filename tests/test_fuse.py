@@ -12,8 +12,7 @@ from fd import assert_grad
 from numba import njit
 
 import srcgrad
-from srcgrad import vecmath
-from srcgrad.runtime import elementwise, jit_kernel, unbroadcast
+from srcgrad.runtime import elementwise, jit_kernel, unbroadcast, vecmath
 
 
 def mlp(W1, b1, W2, X):

@@ -25,8 +25,13 @@ import numpy as np
 import pytest
 
 import srcgrad
-from srcgrad import SrcgradError, products
-from srcgrad.runtime import matmul_lhs_grad_tangent, matmul_rhs_grad_tangent, matmul_tangent
+from srcgrad import SrcgradError
+from srcgrad.runtime import (
+    matmul_lhs_grad_tangent,
+    matmul_rhs_grad_tangent,
+    matmul_tangent,
+    products,
+)
 
 JITS = [pytest.param(True, id="numba"), pytest.param(False, id="python")]
 

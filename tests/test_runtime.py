@@ -11,7 +11,6 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from srcgrad import products
 from srcgrad.errors import NONSCALAR_MARKER, NonScalarOutput
 from srcgrad.runtime import (
     add_matmul_lhs_grad,
@@ -28,6 +27,7 @@ from srcgrad.runtime import (
     matmul_tangent,
     mean_grad,
     new_tape,
+    products,
     record,
     reshape_as,
     seed,

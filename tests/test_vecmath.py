@@ -1,4 +1,4 @@
-"""srcgrad.vecmath.tanh and exp against NumPy's: accuracy in ulp (of NumPy's value and of
+"""srcgrad.runtime.vecmath.tanh and exp against NumPy's: accuracy in ulp (of NumPy's value and of
 the exact one, from long double), special values and hand values. That a kernel ending in
 np.tanh or np.exp computes it in its loop: tests/test_fuse.py."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from srcgrad import vecmath
+from srcgrad.runtime import vecmath
 
 
 @njit(error_model="numpy")

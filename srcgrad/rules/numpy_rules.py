@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 
-from .. import vecmath
 from ..runtime import (
     extremum_grad,
     mean_grad,
@@ -20,6 +19,7 @@ from ..runtime import (
     take_grad,
     unbroadcast,
     unstack_like,
+    vecmath,
     where,
 )
 from . import constructor, describe, linear, nondifferentiable, rule, tangent, uniform

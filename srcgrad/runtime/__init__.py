@@ -1,0 +1,77 @@
+"""runtime: the helpers generated gradient code calls.
+
+Each public helper is a plain NumPy function, which is what runs under ``jit=False``,
+and has a numba overload with the same meaning, which is what runs under
+``numba.njit``. The overload picks its implementation at numba compile time from the
+argument types (scalar or array, ndim), so one generated source serves both modes and
+the compiled code carries no runtime type dispatch. Importing this module registers the
+overloads, and those of `numba_ext` for the NumPy forms generated code uses.
+
+Conventions: a 0-d array counts as a scalar; gradients have the floating dtype of the
+cotangent (float64 for integer data); the adjoint of a reduction accepts the reduced
+cotangent with or without kept dimensions (numba tells them apart by rank, so
+``keepdims`` need not be a constant there).
+
+The helpers are grouped by topic, each beside its numba form: `broadcasting` (and
+`common`), `reductions`, `indexing`, `tapes`, `matmul`, `sequences`, and `kernels` (the
+`@elementwise` functions fusion makes). This package exports them all. Helpers are
+module-level functions with overloads, not closures made per call, so numba compiles each
+once per signature and every caller shares it.
+"""
+
+from .. import numba_ext  # noqa: F401  (registers the NumPy forms generated code uses)
+from .broadcasting import (  # noqa: F401
+    broadcast_like,
+    checked_grad,
+    reshape_as,
+    seed,
+    tree_vdot,
+    unbroadcast,
+    unit,
+    where,
+    zeros_like,
+)
+from .indexing import (  # noqa: F401
+    add_at,
+    first_index,
+    put_flat,
+    take_along_axis_grad,
+    take_grad,
+    written_grad,
+)
+from .kernels import (  # noqa: F401
+    elementwise,
+    jit_kernel,
+)
+from .matmul import (  # noqa: F401
+    add_matmul_lhs_grad,
+    add_matmul_rhs_grad,
+    matmul_jvp,
+    matmul_lhs_grad,
+    matmul_lhs_grad_jvp,
+    matmul_lhs_grad_tangent,
+    matmul_rhs_grad,
+    matmul_rhs_grad_jvp,
+    matmul_rhs_grad_tangent,
+    matmul_sum,
+    matmul_tangent,
+)
+from .reductions import (  # noqa: F401
+    extremum_grad,
+    mean_grad,
+    sum_grad,
+)
+from .sequences import (  # noqa: F401
+    split_like,
+    unstack_like,
+)
+from .tapes import (  # noqa: F401
+    TAPE_SHAPE_CHANGED,
+    new_tape,
+    record,
+    retake,
+    retake_grad,
+    snapshot,
+    unaliased,
+    unshared,
+)

@@ -1,0 +1,218 @@
+"""Matrix products: the adjoints of `a @ b`, their in-place and joint (value and
+tangent) forms, and the products of their tangents (thin factors go to `products`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
+
+from . import products
+from .common import _ndim
+
+
+def matmul_lhs_grad(dy, a, b):
+    """Adjoint of ``y = a @ b`` with respect to `a`, for 1-D and 2-D operands."""
+    if _ndim(b) == 1:
+        return _outer(dy, b) if _ndim(a) == 2 else dy * b
+    return dy @ b.T if _ndim(a) == 2 else b @ dy
+
+
+@overload(matmul_lhs_grad)
+def _matmul_lhs_grad_typer(dy, a, b):
+    if getattr(b, "ndim", 0) == 1:
+        if getattr(a, "ndim", 0) == 2:
+            return lambda dy, a, b: _outer(dy, b)
+        return lambda dy, a, b: dy * b
+    if getattr(a, "ndim", 0) == 2:
+        return lambda dy, a, b: dy @ b.T
+    return lambda dy, a, b: b @ dy
+
+
+def matmul_rhs_grad(dy, a, b):
+    """Adjoint of ``y = a @ b`` with respect to `b`, for 1-D and 2-D operands."""
+    if _ndim(a) == 1:
+        return _outer(a, dy) if _ndim(b) == 2 else dy * a
+    return a.T @ dy
+
+
+@overload(matmul_rhs_grad)
+def _matmul_rhs_grad_typer(dy, a, b):
+    if getattr(a, "ndim", 0) == 1:
+        if getattr(b, "ndim", 0) == 2:
+            return lambda dy, a, b: _outer(a, dy)
+        return lambda dy, a, b: dy * a
+    return lambda dy, a, b: a.T @ dy
+
+
+def add_matmul_lhs_grad(out, dy, a, b):
+    """``out += matmul_lhs_grad(dy, a, b)``, in place (an outer product is not built)."""
+    out += matmul_lhs_grad(dy, a, b)
+
+
+@overload(add_matmul_lhs_grad)
+def _add_matmul_lhs_grad_typer(out, dy, a, b):
+    if getattr(b, "ndim", 0) == 1 and getattr(a, "ndim", 0) == 2:
+        return lambda out, dy, a, b: _add_outer(out, dy, b)
+
+    def impl(out, dy, a, b):
+        out += matmul_lhs_grad(dy, a, b)
+    return impl
+
+
+def add_matmul_rhs_grad(out, dy, a, b):
+    """``out += matmul_rhs_grad(dy, a, b)``, in place (an outer product is not built)."""
+    out += matmul_rhs_grad(dy, a, b)
+
+
+@overload(add_matmul_rhs_grad)
+def _add_matmul_rhs_grad_typer(out, dy, a, b):
+    if getattr(a, "ndim", 0) == 1 and getattr(b, "ndim", 0) == 2:
+        return lambda out, dy, a, b: _add_outer(out, a, dy)
+
+    def impl(out, dy, a, b):
+        out += matmul_rhs_grad(dy, a, b)
+    return impl
+
+
+def matmul_sum(a1, b1, a2, b2):
+    """``a1 @ b1 + a2 @ b2``. For 2-D float64 operands whose inner dimensions are small
+    beside the (m, n) result, one product of the operands side by side,
+    ``[a1 a2] @ [b1; b2]``, which writes the result once and adds nothing.
+
+    >>> matmul_sum(np.eye(2), np.ones((2, 2)), np.ones((2, 1)), np.array([[1.0, 2.0]]))
+    array([[2., 3.],
+           [2., 3.]])
+    """
+    if products.float64_matrices(a1, b1, a2, b2):
+        m, n = a1.shape[0], b1.shape[1]
+        k = a1.shape[1] + a2.shape[1]
+        if a2.shape[0] == m and b2.shape[1] == n and k * (m + n) * 4 <= m * n:
+            return np.concatenate((a1, a2), axis=1) @ np.concatenate((b1, b2), axis=0)
+    return a1 @ b1 + a2 @ b2
+
+
+@overload(matmul_sum)
+def _matmul_sum_typer(a1, b1, a2, b2):
+    return lambda a1, b1, a2, b2: a1 @ b1 + a2 @ b2
+
+
+def matmul_jvp(a, b, da, db, *, loops=False):
+    """``(a @ b, da @ b + a @ db)``: a product and its tangent. For 2-D float64 factors
+    with thin right ones, `a` is read once (``a @ [b db]``); with thin left ones, `b`
+    once (``[a; da] @ b``). A thin inner dimension is `matmul_sum`'s case. With
+    ``loops=True`` (a `looped` helper), thin right factors go to a compiled loop (`products`).
+
+    >>> y, dy = matmul_jvp(np.eye(2), np.ones((2, 2)), np.zeros((2, 2)), np.eye(2))
+    >>> y.tolist(), dy.tolist()
+    ([[1.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
+    """
+    if loops and products.thin_right(a, b, da, db):
+        return products.jvp_thin_right(a, b, da, db)
+    if products.float64_matrices(a, b, da, db) and da.shape == a.shape \
+            and db.shape == b.shape:
+        (m, k), n = a.shape, b.shape[1]
+        if 4 * n <= min(m, k):
+            both = a @ np.concatenate((b, db), axis=1)
+            return both[:, :n].copy(), both[:, n:] + da @ b
+        if 4 * m <= min(n, k):
+            both = np.concatenate((a, da)) @ b
+            return both[:m], both[m:] + a @ db
+    return a @ b, matmul_tangent(a, b, da, db)
+
+
+@overload(matmul_jvp)
+def _matmul_jvp_typer(a, b, da, db):
+    return lambda a, b, da, db: (a @ b, da @ b + a @ db)
+
+
+def matmul_tangent(a, b, da, db):
+    """``da @ b + a @ db``, the second result of `matmul_jvp` alone."""
+    return matmul_sum(da, b, a, db)
+
+
+@overload(matmul_tangent)
+def _matmul_tangent_typer(a, b, da, db):
+    return lambda a, b, da, db: da @ b + a @ db
+
+
+def matmul_lhs_grad_jvp(dy, a, b, ddy, db):
+    """`matmul_lhs_grad(dy, a, b)` and its tangent along `ddy` and `db` (as `matmul_jvp`)."""
+    if _ndim(a) == _ndim(b) == 2:
+        return matmul_jvp(dy, b.T, ddy, db.T)
+    return matmul_lhs_grad(dy, a, b), matmul_lhs_grad_tangent(dy, a, b, ddy, db)
+
+
+@overload(matmul_lhs_grad_jvp)
+def _matmul_lhs_grad_jvp_typer(dy, a, b, ddy, db):
+    return lambda dy, a, b, ddy, db: (matmul_lhs_grad(dy, a, b),
+                                      matmul_lhs_grad_tangent(dy, a, b, ddy, db))
+
+
+def matmul_lhs_grad_tangent(dy, a, b, ddy, db):
+    """The second result of `matmul_lhs_grad_jvp` alone."""
+    if _ndim(a) == _ndim(b) == 2:
+        return matmul_sum(ddy, b.T, dy, db.T)
+    return matmul_lhs_grad(ddy, a, b) + matmul_lhs_grad(dy, a, db)
+
+
+@overload(matmul_lhs_grad_tangent)
+def _matmul_lhs_grad_tangent_typer(dy, a, b, ddy, db):
+    return lambda dy, a, b, ddy, db: \
+        matmul_lhs_grad(ddy, a, b) + matmul_lhs_grad(dy, a, db)
+
+
+def matmul_rhs_grad_jvp(dy, a, b, ddy, da):
+    """`matmul_rhs_grad(dy, a, b)` and its tangent along `ddy` and `da` (as `matmul_jvp`)."""
+    if _ndim(a) == _ndim(dy) == 2:
+        return matmul_jvp(a.T, dy, da.T, ddy)
+    return matmul_rhs_grad(dy, a, b), matmul_rhs_grad_tangent(dy, a, b, ddy, da)
+
+
+@overload(matmul_rhs_grad_jvp)
+def _matmul_rhs_grad_jvp_typer(dy, a, b, ddy, da):
+    return lambda dy, a, b, ddy, da: (matmul_rhs_grad(dy, a, b),
+                                      matmul_rhs_grad_tangent(dy, a, b, ddy, da))
+
+
+def matmul_rhs_grad_tangent(dy, a, b, ddy, da, *, loops=False):
+    """The second result of `matmul_rhs_grad_jvp` alone. With ``loops=True``
+    (a `looped` helper), thin `dy` and `ddy` go to a compiled loop (`products`)."""
+    if loops and products.thin_grad(a, ddy, da, dy):
+        return products.grad_tangent_thin(a, ddy, da, dy)
+    if _ndim(a) == _ndim(dy) == 2:
+        return matmul_sum(a.T, ddy, da.T, dy)
+    return matmul_rhs_grad(ddy, a, b) + matmul_rhs_grad(dy, da, b)
+
+
+@overload(matmul_rhs_grad_tangent)
+def _matmul_rhs_grad_tangent_typer(dy, a, b, ddy, da):
+    return lambda dy, a, b, ddy, da: \
+        matmul_rhs_grad(ddy, a, b) + matmul_rhs_grad(dy, da, b)
+
+
+def _outer(u, v):
+    """The outer product of vectors `u` and `v`."""
+    return np.outer(u, v)
+
+
+@overload(_outer)
+def _outer_typer(u, v):
+    # numba's own np.outer takes seconds to compile; these loops take a fraction.
+    dtype = np.result_type(as_dtype(u.dtype), as_dtype(v.dtype))
+
+    def impl(u, v):
+        out = np.empty((u.size, v.size), dtype)
+        for i in range(u.size):
+            for j in range(v.size):
+                out[i, j] = u[i] * v[j]
+        return out
+    return impl
+
+
+@register_jitable
+def _add_outer(out, u, v):
+    for i in range(u.size):
+        for j in range(v.size):
+            out[i, j] += u[i] * v[j]

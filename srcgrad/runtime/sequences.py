@@ -1,0 +1,79 @@
+"""The adjoints of `np.concatenate` and `np.stack`: one gradient per array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+
+
+def split_like(dy, arrays, axis=0):
+    """Adjoint of `np.concatenate(arrays, axis)`: dy cut into pieces shaped like arrays."""
+    sizes = [np.shape(a)[axis] for a in arrays]
+    return tuple(np.split(dy, np.cumsum(sizes)[:-1], axis=axis))
+
+
+@overload(split_like)
+def _split_like_typer(dy, arrays, axis=0):
+    if not isinstance(dy, types.Array) or not isinstance(arrays, types.BaseTuple):
+        return None
+    n, ndim, piece = len(arrays), dy.ndim, _piece(dy.ndim, "slice")
+    body = ["def split(dy, arrays, axis=0):",
+            f"    ax = axis + {ndim} if axis < 0 else axis",
+            "    o0 = 0"]
+    body += [f"    o{i + 1} = o{i} + arrays[{i}].shape[ax]" for i in range(n)]
+    pieces = "".join(f"piece(dy, ax, o{i}, o{i + 1}), " for i in range(n))
+    body.append(f"    return ({pieces})")
+    namespace = {"piece": piece}
+    exec("\n".join(body), namespace)
+    return namespace["split"]
+
+
+def unstack_like(dy, arrays, axis=0):
+    """Adjoint of `np.stack(arrays, axis)`: the slices of dy along axis."""
+    return tuple(np.take(dy, k, axis=axis) for k in range(len(arrays)))
+
+
+@overload(unstack_like)
+def _unstack_like_typer(dy, arrays, axis=0):
+    if not isinstance(dy, types.Array) or not isinstance(arrays, types.BaseTuple):
+        return None
+    n, ndim, piece = len(arrays), dy.ndim, _piece(dy.ndim, "index")
+    body = ["def unstack(dy, arrays, axis=0):",
+            f"    ax = axis + {ndim} if axis < 0 else axis",
+            "    return (" + "".join(f"piece(dy, ax, {k}), " for k in range(n)) + ")"]
+    namespace = {"piece": piece}
+    exec("\n".join(body), namespace)
+    return namespace["unstack"]
+
+
+def _axis_code(ndim: int, index: str) -> str:
+    """Source of `dy` indexed by `index` along a runtime axis `ax` (one branch per axis)."""
+    lines = []
+    for d in range(ndim):
+        parts = [":"] * ndim
+        parts[d] = index
+        lines.append(f"    {'if' if d == 0 else 'elif'} ax == {d}:\n"
+                     f"        return np.ascontiguousarray(dy[{', '.join(parts)}])")
+    return "\n".join(lines) + "\n    raise ValueError('axis out of range')\n"
+
+
+def _jit_source(name: str, source: str):
+    namespace = {"np": np}
+    exec(source, namespace)
+    return register_jitable(namespace[name])
+
+
+_PIECES: dict[tuple, object] = {}
+
+
+def _piece(ndim: int, kind: str):
+    """A jitable `(dy, ax, start, stop)` slicing (or `(dy, ax, k)` indexing) along `ax`."""
+    key = (ndim, kind)
+    if key not in _PIECES:
+        head = ("def piece(dy, ax, start, stop):\n" if kind == "slice"
+                else "def piece(dy, ax, k):\n")
+        _PIECES[key] = _jit_source("piece", head + _axis_code(
+            ndim, "start:stop" if kind == "slice" else "k"))
+    return _PIECES[key]
