@@ -883,6 +883,11 @@ def _user_file(basename: str, user_file: str) -> str:
 
 
 def _first_line(text: str) -> str:
+    """What a numba error says, short: srcgrad's own message where an overload of its
+    refused the types (`srcgrad: ...`), else numba's first two lines."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba colours its messages
+    own = re.search(r"srcgrad: ([^\n]+)", text)
+    if own:
+        return own.group(1).strip()[:300]
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return " ".join(lines[:2])[:300] if lines else text

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 import pytest
 from fd import assert_grad
+from marks import compiles
 
 import srcgrad
 from srcgrad.rules import OPS, lookup_tangent
@@ -187,6 +188,12 @@ def cumsum_op(a):
         + np.sum(np.cumsum(a, axis=0) ** 3) + np.sum(a.cumsum(axis=-1) ** 2)
 
 
+def linalg_op(a):
+    # a well-conditioned matrix: inv and det, and det of a stack (Python form)
+    m = a[:, :3] + 3.0 * np.eye(3)
+    return np.sum(np.linalg.inv(m) * np.arange(9.0).reshape(3, 3)) + np.linalg.det(m) ** 2
+
+
 def stack_op(a, b):
     return np.sum(np.stack((a, b), axis=-1) * np.arange(2.0)) + np.sum(np.stack((a, a)) ** 2)
 
@@ -289,6 +296,7 @@ def cases():
     yield "stack", (np.stack,), stack_op, (any_(2, 3), any_(2, 3)), [0, 1], True
     yield "take", (np.take,), take_op, (any_(3, 4),), [0], True
     yield "cumsum", (np.cumsum,), cumsum_op, (any_(3, 4),), [0], True
+    yield "linalg", (np.linalg.inv, np.linalg.det), linalg_op, (any_(3, 4),), [0], True
     yield "take_along_axis", (np.take_along_axis,), take_along_axis_op, \
         (any_(3, 4), np.argsort(any_(3, 4), axis=1)), [0], True
 
@@ -439,3 +447,45 @@ def test_cumsum_by_hand_and_forward(jit, rng):
     np.testing.assert_allclose(srcgrad.hvp(cumsum_op, jit=jit)(a, da),
                                (grad(a + h * da) - grad(a - h * da)) / (2 * h),
                                rtol=1e-5, atol=1e-6)
+
+
+def inverse_and_determinant(a, w):
+    return np.sum(np.linalg.inv(a) * w) + np.linalg.det(a)
+
+
+def determinants_of_a_stack(a):
+    return np.sum(np.linalg.det(a) ** 2) + np.sum(np.linalg.inv(a))
+
+
+def test_inv_and_det_by_hand_and_forward(jit, rng):
+    # det [[p, q], [r, s]] = ps - qr: d/da = [[s, -r], [-q, p]]; with a = diag(2, 4) and
+    # w = ones, d sum(inv(a))/da = -inv(a)^T ones inv(a)^T = -[[1/4, 1/8], [1/8, 1/16]]
+    a = np.array([[2.0, 0.0], [0.0, 4.0]])
+    g = srcgrad.grad(inverse_and_determinant, jit=jit)(a, np.ones((2, 2)))
+    np.testing.assert_allclose(g, -np.array([[1 / 4, 1 / 8], [1 / 8, 1 / 16]]) +
+                               np.array([[4.0, 0.0], [0.0, 2.0]]))
+    m, dm = rng.standard_normal((3, 3)) + 3.0 * np.eye(3), rng.standard_normal((3, 3))
+    w = rng.standard_normal((3, 3))
+    h = 1e-6
+    slope = srcgrad.jvp(inverse_and_determinant, jit=jit)(m, w, dm)[1]
+    assert slope == pytest.approx((inverse_and_determinant(m + h * dm, w) -
+                                   inverse_and_determinant(m - h * dm, w)) / (2 * h), rel=1e-6)
+    grad = srcgrad.grad(inverse_and_determinant, jit=jit)
+    np.testing.assert_allclose(srcgrad.hvp(inverse_and_determinant, jit=jit)(m, w, dm),
+                               (grad(m + h * dm, w) - grad(m - h * dm, w)) / (2 * h),
+                               rtol=1e-5, atol=1e-5)
+
+
+STACK = np.random.default_rng(2).standard_normal((2, 3, 3)) + 3.0 * np.eye(3)
+
+
+def test_inv_and_det_of_a_stack():
+    # as Python; numba's inv and det take one matrix (below)
+    g = srcgrad.grad(determinants_of_a_stack, jit=False)(STACK)
+    assert_grad(determinants_of_a_stack, [g], (STACK,), [0])
+
+
+@compiles
+def test_inv_and_det_of_a_stack_compiled_is_a_clear_error():
+    with pytest.raises(srcgrad.SrcgradError, match="numba takes one matrix"):
+        srcgrad.grad(determinants_of_a_stack, jit=True)(STACK)
