@@ -194,6 +194,12 @@ def linalg_op(a):
     return np.sum(np.linalg.inv(m) * np.arange(9.0).reshape(3, 3)) + np.linalg.det(m) ** 2
 
 
+def solve_op(a, b):
+    # a right-hand side that is a vector, and one that is a matrix
+    m = a[:, :3] + 3.0 * np.eye(3)
+    return np.sum(np.linalg.solve(m, b) ** 2) + np.sum(np.sin(np.linalg.solve(m, a)))
+
+
 def stack_op(a, b):
     return np.sum(np.stack((a, b), axis=-1) * np.arange(2.0)) + np.sum(np.stack((a, a)) ** 2)
 
@@ -297,6 +303,7 @@ def cases():
     yield "take", (np.take,), take_op, (any_(3, 4),), [0], True
     yield "cumsum", (np.cumsum,), cumsum_op, (any_(3, 4),), [0], True
     yield "linalg", (np.linalg.inv, np.linalg.det), linalg_op, (any_(3, 4),), [0], True
+    yield "solve", (np.linalg.solve,), solve_op, (any_(3, 4), any_(3)), [0, 1], True
     yield "take_along_axis", (np.take_along_axis,), take_along_axis_op, \
         (any_(3, 4), np.argsort(any_(3, 4), axis=1)), [0], True
 
@@ -489,3 +496,30 @@ def test_inv_and_det_of_a_stack():
 def test_inv_and_det_of_a_stack_compiled_is_a_clear_error():
     with pytest.raises(srcgrad.SrcgradError, match="numba takes one matrix"):
         srcgrad.grad(determinants_of_a_stack, jit=True)(STACK)
+
+
+def solved_sum(a, b):
+    return np.sum(np.linalg.solve(a, b))
+
+
+def test_solve_by_hand_and_of_a_stack(jit):
+    # a = 2 I: y = b / 2, so d sum(y)/db = 1/2 and d/da = -g y^T with g = a^-T 1 = 1/2
+    a, b = 2.0 * np.eye(2), np.array([1.0, 3.0])
+    da, db = srcgrad.grad(solved_sum, wrt=(0, 1), jit=jit)(a, b)
+    np.testing.assert_allclose(db, [0.5, 0.5])
+    np.testing.assert_allclose(da, -0.25 * np.outer([1.0, 1.0], b))
+    with pytest.raises(srcgrad.SrcgradError, match="stack of matrices|one matrix"):
+        srcgrad.grad(solved_sum, jit=jit)(STACK, np.ones((2, 3, 1)))
+    # forward mode (dy = a^-1 (db - da y)) and the hvp, against differences
+    rng = np.random.default_rng(3)
+    m, b2 = rng.standard_normal((3, 3)) + 3.0 * np.eye(3), rng.standard_normal((3, 2))
+    dm, db2 = rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+    h = 1e-6
+    slope = srcgrad.jvp(solve_op, wrt=(0, 1), jit=jit)(m, b2[:, 0], (dm, db2[:, 0]))[1]
+    assert slope == pytest.approx((solve_op(m + h * dm, b2[:, 0] + h * db2[:, 0]) -
+                                   solve_op(m - h * dm, b2[:, 0] - h * db2[:, 0])) / (2 * h),
+                                  rel=1e-6)
+    grad = srcgrad.grad(solved_sum, wrt=0, jit=jit)
+    np.testing.assert_allclose(srcgrad.hvp(solved_sum, wrt=0, jit=jit)(m, b2, dm),
+                               (grad(m + h * dm, b2) - grad(m - h * dm, b2)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)

@@ -1,9 +1,11 @@
-"""Linear algebra: the records of np.linalg.inv and np.linalg.det, and the helpers their
+"""Linear algebra: the records of np.linalg.inv, det and solve, and the helpers their
 rules call (each Python form beside its numba form).
 
 With y = inv(a): dy = -y da y, so the adjoint is -y^T dy y^T. With y = det(a):
-dy = y tr(a^-1 da) (Jacobi's formula), so the adjoint is dy y a^-T. Stacks of matrices
-(`a` of shape (..., n, n)) differentiate as Python; compiled, numba takes one matrix.
+dy = y tr(a^-1 da) (Jacobi's formula), so the adjoint is dy y a^-T. With y = solve(a, b):
+dy = a^-1 (db - da y), so with g = solve(a^T, dy) the adjoints are -g y^T and g. Stacks
+of matrices (`a` of shape (..., n, n)) differentiate as Python for inv and det (numba
+takes one matrix); solve takes one matrix `a` and a vector or matrix `b`.
 """
 
 import numpy as np
@@ -11,6 +13,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from ..errors import MissingRule
 from . import describe, linear, rule, tangent
 
 _ONE_MATRIX = "srcgrad: numba takes one matrix here, not a stack of them"
@@ -84,5 +87,38 @@ def det_tangent(dx, y, a):
     return y * traces(np.linalg.inv(a) @ dx)
 
 
+def columns(v, a):
+    """`v`, a vector (n,) or matrix (n, k) solved for with the matrix `a`, as a matrix of
+    columns: (n, 1) or (n, k). A stack of matrices `a` has no gradient rule in solve.
+
+    >>> columns(np.ones(2), np.eye(2)).shape
+    (2, 1)
+    """
+    if np.ndim(a) != 2:
+        raise MissingRule("np.linalg.solve of a stack of matrices has no gradient rule: "
+                          "solve one matrix at a time")
+    return np.reshape(v, (np.shape(v)[0], -1))
+
+
+@overload(columns)
+def _columns_typer(v, a):
+    if not (isinstance(a, types.Array) and a.ndim == 2):
+        raise TypingError(_ONE_MATRIX)
+    return lambda v, a: np.ascontiguousarray(v).reshape(v.shape[0], -1)
+
+
+@rule(np.linalg.solve)
+def solve(dy, y, a, b):
+    return (-(columns(np.linalg.solve(transposed(a), dy), a) @ transposed(columns(y, a))),
+            np.linalg.solve(transposed(a), dy))
+
+
+@tangent(np.linalg.solve)
+def solve_tangent(dx, y, a, b):
+    return (-np.reshape(np.linalg.solve(a, dx @ columns(y, a)), np.shape(y)),
+            np.linalg.solve(a, dx))
+
+
+linear(columns)
 linear(transposed, per_matrix, traces)
-describe(transposed, per_matrix, traces, pure=True)
+describe(transposed, per_matrix, traces, columns, pure=True)
