@@ -185,7 +185,11 @@ def take_along_axis_op(a, order):
 def cumsum_op(a):
     # flat, along each axis, and as a method
     return np.sum(np.cumsum(a) ** 2) + np.sum(np.sin(np.cumsum(a, axis=1)) * np.arange(4.0)) \
-        + np.sum(np.cumsum(a, axis=0) ** 3) + np.sum(a.cumsum(axis=-1) ** 2)
+        + np.sum(np.cumsum(a, axis=0) ** 3) + np.sum(a.cumsum() ** 2)
+
+
+def cumsum_method_along_an_axis(a):
+    return np.sum(a.cumsum(axis=-1) ** 2)
 
 
 def linalg_op(a):
@@ -429,6 +433,16 @@ def test_a_float32_gradient_stays_float32_as_python(rng):
     got = srcgrad.grad(sum_sin, jit=False)(x)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, np.cos(x), rtol=1e-6)
+
+
+def test_cumsum_method_along_an_axis(jit):
+    # numba < 0.60 (the oldest env) has x.cumsum() without an axis only
+    import numba
+    if jit and numba.version_info[:2] < (0, 60):
+        pytest.skip("numba < 0.60: x.cumsum takes no axis")
+    a = np.arange(12.0).reshape(3, 4) / 10.0
+    g = srcgrad.grad(cumsum_method_along_an_axis, jit=jit)(a)
+    assert_grad(cumsum_method_along_an_axis, [g], (a,), [0])
 
 
 def weighted_cumsum(x, w, axis):

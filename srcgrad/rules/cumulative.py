@@ -60,6 +60,7 @@ def _cumsum_grad_typer(dy, x, axis=None):
 @overload(np.cumsum)
 def _np_cumsum(a, axis=None):
     # numba's np.cumsum takes the array alone: this form serves the calls with an axis
+    # (x.cumsum(axis=...) compiles through it on numba >= 0.60)
     if not isinstance(a, types.Array) or axis is None or isinstance(
             axis, (types.NoneType, types.Omitted)):
         return None
