@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.activity import activity
@@ -208,8 +209,7 @@ class _Forward(FunctionPass):
         written = {self.tangent_name(w) for w in self.written}
         if (name in self.written or any(isinstance(n, gast.Name) and n.id in written
                                         for n in gast.walk(expr))) and \
-                not isinstance(expr, (gast.BinOp, gast.UnaryOp)) and \
-                not isinstance(stmt.value, gast.Name) and \
+                not self.fresh(expr) and not isinstance(stmt.value, gast.Name) and \
                 view_base(stmt.value, self.p.env, frozenset(self.locals)) is None:
             # a new array whose tangent is written into later, or is another tangent that
             # is, must not share its array (`y = x - 0.5`: dy = dx, then `x[0] = ...`
@@ -223,6 +223,18 @@ class _Forward(FunctionPass):
             _rename(expr, {_PREV: prev})
             out.insert(0, b.assign(prev, b.name(name)))
         return out
+
+    def fresh(self, expr: gast.AST) -> bool:
+        """Whether the tangent `expr` is surely a new value, never the array of another
+        tangent: arithmetic, a ufunc, a reduction, a copy."""
+        if isinstance(expr, (gast.BinOp, gast.UnaryOp)):
+            return True
+        if not isinstance(expr, gast.Call):
+            return False
+        if isinstance(expr.func, gast.Attribute) and expr.func.attr == "copy":
+            return True
+        fun = self.ns.called(expr)
+        return isinstance(fun, np.ufunc) or bool(fact(fun, "reduction"))
 
     def joint(self, name: str, op: Operation) -> gast.Assign | None:
         """`name, dname = joint(*args, *tangents)`, for a product (its `joint` fact)

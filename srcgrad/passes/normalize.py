@@ -117,15 +117,27 @@ def view_base(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST
 def root_name(node: gast.AST, env: Env, local_names: frozenset[str]) -> str | None:
     """The name an expression reads through subscripts and views (`x` of `x.T[1:]`,
     `x.reshape(2, 2)[0]`, `np.squeeze(x)`), or None."""
-    while not isinstance(node, gast.Name):
-        if isinstance(node, gast.Subscript):
-            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-            if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
-                return None   # a fancy index: a copy
-        node = view_base(node, env, local_names)
-        if node is None:
+    while node is not None and not isinstance(node, gast.Name):
+        node = _view_step(node, env, local_names)
+    return node.id if node is not None else None
+
+
+def _view_step(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST | None:
+    """`view_base`, but None for a fancy index (which makes a copy)."""
+    if isinstance(node, gast.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
             return None
-    return node.id
+    return view_base(node, env, local_names)
+
+
+def _sharing_helper(node: gast.AST, env: Env, local_names: frozenset[str]) -> Any:
+    """The user function `node` calls if it may return an array it is passed, else None."""
+    if isinstance(node, gast.Call) and \
+            is_user_function(fun := env.resolve(node.func, local_names)) and \
+            helper(fun).shares:
+        return fun
+    return None
 
 
 def _bound(env: Env, name: str, helper: Any) -> str:
@@ -317,20 +329,12 @@ def _roots(value: gast.AST, env: Env, local_names: frozenset[str]) -> set[str]:
     or those of the arguments of a user function that may return one it is passed
     (`h(x[1:])[::-1]`)."""
     node = value
-    while not isinstance(node, gast.Name):
-        if isinstance(node, gast.Call) and \
-                is_user_function(fun := env.resolve(node.func, local_names)) and \
-                helper(fun).shares:
+    while node is not None and not isinstance(node, gast.Name):
+        if _sharing_helper(node, env, local_names):
             return {r for a in [*node.args, *(k.value for k in node.keywords)]
                     for r in _roots(a, env, local_names)}
-        if isinstance(node, gast.Subscript):
-            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-            if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
-                return set()   # a fancy index: a copy
-        node = view_base(node, env, local_names)
-        if node is None:
-            return set()
-    return {node.id}
+        node = _view_step(node, env, local_names)
+    return {node.id} if node is not None else set()
 
 
 def _through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
@@ -354,9 +358,7 @@ def _returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str
         if not isinstance(node, gast.Assign):
             continue
         for call in _items(node.value):
-            if isinstance(call, gast.Call) and \
-                    is_user_function(fun := env.resolve(call.func, local_names)) and \
-                    helper(fun).shares:
+            if _sharing_helper(call, env, local_names):
                 out |= {n.id for t in node.targets for n in gast.walk(t)
                         if isinstance(n, gast.Name)}
                 out |= {r for a in call.args
@@ -512,8 +514,7 @@ def _retake_views(body: list[gast.stmt], params: list[str], env: Env,
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
             return []
         v, name = stmt.value, stmt.targets[0].id
-        if isinstance(v, gast.Call) and is_user_function(
-                fun := env.resolve(v.func, frozenset(stores))) and helper(fun).shares:
+        if fun := _sharing_helper(v, env, frozenset(stores)):
             # what it returns may be an argument: never taken again, checked if read
             bases = [r for a in [*v.args, *(k.value for k in v.keywords)]
                      if (r := root_name(a, env, frozenset(stores))) is not None]
