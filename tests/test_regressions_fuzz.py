@@ -1102,3 +1102,33 @@ def test_a_swap_passes_on_the_sharing_of_what_it_swaps(jit):
     g = srcgrad.grad(swapped_new_arrays_changed, wrt=(0, 1), jit=jit)(x, y)
     assert_grad(swapped_new_arrays_changed, g, (x, y), [0, 1])
     np.testing.assert_allclose(g[1], 6.0 * (3.0 * y + 1.0))   # by hand: d sum((3y+1)^2)
+
+
+def reset_matmul_accumulator(w, v, n):
+    for _ in range(n):
+        acc = 1
+        for _ in range(2):
+            acc = (acc * w) @ v
+    return np.sum(acc)
+
+
+def test_accumulator_reset_in_an_outer_loop_then_a_matrix_product():
+    # seed 2002711 (crashed): `acc = 1` kills acc's adjoint each outer trip, made again as
+    # zeros of the number 1; the adjoint of `@` needs it at the vector's shape
+    # (ValueError from matmul_rhs_grad). Only the last trip reaches the result.
+    # f = 1^T w ((w v) * v): with u = w v, c = w^T 1,
+    # df/dw = 1 (u v)^T + (c v) v^T and df/dv = c u + w^T (c v).
+    w, v = np.array([[0.5, -0.2], [0.3, 0.8]]), np.array([1.0, -0.6])
+    got = srcgrad.grad(reset_matmul_accumulator, wrt=(0, 1), jit=False)(w, v, 3)
+    u, c = w @ v, w.sum(axis=0)
+    np.testing.assert_allclose(got[0], np.outer(np.ones(2), u * v) + np.outer(c * v, v))
+    np.testing.assert_allclose(got[1], c * u + w.T @ (c * v))
+    assert_grad(reset_matmul_accumulator, got, (w, v, 3), (0, 1))
+
+
+@compiles
+def test_accumulator_reset_then_a_matrix_product_is_refused_compiled():
+    # numba types acc once; the error says why, not from inside srcgrad's matmul helpers
+    w, v = np.array([[0.5, -0.2], [0.3, 0.8]]), np.array([1.0, -0.6])
+    with pytest.raises(srcgrad.SrcgradError, match="a number, then an array"):
+        srcgrad.grad(reset_matmul_accumulator, jit=True)(w, v, 3)

@@ -14,31 +14,13 @@ import numpy as np
 import pytest
 from fd import assert_grad
 from marks import compiles
+from sweep import check, domains, family_cases, parametrize
 
 import srcgrad
 from srcgrad.rules import OPS, lookup_tangent
 from srcgrad.runtime import retake, unaliased, unshared
 
-R = np.random.default_rng(1)
-
-
-def any_(*shape):
-    return R.uniform(-2.0, 2.0, shape) if shape else float(R.uniform(-2.0, 2.0))
-
-
-def pos(*shape):
-    return R.uniform(0.5, 2.0, shape) if shape else float(R.uniform(0.5, 2.0))
-
-
-def unit(*shape):
-    return R.uniform(-0.8, 0.8, shape) if shape else float(R.uniform(-0.8, 0.8))
-
-
-def distinct(*shape):
-    """Values with no ties (max/min/maximum/clip are not differentiable at ties)."""
-    n = int(np.prod(shape)) if shape else 1
-    v = R.permutation(n) * 0.37 - 0.3 * n + R.uniform(0, 0.1)
-    return v.reshape(shape) if shape else float(v[0])
+any_, pos, unit, distinct = domains(1)
 
 
 # ---- function templates: one source each, the operation comes from the closure ----
@@ -289,7 +271,7 @@ def cases():
     yield "max-1d", (np.max,), reduce_(np.max, axis=0), (distinct(5),), [0], True
     yield "transpose", (np.transpose,), unary(np.transpose), (any_(3, 4),), [0], True
     yield "T", (np.transpose,), transpose_attr, (any_(2, 3),), [0], True
-    cond = R.uniform(size=(3, 4)) > 0.5
+    cond = unit(3, 4) > 0.0   # the same draws as uniform(size=(3, 4)) > 0.5
     yield "where", (np.where,), where_op, (cond, any_(3, 4), any_(4)), [1, 2], True
     yield "clip", (np.clip,), clip_op, (distinct(3, 4), -0.5, 0.55), [0, 1, 2], True
     yield "reshape", (np.reshape,), reshape_op, (any_(2, 3),), [0], True
@@ -316,8 +298,9 @@ CASES = list(cases())
 
 
 def test_every_rule_has_a_case():
-    covered = {id(p) for _, primals, *_ in CASES for p in primals}
-    compiled = {id(p) for _, primals, *_, jit in CASES if jit for p in primals}
+    every = CASES + family_cases()
+    covered = {id(p) for _, primals, *_ in every for p in primals}
+    compiled = {id(p) for _, primals, *_, jit in every if jit for p in primals}
     assert covered == compiled, "every rule runs compiled at least once"
     missing = [p for p, r in OPS.items() if r.rule is not None and r.rule.kind == "rule"
                and r.rule.origin is None and id(p) not in covered]  # (user rules have one)
@@ -331,15 +314,9 @@ def test_every_rule_has_a_tangent():
     assert not missing, f"rules without a tangent rule: {missing}"
 
 
-RUNS = [(case, jit) for case in CASES for jit in (True, False) if case[5] or not jit]
-
-
-@pytest.mark.parametrize("case,jit", RUNS, ids=[f"{c[0]}-{'numba' if j else 'python'}-{i}"
-                                               for i, (c, j) in enumerate(RUNS)])
+@parametrize(CASES)
 def test_rule(case, jit):
-    _, _, fun, args, positions, _ = case
-    g = srcgrad.grad(fun, wrt=tuple(positions), jit=jit)
-    assert_grad(fun, g(*args), args, positions)
+    check(case, jit)
 
 
 def test_rules_are_plain_functions():

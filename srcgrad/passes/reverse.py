@@ -311,6 +311,12 @@ class _Reverse(FunctionPass):
             a.self_ref = True
             a.result_copy = self.namer.fresh(f"{target}_out")
             result = b.name(a.result_copy)
+        if target in self.reshaped and (op.kind == "call" or op.kind == "rule" and op.rule
+                                        is not None and not op.rule.elementwise):
+            # its adjoint may still be the zeros of the number it started as: a rule that
+            # is not elementwise needs it at this iteration's shape (fuzzer seed 2002711)
+            dy = b.call(b.name(self.bind("broadcast_like", broadcast_like)), dy,
+                        copy.deepcopy(result))
         if op.kind == "copy":
             if active:
                 a.add.append((op.args[0].id, dy))

@@ -5,6 +5,7 @@ tangent) forms, and the products of their tangents (thin factors go to `products
 from __future__ import annotations
 
 import numpy as np
+from numba.core import types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
@@ -200,6 +201,8 @@ def _outer(u, v):
 @overload(_outer)
 def _outer_typer(u, v):
     # numba's own np.outer takes seconds to compile; these loops take a fraction.
+    if not (isinstance(u, types.Array) and isinstance(v, types.Array)):
+        return None
     dtype = np.result_type(as_dtype(u.dtype), as_dtype(v.dtype))
 
     def impl(u, v):

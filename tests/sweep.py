@@ -1,0 +1,62 @@
+"""The rule sweep's parts, shared by tests/test_rules.py and the rule families that have
+test modules of their own (tests/test_rules_<family>.py, each with a `CASES` list).
+
+A case is (id, primals covered, function, arguments, positions to differentiate, and
+whether to run it compiled too). `test_rules.test_every_rule_has_a_case` reads the
+`CASES` of every family module, so a rule registered without a case fails there.
+"""
+
+import glob
+import importlib
+import os
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+
+
+def domains(seed):
+    """Argument makers drawing from one generator: `any_(*shape)` in [-2, 2], `pos` in
+    [0.5, 2], `unit` in [-0.8, 0.8], and `distinct` (no ties: max, min, sort and clip are
+    not differentiable at ties). No shape gives a float."""
+    rng = np.random.default_rng(seed)
+
+    def uniform(lo, hi):
+        return lambda *shape: rng.uniform(lo, hi, shape) if shape else float(rng.uniform(lo, hi))
+
+    def distinct(*shape):
+        n = int(np.prod(shape)) if shape else 1
+        v = rng.permutation(n) * 0.37 - 0.3 * n + rng.uniform(0, 0.1)
+        return v.reshape(shape) if shape else float(v[0])
+
+    return uniform(-2.0, 2.0), uniform(0.5, 2.0), uniform(-0.8, 0.8), distinct
+
+
+def runs(cases):
+    """Each case as Python, and compiled where it says so."""
+    return [(case, jit) for case in cases for jit in (True, False) if case[5] or not jit]
+
+
+def parametrize(cases):
+    """The parametrization of a sweep over `cases`, with readable ids."""
+    all_runs = runs(cases)
+    return pytest.mark.parametrize("case,jit", all_runs, ids=[
+        f"{c[0]}-{'numba' if j else 'python'}-{i}" for i, (c, j) in enumerate(all_runs)])
+
+
+def check(case, jit):
+    """The case's gradient against central differences."""
+    _, _, fun, args, positions, _ = case
+    g = srcgrad.grad(fun, wrt=tuple(positions), jit=jit)
+    assert_grad(fun, g(*args), args, positions)
+
+
+def family_cases():
+    """The cases of every family module (tests/test_rules_*.py)."""
+    out = []
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, "test_rules_*.py"))):
+        out += importlib.import_module(os.path.basename(path)[:-3]).CASES
+    return out
