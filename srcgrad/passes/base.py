@@ -184,6 +184,10 @@ class FunctionPass:
         if isinstance(value, (gast.BinOp, gast.UnaryOp)):
             op = OPERATORS[type(value.op)]
             args = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
+            if self.joins_sequences(value):
+                return Operation("missing", args, what="joining lists or tuples with + or "
+                                 "repeating one with * has no gradient rule (the rules of + "
+                                 "and * are arithmetic): build the array with np.concatenate")
             return Operation("rule", args, rule=lookup(op), fun=op, what=type(value.op).__name__)
         if isinstance(value, (gast.Compare, gast.BoolOp)):
             return Operation("none")
@@ -249,6 +253,18 @@ class FunctionPass:
                                   f"@srcgrad.adjoint({what}), or wrap what it reads in "
                                   f"srcgrad.stop_gradient if no gradient should flow through it")
         return Operation("missing", what=f"cannot differentiate {type(value).__name__}")
+
+    def joins_sequences(self, value: gast.AST) -> bool:
+        """Whether `value` is `a + b` of two list or tuple displays, or `a * k` of one and
+        an int constant: Python joins or repeats them, whatever they hold."""
+        if not isinstance(value, gast.BinOp):
+            return False
+        operands = (value.left, value.right)
+        shown = [isinstance(a, gast.Name) and a.id in self.tuples for a in operands]
+        if isinstance(value.op, gast.Add):
+            return all(shown)
+        return isinstance(value.op, gast.Mult) and any(shown) and any(
+            isinstance(a, gast.Constant) and type(a.value) is int for a in operands)
 
     def differentiable_source(self, obj: Any) -> bool:
         """Whether a call to `obj` is differentiated through its source."""

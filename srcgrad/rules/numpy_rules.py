@@ -23,6 +23,7 @@ from ..runtime import (
     where,
 )
 from . import constructor, describe, linear, nondifferentiable, rule, tangent, uniform
+from .shapes import untranspose
 
 # ---- elementwise, one argument ----
 
@@ -151,12 +152,6 @@ def where(dy, y, cond, a, b):
     return None, unbroadcast(np.where(cond, dy, 0.0), a), unbroadcast(np.where(cond, 0.0, dy), b)
 
 
-@rule(np.clip, elementwise=True)
-def clip(dy, y, x, lo, hi):
-    return (unbroadcast(dy * ((x >= lo) & (x <= hi)), x),
-            unbroadcast(dy * (x < lo), lo), unbroadcast(dy * (x > hi), hi))
-
-
 # ---- reductions ----
 
 
@@ -192,16 +187,6 @@ def extremum_tangent(dx, y, x, axis=None, keepdims=False):
                   keepdims=keepdims)
 
 
-@rule(np.prod, reduction=True, methods=("prod",))
-def prod(dy, y, x, axis=None, keepdims=False):
-    return sum_grad(dy * y, x, axis, keepdims) / x
-
-
-@tangent(np.prod)
-def prod_tangent(dx, y, x, axis=None, keepdims=False):
-    return y * np.sum(dx / x, axis=axis, keepdims=keepdims)
-
-
 @rule(np.var, methods=("var",))
 def var(dy, y, x, axis=None, keepdims=False, ddof=0):
     n = np.size(x) / np.size(y)
@@ -234,8 +219,10 @@ def std_tangent(dx, y, x, axis=None, keepdims=False, ddof=0):
 
 
 @rule(np.transpose, view=True, methods=("transpose",), attributes=("T",))
-def transpose(dy, y, x):
-    return np.transpose(dy)
+def transpose(dy, y, x, axes=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None,
+              a7=None):
+    # x.transpose(1, 0, 2) passes the axes one by one (a1..a7)
+    return untranspose(dy, axes, a1, a2, a3, a4, a5, a6, a7)
 
 
 @rule(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.ascontiguousarray, np.copy)
@@ -301,9 +288,8 @@ nondifferentiable(np.argmin, methods=("argmin",))
 nondifferentiable(np.any, methods=("any",))
 nondifferentiable(np.all, methods=("all",))
 nondifferentiable(np.shape, np.ndim, np.size, scalar_result=True)
-constructor(np.zeros, np.ones, np.empty, np.full, np.array, np.arange, np.linspace, np.eye,
-            np.identity, np.full_like)
-constructor(np.asarray, view=True)
+constructor(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.eye, np.identity,
+            np.full_like)   # np.array and np.asarray: rules/building.py
 
 # ---- facts of functions of a family, and array methods and attributes ----
 

@@ -1,0 +1,198 @@
+"""Rule family: arrays built from differentiated values (np.array, np.asarray; issue 20).
+
+The sweep's cases run against central differences; then values by hand, forward mode
+(jvp, hvp) against differences, the refusals, and an np.array nothing differentiated
+flows into, which stays a plain constructor.
+"""
+
+import numpy as np
+import pytest
+from sweep import check, domains, parametrize
+
+import srcgrad
+from srcgrad.errors import MissingRule
+
+
+def array_op(x, y):
+    # numbers in nested lists (dtype=float), a tuple of arrays, a list of arrays
+    m = np.array([[x[0], y[1] * x[2]], [np.sin(x[1]), 2.0]], dtype=float)
+    rows = np.array((x, y * x))
+    return np.sum(m @ m) + np.sum(rows ** 3) + np.sum(np.array([rows, rows * y]) ** 2)
+
+
+def asarray_op(x, a):
+    # np.asarray and np.array of an array pass the gradient through; of a number, 0-d
+    return np.sum(np.asarray(x) * np.array(x, dtype=np.float64) * np.array(a)) + \
+        np.sum(np.asarray([a, a * a]) ** 2)
+
+
+def numbers_in_a_tuple(a, b):
+    return np.sum(np.array((a * b, b)) ** 3)
+
+
+def list_read_twice(a, b):
+    row = [a, b * a]
+    return np.sum(np.array([row, row]) ** 2 * np.arange(4.0).reshape(2, 2)) + \
+        np.sum(np.array(row) ** 3)
+
+
+def array_in_a_loop(a, n):
+    s = 0.0
+    for i in range(n):
+        v = np.array([a * i, a ** 2, 1.0])
+        s = s + np.sum(v * v)
+    return s
+
+
+def cases():
+    any_, pos, unit, distinct = domains(20)
+    yield "array", (np.array,), array_op, (any_(3), any_(3)), [0, 1], True
+    yield "asarray", (np.asarray,), asarray_op, (any_(2, 3), any_()), [0, 1], True
+    yield "array_tuple", (np.array,), numbers_in_a_tuple, (any_(), any_()), [0, 1], False
+    yield "array_list_read_twice", (np.array,), list_read_twice, (any_(), any_()), [0, 1], \
+        False
+    yield "array_in_a_loop", (np.array,), array_in_a_loop, (any_(), 4), [0], True
+
+
+CASES = list(cases())
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+def three_numbers(a, b):
+    return np.sum(np.array([a, b, a * b]) ** 2)
+
+
+def test_array_of_numbers_by_hand_and_forward(jit):
+    # sum([a, b, ab]^2) = a^2 + b^2 + a^2 b^2: d/da = 2a + 2ab^2, d/db = 2b + 2a^2 b
+    assert srcgrad.grad(three_numbers, wrt=(0, 1), jit=jit)(1.0, 2.0) == \
+        pytest.approx((10.0, 8.0))
+    a, b, da, db, h = 0.7, -1.3, 0.4, 1.1, 1e-6
+    slope = srcgrad.jvp(three_numbers, wrt=(0, 1), jit=jit)(a, b, (da, db))[1]
+    want = (three_numbers(a + h * da, b + h * db) -
+            three_numbers(a - h * da, b - h * db)) / (2 * h)
+    assert slope == pytest.approx(want, rel=1e-6)
+
+
+def matrix_of_entries(x):
+    m = np.array([[x[0], x[1] * x[0]], [x[2], x[0] ** 2]])
+    return np.sum(np.array([m, m * m]) ** 2)
+
+
+def test_nested_lists_and_arrays_by_hand_and_forward(jit, rng):
+    # m = [[p, qp], [r, p^2]] at p = 1, q = 2, r = 3: sum(m^2) + sum(m^4), so
+    # d/dr = 2r + 4r^3 = 114 and d/dq = (2 qp + 4 (qp)^3) p = 36
+    g = srcgrad.grad(matrix_of_entries, jit=jit)(np.array([1.0, 2.0, 3.0]))
+    assert g[1:] == pytest.approx([36.0, 114.0])
+    x, v, h = rng.standard_normal(3), rng.standard_normal(3), 1e-6
+    slope = srcgrad.jvp(matrix_of_entries, jit=jit)(x, v)[1]
+    assert slope == pytest.approx((matrix_of_entries(x + h * v) -
+                                   matrix_of_entries(x - h * v)) / (2 * h), rel=1e-6)
+    grad = srcgrad.grad(matrix_of_entries, jit=jit)
+    np.testing.assert_allclose(srcgrad.hvp(matrix_of_entries, jit=jit)(x, v),
+                               (grad(x + h * v) - grad(x - h * v)) / (2 * h),
+                               rtol=1e-5, atol=1e-6)
+
+
+def zero_d(a):
+    v = np.array(a)
+    return np.sum(v * v * v)
+
+
+def test_a_number_gives_a_0d_array_and_its_gradient_is_a_number(jit):
+    g = srcgrad.grad(zero_d, jit=jit)(2.0)
+    assert np.shape(g) == () and g == pytest.approx(12.0)
+    assert srcgrad.jvp(zero_d, jit=jit)(2.0, 1.0)[1] == pytest.approx(12.0)
+
+
+def as_integers(a, b):
+    return np.sum(np.array([a, b], dtype=int) * 1.0)
+
+
+def as_float32(a, b):
+    return np.sum(np.array([a, b], dtype=np.float32))
+
+
+def with_ndmin(x):
+    return np.sum(np.array(x, ndmin=2) ** 2)
+
+
+def asarray_in_order(x):
+    return np.sum(np.asarray(x, order="F") ** 2)
+
+
+@pytest.mark.parametrize("fun,args,message", [
+    (as_integers, (1.5, 2.0), "int64 values here, through which no gradient flows"),
+    (as_float32, (1.5, 2.0), "float32 values here, through which no gradient flows"),
+    (with_ndmin, (np.ones(3),), "with ndmin= have no gradient rule"),
+    (asarray_in_order, (np.ones(3),), "with order= have no gradient rule"),
+], ids=["int", "float32", "ndmin", "order"])
+def test_what_drops_or_reshapes_the_gradient_is_refused(jit, fun, args, message):
+    with pytest.raises(MissingRule, match=message):
+        srcgrad.grad(fun, jit=jit)(*args)
+    with pytest.raises(MissingRule, match=message):
+        srcgrad.jvp(fun, jit=jit)(*args, np.ones_like(args[0]))
+
+
+def weights_times(x, n):
+    w = np.array([1.0, 2.0, n])
+    return np.sum(w * x)
+
+
+def test_an_array_of_constants_stays_a_plain_constructor(jit):
+    x = np.array([1.0, -1.0, 2.0])
+    np.testing.assert_allclose(srcgrad.grad(weights_times, jit=jit)(x, 3), [1.0, 2.0, 3.0])
+    assert srcgrad.jvp(weights_times, jit=jit)(x, 3, np.ones(3))[1] == pytest.approx(6.0)
+    for transform in (srcgrad.grad, srcgrad.jvp):
+        source = transform(weights_times, jit=jit).source
+        assert "np.array(" in source
+        assert "copied_back" not in source and "copied_on" not in source
+
+
+def joined(a, b):
+    parts = [a]
+    parts = parts + [b * a]
+    return np.sum(np.array(parts) ** 2)
+
+
+def repeated(a, b):
+    parts = [a, b] * 2
+    return np.sum(np.array(parts) * np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def joined_in_place(a, b):
+    parts = [a]
+    parts += [b * a]
+    return np.sum(np.array(parts) ** 2)
+
+
+def joined_with_an_argument(a, xs):
+    return np.sum(np.array(xs + (a,)) ** 2)
+
+
+@pytest.mark.parametrize("fun,args", [
+    (joined, (0.7, 1.3)), (repeated, (0.7, 1.3)), (joined_in_place, (0.7, 1.3)),
+    (joined_with_an_argument, (0.7, (1.0, 2.0))),
+], ids=["plus", "times", "plus_in_place", "plus_argument"])
+def test_a_list_joined_or_repeated_is_refused(jit, fun, args):
+    # the rules of + and * are arithmetic: on lists they would give a wrong gradient
+    with pytest.raises(MissingRule, match="join|repeat"):
+        srcgrad.grad(fun, jit=jit)(*args)
+
+
+def appended_in_a_loop(a, n):
+    parts = []
+    for i in range(n):
+        parts.append(a * i)
+    return np.sum(np.array(parts) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="reverse mode does not see parts.append(v) (the "
+                                       "reverse pass; np.stack(parts) alike): zero gradient")
+def test_a_list_built_in_a_loop():
+    # sum over i < 3 of (a i)^2 = 5 a^2: d/da = 10 a; forward mode has it already
+    assert srcgrad.jvp(appended_in_a_loop, jit=False)(1.0, 3, 1.0)[1] == pytest.approx(10.0)
+    assert srcgrad.grad(appended_in_a_loop, jit=False)(1.0, 3) == pytest.approx(10.0)
