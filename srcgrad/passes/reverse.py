@@ -311,7 +311,7 @@ class _Reverse(FunctionPass):
             a.self_ref = True
             a.result_copy = self.namer.fresh(f"{target}_out")
             result = b.name(a.result_copy)
-        if target in self.reshaped and (op.kind == "call" or op.kind == "rule" and op.rule
+        if target in self.numbers_first and (op.kind == "call" or op.kind == "rule" and op.rule
                                         is not None and not op.rule.elementwise):
             # its adjoint may still be the zeros of the number it started as: a rule that
             # is not elementwise needs it at this iteration's shape (fuzzer seed 2002711)
@@ -428,18 +428,24 @@ class _Reverse(FunctionPass):
                   for k, i in enumerate(positions)]
 
     @functools.cached_property
-    def reshaped(self) -> set[str]:
+    def numbers_first(self) -> set[str]:
         """Names that start as an int, hold floats, and are assigned in a loop (`acc = 0`,
-        then `acc = acc + x[:, None] * x`): their shape may differ from one iteration to
-        the next, so reading them for their shape needs that iteration's value. (One
+        then `acc = acc + x[:, None] * x`)."""
+        numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
+        return {target_of(s) for loop in self.statements
+                if isinstance(loop, (gast.For, gast.While))
+                for s in all_statements(loop.body) if target_of(s) in numbers}
+
+    @functools.cached_property
+    def reshaped(self) -> set[str]:
+        """`numbers_first`, whose shape may differ from one iteration to the next, so
+        reading them for their shape needs that iteration's value. (One
         started as a float is taken to be a number throughout: taping every float
         accumulator costs scalar loops a quarter of their time.) So do the entries a mask
         selects in a loop, the parts taken of an array the loop rebinds, and what is
         computed from them there."""
-        numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
         looped = [s for loop in self.statements if isinstance(loop, (gast.For, gast.While))
                   for s in all_statements(loop.body) if target_of(s)]
-        out = {target_of(s) for s in looped if target_of(s) in numbers}
         # and what a boolean mask or np.nonzero selects in a loop, and what is computed
         # from it there: its length is the data's (x[x > 0] may be empty one time)
         masks = {target_of(s) for s in looped if isinstance(s.value, gast.Compare)
@@ -456,7 +462,7 @@ class _Reverse(FunctionPass):
                     and any(isinstance(n, gast.Name) and n.id in varying
                             for n in gast.walk(s.value))}
             if not more:
-                return out | varying
+                return self.numbers_first | varying
             varying |= more
 
     def reads(self) -> list[Read]:
