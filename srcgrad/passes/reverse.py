@@ -164,6 +164,8 @@ class _Reverse(FunctionPass):
         self.tuple_results = self.returned_tuples()
         self.int_starts = int_starts(self.statements, self.flow(), act.varied)
         self.check_constructors(act)
+        for s in self.statements:
+            self.check_followed(s, self.ops.get(id(s)), act.varied, act.useful)
         self.check_writes()
         self.hooks = {id(s) for s in self.statements if hook(s)}  # inactive: dh is zero
         self.uniform_at = {id(s): u for s in self.statements if target_of(s)
@@ -933,6 +935,13 @@ class _Reverse(FunctionPass):
 
     def accumulate(self, var: str, expr: gast.AST) -> list[gast.stmt]:
         dvar = self.adjoint_name(var)
+        if var in self.defined and self.arity(var) is not None:
+            # a tuple's adjoint is a tuple of its items' adjoints: they add item by item
+            # (`+` would join the two tuples)
+            tmp = self.namer.temp()
+            self.owned.discard(var)
+            return [b.assign(tmp, expr),
+                    b.assign(dvar, self.items_added(var, b.name(dvar), b.name(tmp)))]
         if var in self.defined and var in self.owned:  # no other name holds this array
             adder = self.adder(expr)
             if adder is not None:
@@ -949,6 +958,27 @@ class _Reverse(FunctionPass):
         else:
             self.owned.discard(var)
         return [b.assign(dvar, expr)]
+
+    def arity(self, var: str) -> int | None:
+        """The number of items of the tuple `var` holds, if it holds one."""
+        if var in self.tuples:
+            return len(self.tuples[var])
+        return self.tuple_results.get(var)
+
+    def items_added(self, var: str, left: gast.AST, right: gast.AST) -> gast.AST:
+        """`(left[0] + right[0], ...)` for the tuple `var` holds, nested tuples item by
+        item too."""
+        items = self.tuples.get(var)
+        out = []
+        for j in range(self.arity(var)):
+            mine, more = b.subscript(copy.deepcopy(left), b.const(j)), \
+                b.subscript(copy.deepcopy(right), b.const(j))
+            item = items[j] if items else None
+            if isinstance(item, gast.Name) and self.arity(item.id) is not None:
+                out.append(self.items_added(item.id, mine, more))
+            else:
+                out.append(b.binop(mine, gast.Add(), more))
+        return b.tuple_(out)
 
     def adder(self, expr: gast.AST) -> str | None:
         """The name of the helper that adds `expr` (a helper call) into an array in place."""
