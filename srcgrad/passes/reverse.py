@@ -570,7 +570,7 @@ class _Reverse(FunctionPass):
                 out += self.push(self.tape_name(stmt), value, stmt)
             out.append(self.detached(stmt))
             name = target_of(stmt)
-            if name in self.tape.local and self.tape.local[name][2] == "tape":
+            if name in self.tape.local and self.tape.local[name].how == "tape":
                 out += self.push(self.tape_name(stmt), b.name(name), stmt)
             return out
         if isinstance(stmt, gast.If):
@@ -617,7 +617,7 @@ class _Reverse(FunctionPass):
             stmt.value = b.const(float(stmt.value.value))
         value = stmt.value
         local = self.tape.local.get(target_of(stmt))
-        kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
+        kept = local.how == "tape" if local else target_of(stmt) in self.read_names
         if kept and target_of(stmt) in self.views and \
                 self.view_root(target_of(stmt)) in self.written:
             stmt.value = b.call(b.name(self.bind("snapshot", snapshot)), value)
@@ -708,7 +708,7 @@ class _Reverse(FunctionPass):
     def materialize(self, name: str) -> gast.stmt:
         """A block-local value, again: recomputed, or popped from its tape."""
         stmt = next(s for s in self.statements if target_of(s) == name)
-        if self.tape.local[name][2] == "recompute":
+        if self.tape.local[name].how == "recompute":
             return self.detached(stmt)
         return b.assign(name, self.pop(self.tape_name(stmt), stmt))
 
