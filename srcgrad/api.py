@@ -1,107 +1,135 @@
-"""api: the transforms users call (`grad`, `value_and_grad`, `vjp`), options and caches.
+"""api: the transforms users call (`grad`, `value_and_grad`, `vjp`, `jvp`, `hvp`,
+`hessian`, `jacobian`), their options, and the binding of a call's arguments.
 
-A transform returns a `Transform`: callable like the gradient it denotes, with
+A transform returns a `Transform`: callable like the derivative it denotes, with
 `functools.wraps` metadata, `.source` (the generated module), `.py_func` (the generated
-entry point as plain Python) and `.fun` (the original). Code is generated on first use
-(first call or `.source`), so a function may refer to helpers defined after it.
-
-Execution: `jit=True` compiles the generated code with numba (`cache=True`, so a second
-process loads machine code from disk); `jit=False` runs it as Python; `jit="auto"`
-runs straight-line code as Python on its first call, then compiles it and keeps whichever
-form is faster for the argument types (see `_race`); code with loops is compiled at once.
-Where numba cannot type the code, it runs as Python after one `JitFallbackWarning` naming
-the reason. `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
+entry point as plain Python) and `.fun` (the original). It is a `Kind` and an `Options`;
+code is generated on first use (first call or `.source`), so a function may refer to
+helpers defined after it. How the generated code runs (Python or compiled, the choice
+between them, the fallback) is `backend`'s; `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import functools
 import inspect
-import linecache
 import os
-import re
-import sys
 import threading
-import time
 import types
-import warnings
-import weakref
 from typing import Any
 
-import gast
 import numpy as np
 
-from . import codegen, runtime
+from . import runtime
+from .backend import NESTED, Forms
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
-from .errors import (
-    NONSCALAR_MARKER,
-    JitFallbackWarning,
-    NonScalarOutput,
-    SrcgradError,
-    WrtError,
-)
+from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
-from .rules import fact
 
 
 def _jit_disabled() -> bool:
     return os.environ.get("SRCGRAD_DISABLE_JIT", "").strip() not in ("", "0")
 
 
+class Kind(enum.Enum):
+    """What a transform computes."""
+
+    GRAD = "grad"
+    VALUE_AND_GRAD = "value_and_grad"
+    VJP = "vjp"
+    JVP = "jvp"
+    HVP = "hvp"
+
+    @property
+    def forward(self) -> bool:
+        """Whether it takes tangents (forward mode)."""
+        return self in (Kind.JVP, Kind.HVP)
+
+    @property
+    def gradient(self) -> bool:
+        """Whether it gives the gradient of a scalar result."""
+        return self in (Kind.GRAD, Kind.VALUE_AND_GRAD)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """A transform's options, as the user gave them (`wrt` a position, a name, or a tuple
+    of them), checked; `constants`: values of static arguments it is specialised for."""
+
+    wrt: Any = 0
+    jit: bool | str = "auto"
+    static: tuple = ()
+    unroll: bool = False
+    checkpoint: Any = None
+    constants: tuple = ()
+
+    def __post_init__(self):
+        if self.jit not in ("auto", True, False):
+            raise SrcgradError(f"jit must be 'auto', True or False, not {self.jit!r}")
+        if self.checkpoint is not None:
+            raise SrcgradError("checkpoint= is not supported yet: a loop's tape keeps every "
+                               "iteration's saved values")
+        static = self.static if isinstance(self.static, (tuple, list)) else (self.static,)
+        object.__setattr__(self, "static", tuple(static))
+        object.__setattr__(self, "unroll", bool(self.unroll))
+        if _jit_disabled():
+            object.__setattr__(self, "jit", False)
+
+    def but(self, **changes) -> Options:
+        """These options with some changed (no static arguments, unless given)."""
+        return dataclasses.replace(self, **{"static": (), "constants": (), **changes})
+
+
 class Transform:
-    """A differentiated function; see `grad`, `value_and_grad`, `vjp`."""
+    """A differentiated function: `kind` of `fun` with `options`; see `grad`."""
 
     srcgrad_transform = True
 
-    def __init__(self, fun, kind: str, wrt, jit, static, unroll, checkpoint, constants=None):
-        if jit not in ("auto", True, False):
-            raise SrcgradError(f"jit must be 'auto', True or False, not {jit!r}")
-        if checkpoint is not None:
-            raise SrcgradError("checkpoint= is not supported yet: a loop's tape keeps every "
-                               "iteration's saved values")
+    def __init__(self, fun, kind: Kind, options: Options):
         functools.update_wrapper(self, fun)
-        self.fun = fun
+        self.fun, self.kind, self.options = fun, kind, options
         self.inner = fun if isinstance(fun, Transform) else None
-        if self.inner is not None and kind in ("grad", "value_and_grad") \
-                and self.inner.kind != "grad":
+        if self.inner is not None and kind.gradient and self.inner.kind is not Kind.GRAD:
             raise SrcgradError(f"grad needs a scalar result; {self.inner!r} returns a "
                                f"tuple or an array (use jacobian)")
-        if self.inner is not None and static:
-            raise SrcgradError(f"{kind} of a transform (here {self.inner!r}) takes no "
+        if self.inner is not None and options.static:
+            raise SrcgradError(f"{kind.value} of a transform (here {self.inner!r}) takes no "
                                f"static=")
-        if self.inner is not None and kind == "vjp" and self.inner.kind != "grad":
+        if self.inner is not None and kind is Kind.VJP and self.inner.kind is not Kind.GRAD:
             raise SrcgradError(f"vjp of a transform differentiates a gradient (grad); "
                                f"{self.inner!r} is not one: use jvp or jacobian")
-        self.kind = kind
-        self.jit = False if _jit_disabled() else jit
-        self.unroll = bool(unroll)
-        self.constants = dict(constants or {})
+        self.constants = dict(options.constants)
         self._signature = _signature(fun)
         self._params = list(self._signature.parameters)
-        self._many = isinstance(wrt, (tuple, list))
-        self.wrt = [_param_name(w, self._params, fun) for w in (wrt if self._many else [wrt])]
+        self._many = isinstance(options.wrt, (tuple, list))
+        wrt = options.wrt if self._many else [options.wrt]
+        self.wrt = [_param_name(w, self._params, fun) for w in wrt]
         for name in self.wrt:
-            if kind in ("jvp", "hvp") and name not in self._params:
+            if kind.forward and name not in self._params:
                 raise WrtError(f"wrt={name!r}: forward mode differentiates with respect to "
                                f"parameters only ({', '.join(self._params)})")
-        static = static if isinstance(static, (tuple, list)) else (static,)
-        self.static = [_param_name(w, self._params, fun, "static") for w in static]
+        self.static = [_param_name(w, self._params, fun, "static") for w in options.static]
         for name in self.static:
             if name in self.wrt:
                 raise WrtError(f"{name!r} cannot be both static and differentiated")
         # a function calling itself is specialised on its int arguments (compiler._specialize)
         self._recursive = not (self.static or self.constants or self.inner) \
             and calls_itself(fun)
-        self._options = (kind, wrt, jit, unroll)
-        self._wrt_option = wrt
         self._specialized: dict[tuple, Transform] = {}
         self._generated: Generated | None = None
-        self._py: dict[str, Any] | None = None
-        self._compiled: dict[str, Any] | None = None
-        self._fallback: str | None = None
-        self._choice: dict[tuple, str] = {}
+        self._forms: Forms | None = None
         self._lock = threading.Lock()
-        self._transposing = bool(self.inner) and kind == "vjp"
+        self._transposing = bool(self.inner) and kind is Kind.VJP
+
+    @property
+    def jit(self) -> bool | str:
+        return self.options.jit
+
+    @property
+    def unroll(self) -> bool:
+        return self.options.unroll
 
     @functools.cached_property
     def _transposed(self) -> Transform:
@@ -111,10 +139,9 @@ class Transform:
         it is not: then the jvp of grad_a along each entry of b gives J's columns."""
         inner = self.inner
         if inner.custom:
-            return Transform(inner, "jvp", self._wrt_option, self.jit, (), self.unroll, None)
-        grad_b = Transform(inner.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
-                           None)
-        return Transform(grad_b, "jvp", inner._wrt_option, self.jit, (), self.unroll, None)
+            return Transform(inner, Kind.JVP, self.options.but())
+        grad_b = Transform(inner.fun, Kind.GRAD, self.options.but())
+        return Transform(grad_b, Kind.JVP, self.options.but(wrt=inner.options.wrt))
 
     @property
     def custom(self) -> bool:
@@ -132,42 +159,42 @@ class Transform:
     def _generate(self) -> Generated:
         if self._transposing:  # the pullback's code; the value is the inner's
             return self._transposed.generated
-        if self.kind == "hvp":  # forward over reverse: the jvp of the gradient's code
-            inner = Transform(self.fun, "grad", self._wrt_option, self.jit, (), self.unroll,
-                              None, self.constants)
+        if self.kind is Kind.HVP:  # forward over reverse: the jvp of the gradient's code
+            inner = Transform(self.fun, Kind.GRAD, self.options.but(
+                constants=self.options.constants))
             return generate_jvp(inner.entry_function(), self.wrt, self._many,
                                 only=inner.projection)
-        if self.kind == "jvp":
+        if self.kind is Kind.JVP:
             fun = self.inner.entry_function() if self.inner else self.fun
             return generate_jvp(fun, self.wrt, self._many, self.constants, self.unroll)
         if self.inner is not None:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
                                     self.inner.label, self.wrt, self._many)
-        kinds = ("vjp",) if self.kind == "vjp" else ("grad",)
+        kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
         return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-                        value=self.kind != "grad")
+                        value=self.kind is not Kind.GRAD)
 
     @property
     def role(self) -> str:
         """The generated entry point that computes this transform."""
-        return {"vjp": "backward", "jvp": "jvp", "hvp": "jvp"}.get(self.kind, "grad")
+        return {Kind.VJP: "backward", Kind.JVP: "jvp", Kind.HVP: "jvp"}.get(self.kind, "grad")
 
     @property
     def projection(self) -> tuple[int, ...]:
         """Where in what the entry point returns this transform's result is (a `grad`
         of a transform returns the value too, to check that it is a scalar)."""
-        return (1,) if self.kind == "grad" and self.inner is not None else ()
+        return (1,) if self.kind is Kind.GRAD and self.inner is not None else ()
 
     def nested_entry(self):
         """The generated entry point that a function being differentiated calls in this
         transform's place (returning what the transform returns), or None where there is
         none: only `grad` and `value_and_grad` of a function, without `static` (or the
         int arguments a function that calls itself is specialised on)."""
-        if self.kind not in ("grad", "value_and_grad") or self.inner is not None or \
+        if not self.kind.gradient or self.inner is not None or \
                 self.static or self._recursive:
             return None
         entry = self.entry_function()
-        _NESTED[entry] = self   # compiled, it is this transform's compiled entry
+        NESTED[entry] = self   # compiled, it is this transform's compiled entry
         return entry
 
     def entry_function(self):
@@ -184,119 +211,24 @@ class Transform:
         """The generated entry point as plain (not compiled) Python."""
         return self.entry_function()
 
-    def _functions(self, jit: bool) -> dict[str, Any]:
+    @property
+    def forms(self) -> Forms:
+        """The generated code's Python and compiled forms, and the choice between them."""
         gen = self.generated
         with self._lock:
-            if not jit:
-                if self._py is None:
-                    module = codegen.load(gen.source, gen.namespace.globals(),
-                                          _stem(self.fun), "py")
-                    self._py = {n: getattr(module, n) for n in gen.functions}
-                    self._kernels_compiled(gen)
-                return self._py
-            if self._compiled is None:
-                self._compiled = _jit_module(gen, _stem(self.fun))
-                self._kernels_compiled(gen)
-            return self._compiled
+            if self._forms is None:
+                self._forms = Forms(gen, self.options.jit, self.fun, self._nonscalar)
+        return self._forms
 
-    def _kernels_compiled(self, gen: Generated) -> None:
-        """Once the module is compiled, its Python form may compile loops too: its
-        kernels' (`runtime.elementwise`) and the matrix products' (`looped` helpers).
-        jit="auto" races that form against the compiled one."""
-        if self._py is not None and self._compiled is not None:
-            for name in gen.kernels:
-                self._py[name].loops = True
-            namespace = self._py[gen.functions[0]].__globals__
-            for name, value in list(namespace.items()):
-                if fact(value, "looped"):
-                    namespace[name] = functools.partial(value, loops=True)
+    def _functions(self, jit: bool) -> dict[str, Any]:
+        return self.forms.functions(jit)
+
+    def compiled_entry(self):
+        """The compiled entry point (what compiled code that calls this transform runs)."""
+        return self._functions(jit=True)[self.generated.entries[self.role]]
 
     def _call(self, role: str, args: tuple) -> Any:
-        name = self.generated.entries[role]
-        if self.jit is False or self._fallback is not None:
-            return self._run_python(name, args)
-        if self.jit is True:
-            return self._run_compiled(name, args)
-        key = (role, _type_key(args))
-        choice = self._choice.get(key)
-        if choice is None and not self.generated.has_loops:
-            # tiered: straight-line code runs as Python on its first call (no compile
-            # wait), and is compiled and raced against Python on its second
-            self._choice[key] = choice = "first"
-            return self._run_python(name, args)
-        if choice == "python":
-            return self._run_python(name, args)
-        result = self._run_compiled(name, args)
-        if choice in (None, "first") and self._fallback is None:
-            self._choice[key] = self._race(name, args)
-        return result
-
-    def _run_compiled(self, name: str, args: tuple) -> Any:
-        from numba.core.errors import NumbaError
-        fn = self._functions(jit=True)[name]
-        try:
-            return fn(*args)
-        except SrcgradError:
-            raise
-        except Exception as exc:
-            # numba's compiler fails with its own errors, and with bare ones of its own
-            # code (an AssertionError for a 2-D boolean mask): both are compile failures
-            shape_changed = str(exc) == runtime.TAPE_SHAPE_CHANGED
-            if not isinstance(exc, NumbaError) and not _in_numba_compiler(exc) and \
-                    not shape_changed:
-                raise  # an error of the compiled code as it ran
-            reason = str(exc) if isinstance(exc, NumbaError) or shape_changed else \
-                _compiler_failure(exc)
-            hint = ""
-            if re.search(r"Cannot unify (\w+ and array\(|array\(\S+ and \w+ )", reason):
-                hint = (" (a variable that is a number, then an array: start it as an array "
-                        "of the shape it will have, e.g. np.ones_like(x))")
-            if NONSCALAR_MARKER in reason:
-                raise self._nonscalar() from None
-            where = _generated_location(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
-            if self.jit is True:
-                self._run_python(name, args)  # a user error there names its line; else:
-                raise SrcgradError(f"numba cannot compile the gradient of "
-                                   f"{self.fun.__qualname__}: {_first_line(reason)}{hint}",
-                                   **where) from None
-            line = f" (at {os.path.basename(where['filename'])}:{where['lineno']})" \
-                if where else ""
-            self._fallback = _first_line(reason) + hint + line
-            warnings.warn(f"srcgrad: running the gradient of {self.fun.__qualname__} as "
-                          f"Python; numba cannot compile it: {self._fallback}",
-                          JitFallbackWarning, stacklevel=4)
-            return self._run_python(name, args)
-
-    def _run_python(self, name: str, args: tuple) -> Any:
-        fn = self._functions(jit=False)[name]
-        try:
-            return fn(*args)
-        except NonScalarOutput:  # raised by `seed`, which cannot know the user's line
-            raise self._nonscalar() from None
-        except Exception as exc:
-            if not isinstance(exc, SrcgradError):
-                _note_user_line(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
-            raise
-
-    def _race(self, name: str, args: tuple) -> str:
-        """`jit="auto"`: which form runs this code faster for these argument types.
-
-        On vectorised NumPy code numba is often slower than NumPy itself (its
-        transcendental functions are scalar loops, NumPy's use SIMD), so straight-line
-        code times both once per argument types, where a try is cheap. Code with loops is
-        where Python loses by orders of magnitude, so it is never tried.
-        """
-        if self.generated.has_loops:
-            return "compiled"
-        compiled = self._functions(jit=True)[name]
-        python = self._functions(jit=False)[name]
-        best = {"compiled": float("inf"), "python": float("inf")}
-        for _ in range(5):  # interleaved, best of five: a busy machine slows both alike
-            for label, fn in (("compiled", compiled), ("python", python)):
-                start = time.perf_counter()
-                fn(*args)
-                best[label] = min(best[label], time.perf_counter() - start)
-        return min(best, key=best.get)
+        return self.forms.call(role, args)
 
     def _nonscalar(self) -> NonScalarOutput:
         if self.inner is not None:
@@ -312,7 +244,7 @@ class Transform:
         """The arguments of the code this transform differentiates, checked: f's, and for
         a transform of a jvp or hvp, that one's tangents (its last argument) after them,
         one per wrt argument, as its generated code takes them."""
-        if self.inner is not None and self.inner.kind in ("jvp", "hvp"):
+        if self.inner is not None and self.inner.kind.forward:
             if not args or not kwargs and len(args) != len(self._params) + 1:
                 raise TypeError(f"{self!r} takes {self.fun.__qualname__}'s arguments "
                                 f"({', '.join(self._params)}), then the tangents of "
@@ -350,13 +282,12 @@ class Transform:
             raise SrcgradError(f"static arguments of {self.fun.__qualname__} must be "
                                f"hashable values (numbers, tuples): {constants!r}") from None
         if key not in self._specialized:
-            kind, wrt, jit, unroll = self._options
-            self._specialized[key] = Transform(self.fun, kind, wrt, jit, (), unroll, None,
-                                               constants)
+            self._specialized[key] = Transform(self.fun, self.kind,
+                                               self.options.but(constants=key))
         return self._specialized[key]
 
     def __call__(self, *args, **kwargs):
-        if self.kind in ("jvp", "hvp"):
+        if self.kind.forward:
             if not args:
                 raise TypeError(f"{self!r} takes the arguments, then the tangents")
             return self._along(args[:-1], kwargs, args[-1])
@@ -366,10 +297,10 @@ class Transform:
         if self._transposing:
             pullback = _Columns if self.inner.custom else _Transposed
             return self.inner(*values), pullback(self._transposed, values)
-        if self.kind == "vjp":
+        if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
             return value, _Pullback(self, saved)
-        if self.kind == "grad" and self.inner is None:  # the generated code checks
+        if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
             grads = self._call("grad", values)
         else:
             value, grads = self._call("grad", values)
@@ -377,7 +308,7 @@ class Transform:
                 raise self._nonscalar()
         grads = self._shaped(grads if self._many else (grads,), values)
         grads = grads if self._many else grads[0]
-        return (_plain(value), grads) if self.kind == "value_and_grad" else grads
+        return (_plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
 
     def _shaped(self, grads: tuple, values: tuple) -> tuple:
         """Each gradient at its argument's shape. A parameter the function rebinds in a
@@ -397,7 +328,7 @@ class Transform:
         if self.static or self._recursive:
             return self.specialized(values)._along(values, {}, tangents)
         checked = self._tangents(values, tangents)
-        if self.kind == "hvp":  # the entry returns the product only
+        if self.kind is Kind.HVP:  # the entry returns the product only
             return _tree(_plain, self._call(self.role, values + checked))
         value, dvalue = self._call(self.role, values + checked)
         for k in self.inner.projection if self.inner else ():
@@ -418,7 +349,7 @@ class Transform:
     def label(self) -> str:
         """What this transform computes, in words: "grad of f wrt x"."""
         of = self.inner.label if self.inner else self.fun.__qualname__
-        return f"{self.kind} of {of} wrt {', '.join(self.wrt)}"
+        return f"{self.kind.value} of {of} wrt {', '.join(self.wrt)}"
 
     def __repr__(self) -> str:
         return f"<srcgrad.{self.label}>"
@@ -476,15 +407,16 @@ def _inner(a: Any, b: Any) -> float:
     return float(np.vdot(np.asarray(a, dtype=float), np.asarray(b, dtype=float)))
 
 
-def _transform(kind: str):
+def _transform(kind: Kind):
     def make(fun=None, *, wrt=0, jit="auto", static=(), unroll=False, checkpoint=None):
+        options = Options(wrt, jit, static, unroll, checkpoint)
         if fun is None:
-            return lambda f: Transform(f, kind, wrt, jit, static, unroll, checkpoint)
-        return Transform(fun, kind, wrt, jit, static, unroll, checkpoint)
+            return lambda f: Transform(f, kind, options)
+        return Transform(fun, kind, options)
     return make
 
 
-grad = _transform("grad")
+grad = _transform(Kind.GRAD)
 grad.__doc__ = """Gradient of a scalar-valued function with respect to `wrt`.
 
     `wrt` is a parameter position or name, or a tuple of them (then a tuple of gradients
@@ -495,9 +427,9 @@ grad.__doc__ = """Gradient of a scalar-valued function with respect to `wrt`.
     >>> grad(f, wrt=("x", "y"))(5.0, 3.0)
     (13.0, 5.0)
     """
-value_and_grad = _transform("value_and_grad")
+value_and_grad = _transform(Kind.VALUE_AND_GRAD)
 value_and_grad.__doc__ = """Like `grad`, but returns `(value, gradients)`."""
-vjp = _transform("vjp")
+vjp = _transform(Kind.VJP)
 vjp.__doc__ = """`vjp(f)(*args) -> (value, pullback)`; `pullback(cotangent) -> gradients`.
 
     The pullback keeps what the backward pass needs (a persistent tape), so it may be
@@ -506,7 +438,7 @@ vjp.__doc__ = """`vjp(f)(*args) -> (value, pullback)`; `pullback(cotangent) -> g
     """
 
 
-jvp = _transform("jvp")
+jvp = _transform(Kind.JVP)
 jvp.__doc__ = """Forward mode: `jvp(f)(*args, tangents) -> (value, derivative along tangents)`.
 
     `tangents` has the shape of the `wrt` argument (a tuple of them if `wrt` is a tuple).
@@ -518,7 +450,7 @@ jvp.__doc__ = """Forward mode: `jvp(f)(*args, tangents) -> (value, derivative al
     >>> jvp(f, wrt=("x", "y"))(5.0, 3.0, (1.0, 0.0))
     (43.0, 13.0)
     """
-hvp = _transform("hvp")
+hvp = _transform(Kind.HVP)
 hvp.__doc__ = """Hessian-vector product `hvp(f)(*args, v) -> H v`, without forming H.
 
     Forward mode over the generated gradient (`.source` shows it): one gradient's cost
@@ -551,12 +483,13 @@ class Dense:
     def __init__(self, fun, kind: str, wrt, jit, unroll):
         functools.update_wrapper(self, fun)
         self.fun, self.kind, self._many = fun, kind, isinstance(wrt, (tuple, list))
+        options = Options(wrt, jit, unroll=unroll)
         if kind == "hessian":
-            self._forward = Transform(fun, "hvp", wrt, jit, (), unroll, None)
+            self._forward = Transform(fun, Kind.HVP, options)
             self._reverse = None
         else:
-            self._forward = Transform(fun, "jvp", wrt, jit, (), unroll, None)
-            self._reverse = Transform(fun, "vjp", wrt, jit, (), unroll, None) \
+            self._forward = Transform(fun, Kind.JVP, options)
+            self._reverse = Transform(fun, Kind.VJP, options) \
                 if not isinstance(fun, Transform) else None
         self.wrt = self._forward.wrt
 
@@ -648,79 +581,6 @@ def source(fun, **options) -> str:
     return grad(fun, **options).source
 
 
-# ---- jit ----
-_JIT_CACHE: dict[str, dict[str, Any]] = {}
-_JIT_LOCK = threading.RLock()  # (a nested transform compiles its own code inside)
-
-
-def _jit_module(gen: Generated, stem: str) -> dict[str, Any]:
-    """njit every generated function and every user function they call (cache=True)."""
-    import numba
-
-    from . import numba_ext  # noqa: F401  (registers overloads the generated code may need)
-
-    with _JIT_LOCK:
-        ns = gen.namespace.globals(lambda obj, jit: _njit(obj) if jit else obj)
-        for node in gast.walk(gast.parse(gen.source)):
-            if isinstance(node, gast.Call):
-                numba_ext.object_mode(gen.namespace.called(node))
-        key = codegen.fingerprint(gen.source, ns)
-        if key in _JIT_CACHE:
-            return _JIT_CACHE[key]
-        module = codegen.load(gen.source, ns, stem, "jit")
-        compiled = {}
-        for name in gen.functions:
-            fun = getattr(module, name)
-            fun = getattr(fun, "__wrapped__", fun)
-            compiled[name] = numba.njit(cache=True)(
-                runtime.jit_kernel(fun) if name in gen.kernels else fun)
-            setattr(module, name, compiled[name])
-        _JIT_CACHE[key] = compiled
-        return compiled
-
-
-_NJITTED: dict[Any, Any] = {}
-_NESTED: weakref.WeakKeyDictionary[Any, Transform] = weakref.WeakKeyDictionary()
-
-
-def _njit(fun):
-    import numba
-    from numba.core.registry import CPUDispatcher
-
-    if isinstance(fun, CPUDispatcher) or not isinstance(fun, types.FunctionType):
-        return fun
-    if fun in _NESTED:   # a transform's entry point, called by the code of another
-        t = _NESTED[fun]
-        return t._functions(jit=True)[t.generated.entries[t.role]]
-    if fun not in _NJITTED:
-        _callable_from_jit(fun, set())
-        _NJITTED[fun] = numba.njit(cache=True)(fun)
-    return _NJITTED[fun]
-
-
-def _callable_from_jit(fun, seen: set) -> None:
-    """Let numba compile the user functions `fun` calls (a rule's helpers), without
-    writing into the user's modules: numba's `register_jitable` overloads each one."""
-    from numba.extending import register_jitable
-
-    from .frontend.parse import is_user_function
-
-    codes = [fun.__code__]
-    while codes:
-        code = codes.pop()
-        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-        for name in code.co_names:
-            obj = fun.__globals__.get(name)
-            if is_user_function(obj) and obj not in seen and obj not in _JITABLE:
-                seen.add(obj)
-                _callable_from_jit(obj, seen)
-                register_jitable(obj)
-                _JITABLE.add(obj)
-
-
-_JITABLE: set = set()
-
-
 # ---- argument handling ----
 def _signature(fun) -> inspect.Signature:
     check_function(fun)
@@ -776,118 +636,3 @@ def _plain(value: Any) -> Any:
             and value.dtype == np.float64:
         return float(value)
     return value
-
-
-def _type_key(args: tuple) -> tuple:
-    return tuple((np.ndarray, a.dtype, a.ndim) if type(a) is np.ndarray else
-                 (type(a), getattr(a, "dtype", None), np.ndim(a)) for a in args)
-
-
-def _stem(fun) -> str:
-    return getattr(fun, "__name__", "f").replace("<", "").replace(">", "")
-
-
-def _in_numba_compiler(exc: BaseException) -> bool:
-    """Whether `exc` was raised while numba compiled a function (not as it ran)."""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_name == "_compile_for_args":
-            return True
-        tb = tb.tb_next
-    return False
-
-
-def _compiler_failure(exc: BaseException) -> str:
-    """What a bare exception of numba's compiler says: its type and the line of numba
-    that raised it (for a 2-D boolean mask, `assert idxty.ndim == 1`)."""
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    where = ""
-    if tb is not None:
-        code = tb.tb_frame.f_code
-        line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
-        where = f" at {os.path.basename(code.co_filename)}:{tb.tb_lineno}" + (
-            f" ({line})" if line else "")
-    text = f": {exc}" if str(exc) else ""
-    return f"{type(exc).__name__}{text} in numba's compiler{where}"
-
-
-def _generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str, Any]:
-    """``filename``, ``lineno`` of the user's line whose generated code numba could not
-    compile: the generated line, from numba's message or from the innermost IR location
-    in its compiler's frames, mapped back through the `# line N:` comment above it."""
-    generated = getattr(getattr(fn, "py_func", fn), "__code__", None)
-    if generated is None:
-        return {}
-    path = generated.co_filename
-    real = os.path.realpath(path)  # numba's messages name it relative to the directory
-    lines = [int(n) for f, n in re.findall(r'File "([^"]+)", line (\d+)', str(exc))
-             if os.path.realpath(f) == real]
-    lines += [int(n) for f, n in re.findall(r"defined at (\S+) \((\d+)\)", str(exc))
-              if os.path.realpath(f) == real]
-    tb = exc.__traceback__
-    while tb is not None:
-        for value in (tb.tb_frame.f_locals.get("inst"), tb.tb_frame.f_locals.get("loc")):
-            loc = getattr(value, "loc", value)
-            if getattr(loc, "filename", None) == path and isinstance(
-                    getattr(loc, "line", None), int):
-                lines.append(loc.line)
-        tb = tb.tb_next
-    if not lines:
-        return {}
-    return _user_location(path, lines[-1], user_file)
-
-
-def _user_location(path: str, line: int, user_file: str) -> dict[str, Any]:
-    """``filename``, ``lineno`` of the user's line that line `line` of the generated file
-    `path` comes from: the `# line N:` comment above it, in the function whose docstring
-    names the user's file."""
-    source = linecache.getlines(path)
-    lineno = None
-    for k in range(min(line, len(source)) - 1, -1, -1):
-        comment = re.match(r"\s*# (?:grad of )?line (\d+):", source[k])
-        if comment and lineno is None:
-            lineno = int(comment.group(1))
-        header = re.match(r'\s*"""\S.* \(([^()]+):\d+\)', source[k])
-        if header and lineno is not None:
-            return {"filename": _user_file(header.group(1), user_file), "lineno": lineno}
-    return {}
-
-
-def _note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
-    """Add to an error raised in generated code (an index out of bounds in the user's
-    code) a note naming the user's line it comes from (Python 3.11+ prints notes)."""
-    path = fn.__code__.co_filename
-    tb, line = exc.__traceback__, None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == path:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    where = _user_location(path, line, user_file) if line is not None else {}
-    if where and hasattr(exc, "add_note"):
-        text = linecache.getline(where["filename"], where["lineno"]).strip()
-        exc.add_note(f"srcgrad: raised by generated code ({os.path.basename(path)}:{line}) "
-                     f"of {os.path.basename(where['filename'])}:{where['lineno']}: {text}")
-
-
-def _user_file(basename: str, user_file: str) -> str:
-    """The path of the user's file a generated docstring names by its base name."""
-    if os.path.basename(user_file) == basename:
-        return user_file
-    for module in list(sys.modules.values()):
-        path = getattr(module, "__file__", None) or ""
-        if os.path.basename(path) == basename:
-            return path
-    return basename
-
-
-def _first_line(text: str) -> str:
-    """What a numba error says, short: srcgrad's own message where an overload of its
-    refused the types (`srcgrad: ...`), else numba's first two lines."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba colours its messages
-    own = re.search(r"srcgrad: ([^\n]+)", text)
-    if own:
-        return own.group(1).strip()[:300]
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return " ".join(lines[:2])[:300] if lines else text

@@ -1,7 +1,9 @@
 """naming: the one namer of generated code.
 
-Generated names come from the user's: `dx` is the adjoint of `x`, `x_1` a second
-version of `x`, `_t1` a temporary; a numeric suffix appears only where a name is
+Generated names come from the user's: `dx` is the adjoint (cotangent) of `x`, as `dy`
+is in a rule's signature; `tx` is its tangent in forward-mode code (`jvp`; in an `hvp`,
+`tdx` is the tangent of the adjoint `dx`); `x_1` is a second version of `x`, `_t1` a
+temporary; a numeric suffix appears only where a name is
 already taken (by the user's locals, the globals the code reads, or an earlier fresh
 name). One `Namer` serves one generated module, so names never clash across functions
 that share a namespace.
@@ -39,7 +41,12 @@ class Namer:
                 return candidate
 
     def adjoint(self, var: str) -> str:
+        """The name of `var`'s adjoint (cotangent): `dx`."""
         return self.fresh("d" + var)
+
+    def tangent(self, var: str) -> str:
+        """The name of `var`'s tangent in forward-mode code: `tx`."""
+        return self.fresh("t" + var)
 
 
 def names_in(tree: gast.AST) -> set[str]:

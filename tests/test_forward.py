@@ -46,9 +46,9 @@ def test_jvp_hand_values(jit):
 
 def test_jvp_source_keeps_the_loop_and_names():
     src = srcgrad.jvp(accumulate).source
-    assert "def accumulate_jvp(x, n, dx):" in src
+    assert "def accumulate_jvp(x, n, tx):" in src   # tx: the tangent of x
     assert "for _ in range(n):" in src
-    assert "ds = zeros_like(s)" in src      # s starts as a constant, then varies with x
+    assert "ts = zeros_like(s)" in src      # s starts as a constant, then varies with x
     assert "tape" not in src                # forward mode needs no tape
     compile(src, "<jvp>", "exec")
 
@@ -58,9 +58,9 @@ def square_sum(x):
 
 
 def test_equal_tangent_terms_are_counted_once(jit, rng):
-    # d(x * x) = dx * x + x * dx, written once with its count
+    # d(x * x) = tx * x + x * tx, written once with its count
     src = srcgrad.jvp(square_sum).source
-    assert "2 * (dx * x)" in src and "dx * x + dx * x" not in src, src
+    assert "2 * (tx * x)" in src and "tx * x + tx * x" not in src, src
     x, v = rng.standard_normal(4), rng.standard_normal(4)
     value, slope = srcgrad.jvp(square_sum, jit=jit)(x, v)
     assert slope == pytest.approx(2.0 * np.dot(x, v), rel=1e-12)

@@ -137,11 +137,22 @@ def _loads(s: gast.stmt) -> set[str]:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
+@dataclass(frozen=True)
+class Local:
+    """Where a block-local value is made again for the adjoint: in `block`, before the
+    adjoint of its statement `at`, by popping its tape (`how` "tape") or by running its
+    statement again ("recompute")."""
+
+    block: list[gast.stmt]
+    at: int
+    how: str
+
+
 @dataclass
 class TapePlan:
     layout: Layout
     saved: set[int]                                    # ids of statements whose overwrite is undone
-    local: dict[str, tuple[list[gast.stmt], int, str]]  # name -> (block, materialize at, how)
+    local: dict[str, Local]                            # block-local values, by name
     at: dict[int, dict[int, list[str]]]                 # id(block) -> index -> names, in order
     saved_reads: dict[int, list[tuple[str, bool]]]      # id(stmt) -> (name, after): saved there
     reads: list[Read]                                   # the adjoint's, and its recomputations'
@@ -173,7 +184,7 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
 def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], cheap,
                   at_reads: set[str]):
     reads = list(reads)
-    local: dict[str, tuple[list[gast.stmt], int, str]] = {}
+    local: dict[str, Local] = {}
     at: dict[int, dict[int, list[str]]] = {}
     needed_at: dict[str, list[gast.stmt]] = {}  # recomputations that read a block-local:
     # the statements before whose adjoint they run
@@ -197,7 +208,7 @@ def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], ch
                 reads += [Read(n, stmt) for n in _operands(stmt.value)]
                 for n in _operands(stmt.value):
                     needed_at.setdefault(n, []).append(block[k])
-            local[name] = (block, k, "recompute" if recompute else "tape")
+            local[name] = Local(block, k, "recompute" if recompute else "tape")
             at.setdefault(id(block), {}).setdefault(k, []).insert(0, name)
     return local, at, reads
 

@@ -20,7 +20,7 @@ import gast
 
 from .. import builder as b
 from ..analysis.activity import reached
-from ..errors import SrcgradError
+from ..errors import MissingRule, SrcgradError
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry
 from ..naming import Namer
 from ..rules import Overridden, Rule, attributes, lookup, lookup_tangent, methods
@@ -265,6 +265,43 @@ class FunctionPass:
             return all(shown)
         return isinstance(value.op, gast.Mult) and any(shown) and any(
             isinstance(a, gast.Constant) and type(a.value) is int for a in operands)
+
+    def check_followed(self, stmt: gast.stmt, op: Operation | None, varied: set[str],
+                       useful: set[str] | None = None) -> None:
+        """Refuse what would drop a derivative without a word: a keyword argument of a
+        rule that receives a value being differentiated (rules differentiate positional
+        arguments), and a call kept for its effect (`parts.append(v)`, `x.sort()`,
+        `np.copyto(z, v)`) that receives one, whose change this pass cannot follow. A
+        pure function (its result unused), `print`, and a user function (checked for
+        writes into its arguments by normalize) are fine. `useful`: the names the result
+        needs (a keyword of a rule whose result it does not need is harmless)."""
+        if op is not None and op.kind == "rule" and op.rule is not None \
+                and op.rule.kind == "rule" and (useful is None or target_of(stmt) in useful):
+            extra = {f"argument {k + 1}": a for k, a in enumerate(op.args)
+                     if k >= len(op.rule.params)}   # (one the rule takes as a keyword)
+            for key, value in [*((f"keyword argument {k}=", v) for k, v in op.kwargs.items()),
+                               *extra.items()]:
+                if isinstance(value, gast.Name) and value.id in varied:
+                    raise self.error(MissingRule, stmt,
+                                     f"{op.what}: its {key} receives a value being "
+                                     f"differentiated, and it has no gradient there; pass "
+                                     f"a constant, or wrap it in srcgrad.stop_gradient")
+        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+            return
+        call = stmt.value
+        if not {n.id for n in gast.walk(call) if isinstance(n, gast.Name)} & varied:
+            return
+        obj = self.p.env.resolve(call.func, self.locals)
+        method = obj is MISSING and isinstance(call.func, gast.Attribute)
+        r = lookup(obj) if obj is not MISSING else None
+        if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
+                           or nested_entry(obj) is not None):
+            return
+        raise self.error(MissingRule, stmt,
+                         f"{dotted(call.func)}(...) is called for its effect, with a value "
+                         f"being differentiated: srcgrad cannot follow what it changes; "
+                         f"build values with a list display and np.stack or np.array, and "
+                         f"use functions that return their result")
 
     def differentiable_source(self, obj: Any) -> bool:
         """Whether a call to `obj` is differentiated through its source."""

@@ -1,16 +1,16 @@
 """forward: emit the tangent (forward-mode, jvp) code of a normalized function.
 
 Requires a normalized body and the `wrt` parameter names. Guarantees `Forwarded`: the
-primal statements, each followed by the statement that computes the tangent `dx` of
+primal statements, each followed by the statement that computes the tangent `tx` of
 what it assigns (so the code keeps the function's control flow: a loop stays a loop, no
 tape is needed), the result and its tangent. A variable is given a tangent when any of
 its assignments depends differentiably on `wrt` (a fixed point over the whole body, so a
-loop-carried `s = s + x` whose first value was `0.0` gets `ds = zeros_like(s)` there).
+loop-carried `s = s + x` whose first value was `0.0` gets `ts = zeros_like(s)` there).
 
 Each operation's tangent comes from `rules.lookup_tangent`: an elementwise adjoint rule
 read as a tangent rule, a tangent rule, or the primal itself where it is linear; a call
 to a user function calls its generated jvp (`callee`); a matrix product whose factors
-both vary is one joint call, `y, dy = matmul_jvp(a, b, da, db)` (its `joint` fact), which
+both vary is one joint call, `y, ty = matmul_jvp(a, b, ta, tb)` (its `joint` fact), which
 `unjoined` writes back as two operations where the code is differentiated again. Hooks
 (`grad_of`) belong to the backward pass and are dropped. The code this pass reads may
 itself be generated code (a gradient, for `hvp` and `grad(grad(f))`): its helpers and
@@ -101,6 +101,9 @@ class _Forward(FunctionPass):
         result = self.fn.body[-1].value
         self.varied = activity(self.flow(), self.wrt, result).varied
         self.written = {s.targets[0].value.id for s in self.statements if is_write(s)}
+        for s in self.statements:   # (an append or an add into an array, it follows)
+            if not (isinstance(s, gast.Expr) and self.effect(s.value)):
+                self.check_followed(s, self.ops.get(id(s)), self.varied)
         tangents = [self.tangent_name(p) for p in self.wrt]
         body = [b.assign(self.tangent_name(p), self.zeros(p)) for p in self.params
                 if p in self.varied and p not in self.wrt]
@@ -427,7 +430,7 @@ class _Forward(FunctionPass):
 
     def tangent_name(self, var: str) -> str:
         if var not in self.tan:
-            self.tan[var] = self.namer.adjoint(var)
+            self.tan[var] = self.namer.tangent(var)
         return self.tan[var]
 
 

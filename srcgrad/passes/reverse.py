@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -164,6 +165,8 @@ class _Reverse(FunctionPass):
         self.tuple_results = self.returned_tuples()
         self.int_starts = int_starts(self.statements, self.flow(), act.varied)
         self.check_constructors(act)
+        for s in self.statements:
+            self.check_followed(s, self.ops.get(id(s)), act.varied, act.useful)
         self.check_writes()
         self.hooks = {id(s) for s in self.statements if hook(s)}  # inactive: dh is zero
         self.uniform_at = {id(s): u for s in self.statements if target_of(s)
@@ -299,6 +302,11 @@ class _Reverse(FunctionPass):
                 a.add.append((value.id, b.call(b.name(self.bind("unbroadcast", unbroadcast)),
                                                part, b.name(value.id))))
             return a
+        if op.kind == "rule" and op.fun is operator.mul and self.repeats_a_list(op):
+            raise self.error(MissingRule, stmt, "repeating a list a function returned (`* n`) "
+                                                "has no gradient rule (the rule of * is "
+                                                "arithmetic): build the array with np.tile or "
+                                                "np.concatenate")
         if op.kind == "missing" or op.kind == "rule" and op.rule is None:
             raise self.error(MissingRule, stmt, op.what if op.kind == "missing" else
                              f"cannot differentiate {op.what}")
@@ -311,7 +319,7 @@ class _Reverse(FunctionPass):
             a.self_ref = True
             a.result_copy = self.namer.fresh(f"{target}_out")
             result = b.name(a.result_copy)
-        if target in self.reshaped and (op.kind == "call" or op.kind == "rule" and op.rule
+        if target in self.numbers_first and (op.kind == "call" or op.kind == "rule" and op.rule
                                         is not None and not op.rule.elementwise):
             # its adjoint may still be the zeros of the number it started as: a rule that
             # is not elementwise needs it at this iteration's shape (fuzzer seed 2002711)
@@ -334,6 +342,16 @@ class _Reverse(FunctionPass):
                 for node in [e for _, e in a.add] + a.pre for n in gast.walk(node)):
             a.result_copy = None
         return a
+
+    def repeats_a_list(self, op: Operation) -> bool:
+        """Whether `a * n` (n an int) may repeat a list or tuple a user function returned
+        (normalize's `joins_sequences` refuses displays): Python repeats it, and `*`'s
+        rule would be silently wrong."""
+        if not any(isinstance(a, gast.Constant) and type(a.value) is int for a in op.args):
+            return False
+        made = {target_of(s): self.ops.get(id(s)) for s in self.statements if target_of(s)}
+        return any(isinstance(a, gast.Name) and (m := made.get(a.id)) is not None
+                   and m.kind == "call" and _returns_sequence(m.fun) for a in op.args)
 
     def apply_rule(self, stmt, op: Operation, dy, result, active, a: _Adjoint) -> None:
         rule, args = op.rule, op.args
@@ -428,18 +446,24 @@ class _Reverse(FunctionPass):
                   for k, i in enumerate(positions)]
 
     @functools.cached_property
-    def reshaped(self) -> set[str]:
+    def numbers_first(self) -> set[str]:
         """Names that start as an int, hold floats, and are assigned in a loop (`acc = 0`,
-        then `acc = acc + x[:, None] * x`): their shape may differ from one iteration to
-        the next, so reading them for their shape needs that iteration's value. (One
+        then `acc = acc + x[:, None] * x`)."""
+        numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
+        return {target_of(s) for loop in self.statements
+                if isinstance(loop, (gast.For, gast.While))
+                for s in all_statements(loop.body) if target_of(s) in numbers}
+
+    @functools.cached_property
+    def reshaped(self) -> set[str]:
+        """`numbers_first`, whose shape may differ from one iteration to the next, so
+        reading them for their shape needs that iteration's value. (One
         started as a float is taken to be a number throughout: taping every float
         accumulator costs scalar loops a quarter of their time.) So do the entries a mask
         selects in a loop, the parts taken of an array the loop rebinds, and what is
         computed from them there."""
-        numbers = {target_of(s) for s in self.statements if id(s) in self.int_starts}
         looped = [s for loop in self.statements if isinstance(loop, (gast.For, gast.While))
                   for s in all_statements(loop.body) if target_of(s)]
-        out = {target_of(s) for s in looped if target_of(s) in numbers}
         # and what a boolean mask or np.nonzero selects in a loop, and what is computed
         # from it there: its length is the data's (x[x > 0] may be empty one time)
         masks = {target_of(s) for s in looped if isinstance(s.value, gast.Compare)
@@ -456,7 +480,7 @@ class _Reverse(FunctionPass):
                     and any(isinstance(n, gast.Name) and n.id in varying
                             for n in gast.walk(s.value))}
             if not more:
-                return out | varying
+                return self.numbers_first | varying
             varying |= more
 
     def reads(self) -> list[Read]:
@@ -562,7 +586,7 @@ class _Reverse(FunctionPass):
                 out += self.push(self.tape_name(stmt), value, stmt)
             out.append(self.detached(stmt))
             name = target_of(stmt)
-            if name in self.tape.local and self.tape.local[name][2] == "tape":
+            if name in self.tape.local and self.tape.local[name].how == "tape":
                 out += self.push(self.tape_name(stmt), b.name(name), stmt)
             return out
         if isinstance(stmt, gast.If):
@@ -609,7 +633,7 @@ class _Reverse(FunctionPass):
             stmt.value = b.const(float(stmt.value.value))
         value = stmt.value
         local = self.tape.local.get(target_of(stmt))
-        kept = local[2] == "tape" if local else target_of(stmt) in self.read_names
+        kept = local.how == "tape" if local else target_of(stmt) in self.read_names
         if kept and target_of(stmt) in self.views and \
                 self.view_root(target_of(stmt)) in self.written:
             stmt.value = b.call(b.name(self.bind("snapshot", snapshot)), value)
@@ -700,7 +724,7 @@ class _Reverse(FunctionPass):
     def materialize(self, name: str) -> gast.stmt:
         """A block-local value, again: recomputed, or popped from its tape."""
         stmt = next(s for s in self.statements if target_of(s) == name)
-        if self.tape.local[name][2] == "recompute":
+        if self.tape.local[name].how == "recompute":
             return self.detached(stmt)
         return b.assign(name, self.pop(self.tape_name(stmt), stmt))
 
@@ -927,6 +951,13 @@ class _Reverse(FunctionPass):
 
     def accumulate(self, var: str, expr: gast.AST) -> list[gast.stmt]:
         dvar = self.adjoint_name(var)
+        if var in self.defined and self.arity(var) is not None:
+            # a tuple's adjoint is a tuple of its items' adjoints: they add item by item
+            # (`+` would join the two tuples)
+            tmp = self.namer.temp()
+            self.owned.discard(var)
+            return [b.assign(tmp, expr),
+                    b.assign(dvar, self.items_added(var, b.name(dvar), b.name(tmp)))]
         if var in self.defined and var in self.owned:  # no other name holds this array
             adder = self.adder(expr)
             if adder is not None:
@@ -943,6 +974,27 @@ class _Reverse(FunctionPass):
         else:
             self.owned.discard(var)
         return [b.assign(dvar, expr)]
+
+    def arity(self, var: str) -> int | None:
+        """The number of items of the tuple `var` holds, if it holds one."""
+        if var in self.tuples:
+            return len(self.tuples[var])
+        return self.tuple_results.get(var)
+
+    def items_added(self, var: str, left: gast.AST, right: gast.AST) -> gast.AST:
+        """`(left[0] + right[0], ...)` for the tuple `var` holds, nested tuples item by
+        item too."""
+        items = self.tuples.get(var)
+        out = []
+        for j in range(self.arity(var)):
+            mine, more = b.subscript(copy.deepcopy(left), b.const(j)), \
+                b.subscript(copy.deepcopy(right), b.const(j))
+            item = items[j] if items else None
+            if isinstance(item, gast.Name) and self.arity(item.id) is not None:
+                out.append(self.items_added(item.id, mine, more))
+            else:
+                out.append(b.binop(mine, gast.Add(), more))
+        return b.tuple_(out)
 
     def adder(self, expr: gast.AST) -> str | None:
         """The name of the helper that adds `expr` (a helper call) into an array in place."""
@@ -1094,9 +1146,9 @@ def _renamed(node: gast.AST, name: str, new: str) -> gast.AST:
     return node
 
 
-def _tuple_arity(fun: Any) -> int | None:
-    """n when every `return` of the user function `fun` (or of the code of a transform
-    it is) gives a tuple of n values."""
+def _returned(fun: Any) -> list[gast.AST] | None:
+    """What the `return`s of the user function `fun` (or of the code of a transform it
+    is) give."""
     try:
         tree = parse(nested_entry(fun) or fun).tree
     except SrcgradError:
@@ -1108,8 +1160,24 @@ def _tuple_arity(fun: Any) -> int | None:
             returns.append(node.value)
         elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             todo += list(gast.iter_child_nodes(node))
-    sizes = {len(r.elts) if isinstance(r, gast.Tuple) else None for r in returns}
+    return returns
+
+
+def _tuple_arity(fun: Any) -> int | None:
+    """n when every `return` of the user function `fun` gives a tuple of n values."""
+    sizes = {len(r.elts) if isinstance(r, gast.Tuple) else None for r in _returned(fun) or [None]}
     return sizes.pop() if len(sizes) == 1 else None
+
+
+def _returns_sequence(fun: Any) -> bool:
+    """Whether a `return` of the user function `fun` gives a list or tuple display, or
+    a name the function binds to one."""
+    returns = _returned(fun) or []
+    displays = {t.id for node in gast.walk(parse(nested_entry(fun) or fun).tree)
+                if isinstance(node, gast.Assign) and isinstance(node.value, (gast.List, gast.Tuple))
+                for t in node.targets if isinstance(t, gast.Name)} if returns else set()
+    return any(isinstance(r, (gast.List, gast.Tuple)) or isinstance(r, gast.Name)
+               and r.id in displays for r in returns)
 
 
 def _breaks(loop: gast.stmt) -> bool:

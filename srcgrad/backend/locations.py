@@ -1,0 +1,120 @@
+"""locations: what a failure of generated code says, and the user's line it comes from.
+
+Generated code carries `# line N:` comments and a docstring naming the user's file; an
+error raised in it, or by numba compiling it, is mapped back through them to the user's
+`file:line`. numba's own messages are shortened to what a user can act on.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import sys
+from typing import Any
+
+
+def in_numba_compiler(exc: BaseException) -> bool:
+    """Whether `exc` was raised while numba compiled a function (not as it ran)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "_compile_for_args":
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def compiler_failure(exc: BaseException) -> str:
+    """What a bare exception of numba's compiler says: its type and the line of numba
+    that raised it (for a 2-D boolean mask, `assert idxty.ndim == 1`)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = ""
+    if tb is not None:
+        code = tb.tb_frame.f_code
+        line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+        where = f" at {os.path.basename(code.co_filename)}:{tb.tb_lineno}" + (
+            f" ({line})" if line else "")
+    text = f": {exc}" if str(exc) else ""
+    return f"{type(exc).__name__}{text} in numba's compiler{where}"
+
+
+def generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str, Any]:
+    """``filename``, ``lineno`` of the user's line whose generated code numba could not
+    compile: the generated line, from numba's message or from the innermost IR location
+    in its compiler's frames, mapped back through the `# line N:` comment above it."""
+    generated = getattr(getattr(fn, "py_func", fn), "__code__", None)
+    if generated is None:
+        return {}
+    path = generated.co_filename
+    real = os.path.realpath(path)  # numba's messages name it relative to the directory
+    lines = [int(n) for f, n in re.findall(r'File "([^"]+)", line (\d+)', str(exc))
+             if os.path.realpath(f) == real]
+    lines += [int(n) for f, n in re.findall(r"defined at (\S+) \((\d+)\)", str(exc))
+              if os.path.realpath(f) == real]
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in (tb.tb_frame.f_locals.get("inst"), tb.tb_frame.f_locals.get("loc")):
+            loc = getattr(value, "loc", value)
+            if getattr(loc, "filename", None) == path and isinstance(
+                    getattr(loc, "line", None), int):
+                lines.append(loc.line)
+        tb = tb.tb_next
+    if not lines:
+        return {}
+    return user_location(path, lines[-1], user_file)
+
+
+def user_location(path: str, line: int, user_file: str) -> dict[str, Any]:
+    """``filename``, ``lineno`` of the user's line that line `line` of the generated file
+    `path` comes from: the `# line N:` comment above it, in the function whose docstring
+    names the user's file."""
+    source = linecache.getlines(path)
+    lineno = None
+    for k in range(min(line, len(source)) - 1, -1, -1):
+        comment = re.match(r"\s*# (?:grad of )?line (\d+):", source[k])
+        if comment and lineno is None:
+            lineno = int(comment.group(1))
+        header = re.match(r'\s*"""\S.* \(([^()]+):\d+\)', source[k])
+        if header and lineno is not None:
+            return {"filename": user_file_named(header.group(1), user_file), "lineno": lineno}
+    return {}
+
+
+def note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
+    """Add to an error raised in generated code (an index out of bounds in the user's
+    code) a note naming the user's line it comes from (Python 3.11+ prints notes)."""
+    path = fn.__code__.co_filename
+    tb, line = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    where = user_location(path, line, user_file) if line is not None else {}
+    if where and hasattr(exc, "add_note"):
+        text = linecache.getline(where["filename"], where["lineno"]).strip()
+        exc.add_note(f"srcgrad: raised by generated code ({os.path.basename(path)}:{line}) "
+                     f"of {os.path.basename(where['filename'])}:{where['lineno']}: {text}")
+
+
+def user_file_named(basename: str, user_file: str) -> str:
+    """The path of the user's file a generated docstring names by its base name."""
+    if os.path.basename(user_file) == basename:
+        return user_file
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None) or ""
+        if os.path.basename(path) == basename:
+            return path
+    return basename
+
+
+def first_line(text: str) -> str:
+    """What a numba error says, short: srcgrad's own message where an overload of its
+    refused the types (`srcgrad: ...`), else numba's first two lines."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba colours its messages
+    own = re.search(r"srcgrad: ([^\n]+)", text)
+    if own:
+        return own.group(1).strip()[:300]
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " ".join(lines[:2])[:300] if lines else text
