@@ -1,16 +1,27 @@
-"""Cumulative sums: the record of np.cumsum, its adjoint's helper (Python form beside its
-numba form), and np.cumsum along an axis under numba (which takes the array alone).
+"""Cumulative sums and products, and differences: the records of np.cumsum, np.cumprod,
+np.diff and np.gradient, their helpers (each Python form beside its numba form), and
+the forms of them numba lacks (an axis, prepend and append, np.gradient itself).
 
 The adjoint of y = cumsum(x) along an axis is the cumulative sum of dy taken from the
-other end: entry i of x reaches entries i, i+1, ... of y.
+other end: entry i of x reaches entries i, i+1, ... of y. For y = cumprod(x), entry j of
+x reaches y_i (i >= j) through the product of the other factors of y_i, so
+dx_j = y_{j-1} r_j with r_j = dy_j + x_{j+1} r_{j+1} summed from the end (y_{-1} = 1); the
+tangent is dy_i = dy_{i-1} x_i + y_{i-1} dx_i. Neither divides by x, so zeros in x are
+no special case. np.diff and np.gradient are linear: the adjoint of a difference
+y_j = x_{j+1} - x_j gives dx_j = dy_{j-1} - dy_j, and np.gradient's (central differences
+inside, one-sided ones at the two ends) is the transpose of that stencil. Their `prepend`,
+`append` and spacing are constants of the rules.
 """
 
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from ..errors import MissingRule
 from ..numba_ext import normalize_axis
-from . import describe, linear, rule
+from . import describe, linear, rule, tangent
 
 
 def cumsum_grad(dy, x, axis=None):
@@ -24,6 +35,18 @@ def cumsum_grad(dy, x, axis=None):
     if axis is None:
         return np.reshape(np.cumsum(dy.ravel()[::-1])[::-1], np.shape(x))
     return np.flip(np.cumsum(np.flip(dy, axis), axis=axis), axis)
+
+
+@register_jitable
+def lanes(a, axis):
+    """`a` as (before, n, after), its `axis` of length n in the middle: one lane per
+    (before, after) pair."""
+    k = normalize_axis(axis, a.ndim)
+    n, before = a.shape[k], 1
+    for i in range(k):
+        before *= a.shape[i]
+    after = a.size // (before * n) if before * n else 0
+    return np.ascontiguousarray(a).reshape((before, n, after))
 
 
 @register_jitable
@@ -74,3 +97,454 @@ def cumsum(dy, y, x, axis=None):
 
 linear(np.cumsum, cumsum_grad)
 describe(cumsum_grad, pure=True, shape_only=1)
+
+
+def _along_front(a, axis):
+    """`a` with `axis` moved to the front (`a` flattened where axis is None)."""
+    return np.ravel(a)[:, None] if axis is None else np.moveaxis(a, axis, 0)
+
+
+def _put_back(out, x, axis):
+    """`_along_front`'s inverse: `out` in x's shape."""
+    return np.reshape(out, np.shape(x)) if axis is None else np.moveaxis(out, 0, axis)
+
+
+def cumprod_grad(dy, x, axis=None):
+    """The gradient of x of ``y = np.cumprod(x, axis)`` (no division: zeros in x are fine).
+
+    >>> cumprod_grad(np.ones(3), np.array([2.0, 0.0, 3.0]))
+    array([1., 8., 0.])
+    """
+    g, xs = _along_front(np.asarray(dy), axis), _along_front(np.asarray(x), axis)
+    out = np.empty(np.broadcast_shapes(g.shape, xs.shape), np.result_type(g, xs, 1.0))
+    r = 0.0
+    for j in range(len(xs) - 1, -1, -1):   # r_j = dy_j + x_{j+1} r_{j+1}
+        r = g[j] + (xs[j + 1] * r if j + 1 < len(xs) else 0.0)
+        out[j] = r
+    prod = 1.0
+    for j in range(len(xs)):               # times y_{j-1}, the product before j
+        out[j] *= prod
+        prod = prod * xs[j]
+    return _put_back(out, x, axis)
+
+
+def cumprod_tangent(dx, x, axis=None):
+    """The tangent of ``y = np.cumprod(x, axis)`` in the direction dx.
+
+    >>> cumprod_tangent(np.array([1.0, 0.0, 0.0]), np.array([2.0, 0.0, 3.0]))
+    array([1., 0., 0.])
+    """
+    t, xs = _along_front(np.asarray(dx), axis), _along_front(np.asarray(x), axis)
+    out = np.empty(np.broadcast_shapes(t.shape, xs.shape), np.result_type(t, xs, 1.0))
+    prod, dprod = 1.0, 0.0
+    for j in range(len(xs)):               # d(y_{j-1} x_j) = dy_{j-1} x_j + y_{j-1} dx_j
+        dprod = dprod * xs[j] + prod * t[j]
+        prod = prod * xs[j]
+        out[j] = dprod
+    return np.ravel(out) if axis is None else np.moveaxis(out, 0, axis)
+
+
+def cumprod_grad_tangent(dy, x, dx, axis=None):
+    """The tangent of ``cumprod_grad(dy, x, axis)`` as x moves along dx (for second
+    derivatives): of y_{j-1} r_j, dy_{j-1} r_j + y_{j-1} dr_j, where
+    dr_j = dx_{j+1} r_{j+1} + x_{j+1} dr_{j+1}.
+
+    >>> cumprod_grad_tangent(np.ones(2), np.array([2.0, 3.0]), np.array([0.0, 1.0]))
+    array([1., 0.])
+    """
+    g, xs = _along_front(np.asarray(dy), axis), _along_front(np.asarray(x), axis)
+    t = _along_front(np.asarray(dx), axis)
+    shape, dtype = np.broadcast_shapes(g.shape, xs.shape), np.result_type(g, xs, t, 1.0)
+    rs, drs, out = np.zeros(shape, dtype), np.zeros(shape, dtype), np.empty(shape, dtype)
+    for j in range(len(xs) - 1, -1, -1):
+        rs[j] = g[j]
+        if j + 1 < len(xs):
+            rs[j] += xs[j + 1] * rs[j + 1]
+            drs[j] = t[j + 1] * rs[j + 1] + xs[j + 1] * drs[j + 1]
+    prod, dprod = 1.0, 0.0
+    for j in range(len(xs)):
+        out[j] = dprod * rs[j] + prod * drs[j]
+        prod, dprod = prod * xs[j], dprod * xs[j] + prod * t[j]
+    return _put_back(out, x, axis)
+
+
+@register_jitable
+def _cumprod_second(x, g, t, axis):
+    """`cumprod_grad_tangent` of the cotangent g and direction t along `axis`, as lanes
+    of float64 in x's shape."""
+    xs, gs, ts = lanes(x, axis), lanes(g, axis), lanes(t, axis)
+    before, n, after = xs.shape
+    out = np.empty(xs.shape)
+    rs, drs = np.zeros(n), np.zeros(n)
+    for p in range(before):
+        for q in range(after):
+            for j in range(n - 1, -1, -1):
+                rs[j], drs[j] = gs[p, j, q], 0.0
+                if j + 1 < n:
+                    rs[j] += xs[p, j + 1, q] * rs[j + 1]
+                    drs[j] = ts[p, j + 1, q] * rs[j + 1] + xs[p, j + 1, q] * drs[j + 1]
+            prod, dprod = 1.0, 0.0
+            for j in range(n):
+                out[p, j, q] = dprod * rs[j] + prod * drs[j]
+                prod, dprod = prod * xs[p, j, q], dprod * xs[p, j, q] + prod * ts[p, j, q]
+    return out.reshape(x.shape)
+
+
+@overload(cumprod_grad_tangent)
+def _cumprod_grad_tangent_typer(dy, x, dx, axis=None):
+    if not isinstance(x, types.Array):
+        return None
+    if _flat(axis):
+        return lambda dy, x, dx, axis=None: _cumprod_second(
+            x.ravel(), dy.ravel(), np.broadcast_to(dx, x.shape).ravel(), 0).reshape(x.shape)
+    return lambda dy, x, dx, axis=None: _cumprod_second(
+        x, np.broadcast_to(dy, x.shape), np.broadcast_to(dx, x.shape), axis)
+
+
+@register_jitable
+def _cumprod_lanes(x, g, axis, mode):
+    """Along `axis` of x: its cumulative product (mode 0), the tangent of that in the
+    direction g (mode 1) or its adjoint of the cotangent g (mode 2); g has x's shape."""
+    xs, gs = lanes(x, axis), lanes(g, axis)
+    before, n, after = xs.shape
+    out = np.empty(xs.shape)
+    for p in range(before):
+        for q in range(after):
+            if mode == 2:
+                r = 0.0
+                for j in range(n - 1, -1, -1):
+                    r = gs[p, j, q] + (xs[p, j + 1, q] * r if j + 1 < n else 0.0)
+                    out[p, j, q] = r
+            prod, dprod = 1.0, 0.0
+            for j in range(n):
+                if mode == 2:
+                    out[p, j, q] *= prod
+                else:
+                    dprod = dprod * xs[p, j, q] + prod * gs[p, j, q]
+                    out[p, j, q] = dprod if mode == 1 else prod * xs[p, j, q]
+                prod *= xs[p, j, q]
+    return out.reshape(x.shape)
+
+
+def omitted(v):
+    """Whether a numba form's argument was left out (numba passes Omitted, or the
+    default itself, a Python value)."""
+    return isinstance(v, types.Omitted) or not isinstance(v, types.Type)
+
+
+def _flat(axis):
+    """Whether a numba form was given no axis (None or the default None)."""
+    return axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+
+
+@overload(cumprod_grad)
+def _cumprod_grad_typer(dy, x, axis=None):
+    if not isinstance(x, types.Array):
+        return None
+    if _flat(axis):
+        return lambda dy, x, axis=None: _cumprod_lanes(
+            x.ravel(), dy.ravel(), 0, 2).reshape(x.shape)
+    return lambda dy, x, axis=None: _cumprod_lanes(x, np.broadcast_to(dy, x.shape), axis, 2)
+
+
+@overload(cumprod_tangent)
+def _cumprod_tangent_typer(dx, x, axis=None):
+    if not isinstance(x, types.Array):
+        return None
+    if _flat(axis):
+        return lambda dx, x, axis=None: _cumprod_lanes(x.ravel(), dx.ravel(), 0, 1)
+    return lambda dx, x, axis=None: _cumprod_lanes(x, np.broadcast_to(dx, x.shape), axis, 1)
+
+
+@overload(np.cumprod)
+def _np_cumprod(a, axis=None):
+    # numba's np.cumprod takes the array alone: this form serves the calls with an axis
+    if not isinstance(a, types.Array) or _flat(axis):
+        return None
+    return lambda a, axis=None: _cumprod_lanes(a, a, axis, 0)
+
+
+@rule(np.cumprod, methods=("cumprod",))
+def cumprod(dy, y, x, axis=None):
+    return cumprod_grad(dy, x, axis)
+
+
+@tangent(np.cumprod)
+def cumprod_tangent_rule(dx, y, x, axis=None):
+    return cumprod_tangent(dx, x, axis)
+
+
+@tangent(cumprod_grad)
+def cumprod_grad_tangent_rule(dx, y, dy, x, axis=None):
+    # linear in the cotangent dy; second derivatives through x
+    return cumprod_grad(dx, x, axis), cumprod_grad_tangent(dy, x, dx, axis)
+
+
+describe(cumprod_grad, cumprod_tangent, cumprod_grad_tangent, pure=True)
+
+
+# ---- differences ----
+
+
+def _added(v, axis):
+    """How many entries np.diff's `prepend` or `append` value `v` adds along `axis`."""
+    return 0 if v is None else 1 if np.ndim(v) == 0 else np.shape(v)[axis]
+
+
+def diff_grad(dy, a, n=1, axis=-1, prepend=None, append=None):
+    """The gradient of a of ``y = np.diff(a, n, axis, prepend=..., append=...)``: each
+    difference taken back (dx_j = dy_{j-1} - dy_j), n times, then the part of the
+    extended array that is a.
+
+    >>> diff_grad(np.array([1.0, 2.0]), np.zeros(3))
+    array([-1., -1.,  2.])
+    """
+    g = np.asarray(dy)
+    if n == 0:   # np.diff returns a itself, prepend and append unread
+        return g
+    for _ in range(n):
+        g = -np.diff(g, axis=axis, prepend=0.0, append=0.0)
+    start = _added(prepend, axis)
+    return np.take(g, np.arange(start, start + np.shape(a)[axis]), axis=axis)
+
+
+def diff_tangent(dx, n=1, axis=-1, prepend=None, append=None):
+    """The tangent of ``y = np.diff(a, n, axis, prepend=..., append=...)`` in the
+    direction dx: the same differences of dx, with zeros where prepend and append were
+    (they are constants).
+
+    >>> diff_tangent(np.array([1.0, 4.0, 9.0]), 1, -1, 5.0)
+    array([1., 3., 5.])
+    """
+    if n == 0:
+        return dx
+    shape = list(np.shape(dx))
+    sides = []
+    for v in (prepend, append):
+        shape[axis] = _added(v, axis)
+        sides.append(np.zeros(shape))
+    return np.diff(np.concatenate([sides[0], dx, sides[1]], axis=axis), n, axis=axis)
+
+
+def _side(v, a, axis):
+    """np.diff's prepend or append value `v` as lanes beside the lanes `a` (numba only:
+    its form is the overload below)."""
+
+
+@overload(_side)
+def _side_typer(v, a, axis):
+    if v is None or isinstance(v, (types.NoneType, types.Omitted)):
+        return lambda v, a, axis: np.empty((a.shape[0], 0, a.shape[2]))
+    if isinstance(v, (types.Number, types.Boolean)):
+        return lambda v, a, axis: np.full((a.shape[0], 1, a.shape[2]), v, np.float64)
+    return lambda v, a, axis: lanes(v, axis).astype(np.float64)
+
+
+@register_jitable
+def _differences(a, n, axis, pre, app):
+    """The lanes of np.diff(a, n, axis) of the lanes of a, pre and app joined."""
+    ext = np.concatenate((pre, lanes(a, axis).astype(np.float64), app), axis=1)
+    for _ in range(n):
+        ext = ext[:, 1:, :] - ext[:, :-1, :]
+    return ext
+
+
+@register_jitable
+def _differences_back(g, n, start, m):
+    """The lanes of diff_grad of the lanes g, taking entries start..start+m at the end."""
+    g = g.astype(np.float64)
+    for _ in range(n):
+        h = np.zeros((g.shape[0], g.shape[1] + 1, g.shape[2]))
+        h[:, :-1, :] -= g
+        h[:, 1:, :] += g
+        g = h
+    return np.ascontiguousarray(g[:, start:start + m, :])
+
+
+@register_jitable
+def _with_length(shape, axis, length):
+    """`shape` (an array) with `length` along `axis`."""
+    out = np.array(shape)
+    out[normalize_axis(axis, len(shape))] = length
+    return out
+
+
+@overload(diff_grad)
+def _diff_grad_typer(dy, a, n=1, axis=-1, prepend=None, append=None):
+    if not isinstance(a, types.Array):
+        return None
+
+    def grad(dy, a, n=1, axis=-1, prepend=None, append=None):
+        if n == 0:
+            return np.ascontiguousarray(dy).astype(np.float64).reshape(a.shape)
+        g = lanes(np.ascontiguousarray(dy), axis)
+        start = _side(prepend, g, axis).shape[1]
+        k = normalize_axis(axis, a.ndim)
+        return _differences_back(g, n, start, a.shape[k]).reshape(a.shape)
+    return grad
+
+
+@overload(diff_tangent)
+def _diff_tangent_typer(dx, n=1, axis=-1, prepend=None, append=None):
+    if not isinstance(dx, types.Array):
+        return None
+    nd = dx.ndim
+
+    def tangent(dx, n=1, axis=-1, prepend=None, append=None):
+        base = lanes(dx, axis)
+        out = _differences(dx, n, axis, 0.0 * _side(prepend, base, axis),
+                           0.0 * _side(append, base, axis))
+        return out.reshape(to_fixed_tuple(_with_length(dx.shape, axis, out.shape[1]), nd))
+    return tangent
+
+
+@overload(np.diff)
+def _np_diff(a, n=1, axis=-1, prepend=None, append=None):
+    # numba's np.diff takes (a, n): this form serves the calls with an axis, prepend or
+    # append
+    if not isinstance(a, types.Array) or all(omitted(v) for v in (axis, prepend, append)):
+        return None
+    nd = a.ndim
+
+    def impl(a, n=1, axis=-1, prepend=None, append=None):
+        if n < 0:
+            raise ValueError("order must be non-negative")
+        if n == 0:   # a itself, as NumPy gives it (prepend and append unread)
+            return a.astype(np.float64)
+        base = lanes(a, axis)
+        out = _differences(a, n, axis, _side(prepend, base, axis), _side(append, base, axis))
+        return out.reshape(to_fixed_tuple(_with_length(a.shape, axis, out.shape[1]), nd))
+    return impl
+
+
+@rule(np.diff)
+def diff(dy, y, a, n=1, axis=-1, prepend=None, append=None):
+    return diff_grad(dy, a, n, axis, prepend, append)
+
+
+@tangent(np.diff)
+def diff_tangent_rule(dx, y, a, n=1, axis=-1, prepend=None, append=None):
+    return diff_tangent(dx, n, axis, prepend, append)
+
+
+linear(diff_grad, diff_tangent)
+describe(diff_grad, diff_tangent, pure=True)
+describe(diff_grad, shape_only=1)
+
+
+# ---- np.gradient: central differences inside, one-sided ones at the ends ----
+
+
+def _gradient_axis(f, spacing, axis, edge_order):
+    """The axis np.gradient differentiates along, for the forms with a gradient rule:
+    one array, one axis (or a 1-D array), one number as spacing, edge_order 1."""
+    if np.ndim(spacing) != 0:
+        raise MissingRule("np.gradient with coordinates as spacing has no gradient rule: "
+                          "pass one number")
+    if edge_order != 1:
+        raise MissingRule("np.gradient with edge_order=2 has no gradient rule")
+    if axis is None and np.ndim(f) == 1:
+        return 0
+    if axis is None or not isinstance(axis, (int, np.integer)):
+        raise MissingRule("np.gradient along several axes (a list of arrays, or one "
+                          "spacing per axis) has no gradient rule: take one axis at a "
+                          "time, np.gradient(f, h, axis=k)")
+    return axis
+
+
+def gradient_grad(dy, f, spacing=1.0, axis=None, edge_order=1):
+    """The gradient of f of ``y = np.gradient(f, spacing, axis=axis)``: the transpose of
+    (f_1 - f_0) / h, (f_{i+1} - f_{i-1}) / 2h, (f_{n-1} - f_{n-2}) / h along the axis.
+
+    >>> gradient_grad(np.array([1.0, 0.0, 0.0]), np.zeros(3))
+    array([-1.,  1.,  0.])
+    """
+    k = _gradient_axis(f, spacing, axis, edge_order)
+    if np.shape(dy) != np.shape(f):   # several results (one spacing per axis)
+        raise MissingRule("np.gradient along several axes has no gradient rule: take one "
+                          "axis at a time, np.gradient(f, h, axis=k)")
+    g = np.moveaxis(np.asarray(dy), k, 0) / spacing
+    dx = np.zeros(g.shape, np.result_type(g, 1.0))
+    dx[1] += g[0]
+    dx[0] -= g[0]
+    dx[2:] += g[1:-1] / 2.0
+    dx[:-2] -= g[1:-1] / 2.0
+    dx[-1] += g[-1]
+    dx[-2] -= g[-1]
+    return np.moveaxis(dx, 0, k)
+
+
+@register_jitable
+def _central(x, h, axis, adjoint):
+    """np.gradient of x along `axis` with spacing h (edge_order 1), or its adjoint of the
+    cotangent x (`adjoint`), as float64."""
+    xs = lanes(x, axis)
+    before, n, after = xs.shape
+    if n < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, "
+                         "at least (edge_order + 1) elements are required.")
+    out = np.zeros(xs.shape)
+    for p in range(before):
+        for q in range(after):
+            if adjoint:
+                out[p, 1, q] += xs[p, 0, q] / h
+                out[p, 0, q] -= xs[p, 0, q] / h
+                for i in range(1, n - 1):
+                    out[p, i + 1, q] += xs[p, i, q] / (2.0 * h)
+                    out[p, i - 1, q] -= xs[p, i, q] / (2.0 * h)
+                out[p, n - 1, q] += xs[p, n - 1, q] / h
+                out[p, n - 2, q] -= xs[p, n - 1, q] / h
+            else:
+                out[p, 0, q] = (xs[p, 1, q] - xs[p, 0, q]) / h
+                for i in range(1, n - 1):
+                    out[p, i, q] = (xs[p, i + 1, q] - xs[p, i - 1, q]) / (2.0 * h)
+                out[p, n - 1, q] = (xs[p, n - 1, q] - xs[p, n - 2, q]) / h
+    return out.reshape(x.shape)
+
+
+def _check_gradient_form(f, spacing, axis, edge_order):
+    """Refuse, at typing, the np.gradient forms the numba forms lack (a list of results,
+    coordinates as spacing, edge_order 2)."""
+    if not (omitted(spacing) or isinstance(spacing, types.Number)):
+        raise TypingError("srcgrad: np.gradient compiles with one number as spacing only")
+    if not (omitted(edge_order) or getattr(edge_order, "literal_value", None) == 1):
+        raise TypingError("srcgrad: np.gradient compiles with edge_order=1 only")
+    if _flat(axis) and f.ndim != 1:
+        raise TypingError("srcgrad: np.gradient of an array of 2 or more dimensions "
+                          "compiles along one axis only (axis=k)")
+    if not (_flat(axis) or isinstance(axis, types.Integer)):
+        raise TypingError("srcgrad: np.gradient compiles along one axis only (axis=k)")
+
+
+@overload(gradient_grad)
+def _gradient_grad_typer(dy, f, spacing=1.0, axis=None, edge_order=1):
+    if not isinstance(f, types.Array):
+        return None
+    _check_gradient_form(f, spacing, axis, edge_order)
+    if _flat(axis):
+        return lambda dy, f, spacing=1.0, axis=None, edge_order=1: _central(
+            np.ascontiguousarray(dy), spacing, 0, True)
+    return lambda dy, f, spacing=1.0, axis=None, edge_order=1: _central(
+        np.ascontiguousarray(dy), spacing, axis, True)
+
+
+@overload(np.gradient)
+def _np_gradient(f, spacing=1.0, axis=None, edge_order=1):
+    # numba has no np.gradient: this form serves one array along one axis
+    if not isinstance(f, types.Array):
+        return None
+    _check_gradient_form(f, spacing, axis, edge_order)
+    if _flat(axis):
+        return lambda f, spacing=1.0, axis=None, edge_order=1: _central(f, spacing, 0, False)
+    return lambda f, spacing=1.0, axis=None, edge_order=1: _central(f, spacing, axis, False)
+
+
+# the rule's `spacing` is np.gradient's first `*varargs`; a second one would land in
+# `axis`, which `_gradient_axis` refuses unless it is an integer
+@rule(np.gradient)
+def gradient(dy, y, f, spacing=1.0, axis=None, edge_order=1):
+    return gradient_grad(dy, f, spacing, axis, edge_order)
+
+
+linear(np.gradient, gradient_grad)
+describe(gradient_grad, pure=True, shape_only=1)
