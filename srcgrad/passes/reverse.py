@@ -1107,14 +1107,17 @@ class _Reverse(FunctionPass):
         return ints
 
     def returned_tuples(self) -> dict[str, int]:
-        """Names holding the tuple a user function returned, with its length: its result,
-        and that result as a check of it passes it on (`unaliased(t, x, ...)`)."""
+        """Names holding the tuple a user function (or a rule with the `results` fact)
+        returned, with its length: its result, and that result as a check of it passes it
+        on (`unaliased(t, x, ...)`)."""
         out: dict[str, int] = {}
         for s in self.statements:
             op, target = self.ops.get(id(s)), target_of(s)
             if not target or op is None:
                 continue
             if op.kind == "call" and (n := _tuple_arity(op.fun)) is not None:
+                out[target] = n
+            elif op.kind == "rule" and (n := fact(op.fun, "results")) is not None:
                 out[target] = n
             elif op.kind == "rule" and op.fun in (unaliased, snapshot) and op.args and \
                     isinstance(op.args[0], gast.Name) and op.args[0].id in out:
