@@ -1,0 +1,166 @@
+"""scipy.special: the records of its differentiable functions, and of their `math` twins
+(math.erf, erfc, gamma, lgamma share the rules of SciPy's erf, erfc, gamma, gammaln).
+Their compiled forms are in `runtime/special.py`.
+
+Derivatives (DLMF 5.15, 7.2, 10.29): expit' = y (1 - y); logit' = 1 / (x (1 - x));
+gammaln' = psi; gamma' = gamma psi; psi^(n)' = psi^(n+1); d betaln(a, b) = psi(a) -
+psi(a + b), psi(b) - psi(a + b); erf' = 2/sqrt(pi) exp(-x^2) = -erfc'; erfinv' =
+sqrt(pi)/2 exp(y^2); ndtr' = exp(-x^2/2) / sqrt(2 pi), which over ndtr is log_ndtr';
+ndtri' = sqrt(2 pi) exp(y^2/2); d x log(y) = log(y), x / y; d x log1p(y) = log1p(y),
+x / (1 + y); entr' = -(log x + 1); d x log(x / y) = log(x / y) + 1, -x / y; i0' = i1;
+i1' = i0 - i1 / x (1/2 at 0: the helper `i1_slope`). logsumexp's gradient is the softmax
+of a, weighted by b; softmax's Jacobian diag(y) - y y^T is symmetric (one formula serves
+both modes), log_softmax's is I - 1 softmax^T.
+"""
+
+import math
+
+import numpy as np
+from scipy import special
+
+from ..runtime import sum_grad, unbroadcast
+from ..runtime.special import i1_slope, times_weights
+from . import describe, linear, rule, tangent
+
+# ---- elementwise, one argument ----
+
+
+@rule(special.expit, elementwise=True)
+def expit(dy, y, x):
+    return dy * y * (1.0 - y)
+
+
+@rule(special.logit, elementwise=True)
+def logit(dy, y, x):
+    return dy / (x * (1.0 - x))
+
+
+@rule(special.gammaln, math.lgamma, elementwise=True)
+def gammaln(dy, y, x):
+    return dy * special.psi(x)
+
+
+@rule(special.psi, elementwise=True)
+def psi(dy, y, x):
+    return dy * special.polygamma(1, x)
+
+
+@rule(special.gamma, math.gamma, elementwise=True)
+def gamma(dy, y, x):
+    return dy * y * special.psi(x)
+
+
+@rule(special.erf, math.erf, elementwise=True)
+def erf(dy, y, x):
+    return dy * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)
+
+
+@rule(special.erfc, math.erfc, elementwise=True)
+def erfc(dy, y, x):
+    return -dy * 2.0 / np.sqrt(np.pi) * np.exp(-x * x)
+
+
+@rule(special.erfinv, elementwise=True)
+def erfinv(dy, y, x):
+    return dy * 0.5 * np.sqrt(np.pi) * np.exp(y * y)
+
+
+@rule(special.ndtr, elementwise=True)
+def ndtr(dy, y, x):
+    return dy * np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)
+
+
+@rule(special.log_ndtr, elementwise=True)
+def log_ndtr(dy, y, x):
+    # the normal density over its distribution function, kept in range for x << 0
+    return dy * np.exp(-0.5 * x * x - y) / np.sqrt(2.0 * np.pi)
+
+
+@rule(special.ndtri, elementwise=True)
+def ndtri(dy, y, x):
+    return dy * np.sqrt(2.0 * np.pi) * np.exp(0.5 * y * y)
+
+
+@rule(special.entr, elementwise=True)
+def entr(dy, y, x):
+    return -dy * (np.log(x) + 1.0)
+
+
+@rule(special.i0, elementwise=True)
+def i0(dy, y, x):
+    return dy * special.i1(x)
+
+
+@rule(special.i1, elementwise=True)
+def i1(dy, y, x):
+    return dy * i1_slope(x)
+
+
+@rule(i1_slope, elementwise=True)
+def i1_slope_(dy, y, x):
+    # Bessel's equation x^2 i1'' + x i1' - (x^2 + 1) i1 = 0 (NaN at x = 0, where it is 0)
+    return dy * (special.i1(x) + (special.i1(x) - x * y) / (x * x))
+
+
+# ---- elementwise, two arguments ----
+
+
+@rule(special.polygamma, elementwise=True)
+def polygamma(dy, y, n, x):
+    return None, unbroadcast(dy * special.polygamma(n + 1, x), x)
+
+
+@rule(special.betaln, elementwise=True)
+def betaln(dy, y, a, b):
+    return (unbroadcast(dy * (special.psi(a) - special.psi(a + b)), a),
+            unbroadcast(dy * (special.psi(b) - special.psi(a + b)), b))
+
+
+@rule(special.xlogy, elementwise=True)
+def xlogy(dy, y, x1, x2):
+    return unbroadcast(dy * np.log(x2), x1), unbroadcast(dy * x1 / x2, x2)
+
+
+@rule(special.xlog1py, elementwise=True)
+def xlog1py(dy, y, x1, x2):
+    return unbroadcast(dy * np.log1p(x2), x1), unbroadcast(dy * x1 / (1.0 + x2), x2)
+
+
+@rule(special.rel_entr, elementwise=True)
+def rel_entr(dy, y, x1, x2):
+    return unbroadcast(dy * (np.log(x1 / x2) + 1.0), x1), unbroadcast(-dy * x1 / x2, x2)
+
+
+# ---- over an axis ----
+
+
+@rule(special.logsumexp)
+def logsumexp(dy, y, a, axis=None, b=None, keepdims=False, return_sign=False):
+    return times_weights(sum_grad(dy, a, axis, keepdims) *
+                         np.exp(a - sum_grad(y, a, axis, keepdims)), b, return_sign)
+
+
+@tangent(special.logsumexp)
+def logsumexp_tangent(dx, y, a, axis=None, b=None, keepdims=False, return_sign=False):
+    return np.sum(times_weights(dx * np.exp(a - sum_grad(y, a, axis, keepdims)), b,
+                                return_sign), axis=axis, keepdims=keepdims)
+
+
+@rule(special.softmax)
+def softmax(dy, y, x, axis=None):
+    return y * (dy - np.sum(dy * y, axis=axis, keepdims=True))
+
+
+@rule(special.log_softmax)
+def log_softmax(dy, y, x, axis=None):
+    return dy - np.exp(y) * np.sum(dy, axis=axis, keepdims=True)
+
+
+@tangent(special.log_softmax)
+def log_softmax_tangent(dx, y, x, axis=None):
+    return dx - np.sum(np.exp(y) * dx, axis=axis, keepdims=True)
+
+
+tangent(special.softmax)(softmax)   # its Jacobian is symmetric: the same product
+linear(times_weights)
+describe(times_weights, i1_slope, pure=True)
