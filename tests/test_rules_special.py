@@ -299,8 +299,19 @@ def test_compiled_polygamma_against_scipy():
 # ---- refused ----
 
 
-def test_logsumexp_return_sign_is_refused():
-    # by the rule, and its tangent rule (forward mode)
+def signed_logsumexp(x):
+    value, sign = special.logsumexp(x, return_sign=True)
+    return value * sign
+
+
+def test_logsumexp_return_sign_is_refused(jit):
+    # at the user's line, before any code runs (the result is a tuple with the sign), in
+    # grad and jvp; and by the rule and its tangent rule if they are called so
+    x = np.array([0.5, 1.0])
+    with pytest.raises(srcgrad.MissingRule, match="return_sign=True gives a tuple"):
+        srcgrad.grad(signed_logsumexp, jit=jit)(x)
+    with pytest.raises(srcgrad.MissingRule, match="return_sign=True gives a tuple"):
+        srcgrad.jvp(signed_logsumexp, jit=jit)(x, np.ones(2))
     from srcgrad.rules.special import logsumexp, logsumexp_tangent
     with pytest.raises(srcgrad.MissingRule, match="return_sign"):
         logsumexp(1.0, 0.0, np.zeros(2), return_sign=True)

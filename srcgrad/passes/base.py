@@ -23,7 +23,7 @@ from ..analysis.activity import reached
 from ..errors import MissingRule, SrcgradError
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry
 from ..naming import Namer
-from ..rules import Overridden, Rule, attributes, lookup, lookup_tangent, methods
+from ..rules import Overridden, Rule, attributes, fact, lookup, lookup_tangent, methods
 from ..rules.operator_rules import OPERATORS
 from ..runtime import zeros_like
 from .annotate import hook, hook_names
@@ -230,6 +230,11 @@ class FunctionPass:
                 if r.kind == "rule":
                     args, kwargs = by_position(obj, value.args, kwargs, len(r.params),
                                                 defaults=r.origin is not None)
+                    refuse = fact(fun, "refuse")
+                    why = refuse({k: v.value for k, v in kwargs.items()
+                                  if isinstance(v, gast.Constant)}) if refuse else None
+                    if why:
+                        return Operation("missing", args, kwargs, what=f"{what}: {why}")
                 return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
                                  r, fun=fun, what=what)
             if (entry := nested_entry(obj)) is not None:   # grad(g) called: its code

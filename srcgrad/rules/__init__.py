@@ -102,6 +102,8 @@ class Op:
     joint: Joint | None = None        # its value and tangent in one call (forward mode)
     faster: Callable | None = None    # what generated adjoint code calls in its place
     looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
+    refuse: Callable | None = None   # refuse(constant keywords) -> why a call cannot be
+    # differentiated (logsumexp's return_sign=True), or None
     results: int | None = None   # gives a tuple of this many values (np.linalg.slogdet: 2);
     # its rule's dy is a tuple of their cotangents (zeros where one is unused)
 

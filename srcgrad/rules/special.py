@@ -164,3 +164,6 @@ def log_softmax_tangent(dx, y, x, axis=None):
 tangent(special.softmax)(softmax)   # its Jacobian is symmetric: the same product
 linear(times_weights)
 describe(times_weights, i1_slope, pure=True)
+describe(special.logsumexp, refuse=lambda keywords: "return_sign=True gives a tuple with "
+         "the sign, which has no gradient rule: take np.abs or the sign apart" if
+         keywords.get("return_sign") else None)

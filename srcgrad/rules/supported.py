@@ -32,7 +32,7 @@ for _node, _fun in OPERATORS.items():
     else:
         continue
     _SYMBOLS.setdefault(_fun, ast.unparse(gast.gast_to_ast(_expr)))
-_SECTIONS = ("NumPy", "math", "Python", "srcgrad")
+_SECTIONS = ("NumPy", "SciPy", "math", "Python", "srcgrad")
 
 
 def _name(fun: Any) -> tuple[str, str] | None:
@@ -42,7 +42,9 @@ def _name(fun: Any) -> tuple[str, str] | None:
         return None
     if getattr(operator, name, None) is fun and fun in _SYMBOLS:
         return "Python", f"`{_SYMBOLS[fun]}`"
+    import scipy.special
     for section, module, prefix in [("NumPy", np, "np."), ("NumPy", np.linalg, "np.linalg."),
+                                    ("SciPy", scipy.special, "scipy.special."),
                                     ("math", math, "math."), ("Python", builtins, "")]:
         if getattr(module, name, None) is fun:
             return section, f"`{prefix}{name}`"
