@@ -282,8 +282,10 @@ class FunctionPass:
         needs (a keyword of a rule whose result it does not need is harmless)."""
         if op is not None and op.kind == "rule" and op.rule is not None \
                 and op.rule.kind == "rule" and (useful is None or target_of(stmt) in useful):
-            extra = {f"argument {k + 1}": a for k, a in enumerate(op.args)
-                     if k >= len(op.rule.params)}   # (one the rule takes as a keyword)
+            r = op.rule   # the positions it gives gradients for (a whole tuple: each)
+            given = len(r.template) if isinstance(r.template, list) else \
+                1 if len(r.params) == 1 else len(op.args)
+            extra = {f"argument {k + 1}": a for k, a in enumerate(op.args) if k >= given}
             for key, value in [*((f"keyword argument {k}=", v) for k, v in op.kwargs.items()),
                                *extra.items()]:
                 if isinstance(value, gast.Name) and value.id in varied:

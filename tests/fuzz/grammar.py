@@ -27,23 +27,31 @@ UNARY = [
     "np.arcsin(0.5 * np.tanh({}))", "np.arccos(0.5 * np.sin({}))", "np.tan(0.5 * np.tanh({}))",
     "(({}) ** 2)", "(({}) ** 3)", "((({}) ** 2 + 1.0) ** 0.5)", "(({}) ** 2.0)",
     "np.clip({}, -5.0, 5.0)", "np.copy({})", "np.float_power(({}) ** 2 + 1.0, 1.5)",
+    "np.arcsinh({})", "np.arctanh(0.5 * np.tanh({}))", "np.arccosh(({}) ** 2 + 1.5)",
+    "np.deg2rad({})", "np.rad2deg(np.tanh({}))", "np.sinc({})", "np.fabs(({}) ** 2 + 0.5)",
+    "np.nan_to_num({})", "scipy.special.expit({})", "scipy.special.erf({})",
+    "scipy.special.gammaln(({}) ** 2 + 1.0)", "scipy.special.log_ndtr({})",
 ]
 BINARY = [
     "({} + {})", "({} - {})", "({} * {})", "({} / (({}) ** 2 + 1.0))", "np.add({}, {})",
     "np.subtract({}, {})", "np.multiply({}, {})", "np.divide({}, np.exp(np.tanh({})))",
     "np.arctan2({}, ({}) ** 2 + 1.0)", "np.hypot({}, ({}) ** 2 + 1.0)", "np.logaddexp({}, {})",
     "np.maximum({}, {} + 3.0)", "np.minimum({}, {} + 3.0)", "np.fmax({} - 3.0, {})",
-    "np.fmin({} + 3.0, {})", "np.power(({}) ** 2 + 1.0, np.sin({}))",
+    "np.fmin({} + 3.0, {})", "np.power(({}) ** 2 + 1.0, np.sin({}))", "np.logaddexp2({}, {})",
+    "scipy.special.xlogy(({}) ** 2 + 1.0, ({}) ** 2 + 1.0)",
 ]
 # Reductions of an expression of shape (2, 3) (key) to a smaller shape.
 REDUCE = {
     (): ["np.sum({})", "np.mean({})", "np.max({})", "np.min({})", "np.amax({})",
          "np.prod(np.tanh({}) * 0.5 + 1.0)", "np.std({} + np.arange(6.0).reshape(2, 3))",
          "np.var({})", "({}).sum()",
-         "({}).mean()"],
+         "({}).mean()", "scipy.special.logsumexp({})", "np.linalg.norm(({}) + 3.0)",
+         "np.trace(({})[:, :2])", "np.einsum('ij->', {})", "np.sort({}, axis=None)[-1]"],
     (3,): ["np.sum({}, axis=0)", "np.mean({}, axis=0)", "np.max({}, axis=0)",
-           "({}).sum(axis=0)"],
-    (2,): ["np.sum({}, axis=1)", "np.mean({}, axis=-1)", "np.min({}, axis=1)"],
+           "({}).sum(axis=0)", "scipy.special.logsumexp({}, axis=0)", "np.einsum('ij->j', {})",
+           "np.cumprod(np.tanh({}) * 0.5 + 1.0, axis=0)[-1]", "np.sort({}, axis=0)[0]"],
+    (2,): ["np.sum({}, axis=1)", "np.mean({}, axis=-1)", "np.min({}, axis=1)",
+           "np.cumsum({}, axis=1)[:, -1]", "np.diff({}, axis=1)[:, 0]", "np.einsum('ij->i', {})"],
 }
 
 
@@ -177,19 +185,38 @@ class Grammar:
                               f"np.take({self.expr(env, shape, depth - 1)}, "
                               f"{self.fancy('[2, 0, 2]', '[2, 0, 1]')}, axis=1)",
                               f"np.take_along_axis({self.expr(env, shape, depth - 1)}, "
-                              f"np.array({self.fancy(ALONG, ALONG_DISTINCT)}), axis=1)"])
+                              f"np.array({self.fancy(ALONG, ALONG_DISTINCT)}), axis=1)",
+                              f"np.flip({self.expr(env, shape, depth - 1)}, axis=1)",
+                              f"np.roll({self.expr(env, shape, depth - 1)}, 1, axis=1)",
+                              f"np.vstack([{e3}, {e3}])", f"np.tile({e3}, (2, 1))",
+                              f"np.repeat(({e2}).reshape(2, 1), 3, axis=1)",
+                              f"np.cumsum({self.expr(env, shape, depth - 1)}, axis=1)",
+                              f"np.sort({self.expr(env, shape, depth - 1)}, axis=1)",
+                              f"np.array([{e3}, {e3}])", f"np.einsum('i,j->ij', {e2}, {e3})",
+                              f"scipy.special.softmax({self.expr(env, shape, depth - 1)}, axis=1)",
+                              f"np.pad(({e2}).reshape(2, 1) * np.ones((2, 2)), ((0, 0), (0, 1)), "
+                              f"mode='edge')"])
         if shape == (3,):
             return self.pick([f"np.concatenate([{e2}, ({e3})[:1]])",
                               f"np.ravel(np.expand_dims({e3}, 0))",
                               f"np.squeeze(np.reshape({e3}, (1, 3)))",
                               f"np.where({e3} > {self.const()}, {e3}, np.sin({e3}))",
                               f"np.take({self.expr(env, (2, 3), depth - 1)}, "
-                              f"{self.fancy('[4, 4, 0]', '[4, 5, 0]')})"])
+                              f"{self.fancy('[4, 4, 0]', '[4, 5, 0]')})",
+                              f"np.hstack([{e2}, ({e3})[:1]])", f"np.flip({e3})",
+                              f"np.diff(np.concatenate([{e2}, {e2}]))",
+                              f"np.cumprod(np.tanh({e3}) * 0.5 + 1.0)",
+                              f"np.array([{self.expr(env, (), depth - 1)}, ({e3})[0], ({e3})[1]])"])
         if shape == (2,):
-            return f"np.stack([({e3})[0], ({e3})[2]])"
+            return self.pick([f"np.stack([({e3})[0], ({e3})[2]])",
+                              f"np.array([({e3})[0], ({e3})[2]])", f"np.diff({e3})",
+                              f"np.linalg.solve(np.eye(2) * 3.0 + np.outer({e2}, {e2}) * 0.1, "
+                              f"{e2})"])
         return self.pick([f"float({self.expr(env, (), depth - 1)})",
                           f"np.dot({e2}, {e2})", f"({e3}) @ ({e3})",
-                          f"np.where(({e3})[0] > {self.const()}, ({e3})[1], ({e3})[2])"])
+                          f"np.where(({e3})[0] > {self.const()}, ({e3})[1], ({e3})[2])",
+                          f"np.linalg.det(np.eye(2) * 2.0 + np.outer({e2}, {e2}) * 0.2)",
+                          f"scipy.special.logsumexp({e3})", f"np.trace(np.outer({e2}, {e2}))"])
 
     def cond(self, env: dict) -> str:
         loop = [n for n, s in env.items() if s == "int"]
@@ -410,7 +437,8 @@ class Grammar:
         env["n"] = "int"
         body = self.block(env, 2, int(self.rng.integers(2, 6)))
         body.append(f"return {self.result(env)}")
-        source = ["import numpy as np", "", ""] + head + self.helper_lines
+        source = ["import numpy as np", "import scipy.special", "", ""] + head + \
+            self.helper_lines
         if self.helper_lines:
             source.append("")
         source += [f"def f({', '.join(args)}, n):"] + indent(body)
