@@ -34,6 +34,31 @@ def domains(seed):
     return uniform(-2.0, 2.0), uniform(0.5, 2.0), uniform(-0.8, 0.8), distinct
 
 
+# ---- function templates: one source each, the operation comes from the closure ----
+def unary(op):
+    def f(x):
+        return np.sum(op(x) * 1.3)
+    return f
+
+
+def binary(op):
+    def f(a, b):
+        return np.sum(op(a, b) * 1.3)
+    return f
+
+
+def scalar_unary(op):
+    def f(x):
+        return op(x) * 1.3
+    return f
+
+
+def scalar_binary(op):
+    def f(a, b):
+        return op(a, b) * 1.3
+    return f
+
+
 def runs(cases):
     """Each case as Python, and compiled where it says so."""
     return [(case, jit) for case in cases for jit in (True, False) if case[5] or not jit]

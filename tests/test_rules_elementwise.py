@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from sweep import check, domains, parametrize
+from sweep import binary, check, domains, parametrize, scalar_binary, scalar_unary, unary
 
 import srcgrad
 
@@ -17,30 +17,6 @@ any_, pos, unit, distinct = domains(7)
 
 def above_one(*shape):
     return pos(*shape) + 1.0
-
-
-def unary(op):
-    def f(x):
-        return np.sum(op(x) * 1.3)
-    return f
-
-
-def binary(op):
-    def f(a, b):
-        return np.sum(op(a, b) * 1.3)
-    return f
-
-
-def scalar_unary(op):
-    def f(x):
-        return op(x) * 1.3
-    return f
-
-
-def scalar_binary(op):
-    def f(a, b):
-        return op(a, b) * 1.3
-    return f
 
 
 def deg2rad_op(x):

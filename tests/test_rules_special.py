@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from marks import compiles
 from scipy import special
-from sweep import check, domains, parametrize
+from sweep import binary, check, domains, parametrize, unary
 
 import srcgrad
 from srcgrad.runtime.special import i1_slope
@@ -33,18 +33,6 @@ DOMAIN = {special.expit: any_, special.gammaln: pos, special.psi: pos, special.g
 BINARY = [(special.betaln, pos, pos), (special.xlogy, any_, pos),
           (special.xlog1py, any_, pos), (special.rel_entr, pos, pos)]
 MATH = [math.erf, math.erfc, math.gamma, math.lgamma]
-
-
-def unary(op):
-    def f(x):
-        return np.sum(op(x) * 1.3)
-    return f
-
-
-def binary(op):
-    def f(a, b):
-        return np.sum(op(a, b) * 1.3)
-    return f
 
 
 def polygamma_op(x):
