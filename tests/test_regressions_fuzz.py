@@ -1199,3 +1199,25 @@ def test_repeating_a_list_a_helper_returned_is_refused(jit):
     # for arithmetic and gave 2 (a*a + 4 a*a) * 2 ... silently wrong; now refused
     with pytest.raises(srcgrad.MissingRule, match="repeating a list a function returned"):
         srcgrad.grad(repeated_pair, jit=jit)(1.5)
+
+
+def stacked_products(x, z, v):
+    return np.sum(np.sin(x @ z)) + np.sum((x @ x) ** 2) + np.sum(np.cos(v @ x)) + \
+        np.sum(np.tanh(x @ v))
+
+
+def test_matrix_products_of_stacks(rng):
+    # found in review: the adjoints of @ handled 1-D and 2-D operands only, and a stack
+    # of matrices got a silently wrong gradient (off by 6.8 for np.sum(x @ z)); as
+    # Python (numba's @ takes 1-D and 2-D arrays: compiled, a clear error)
+    x, z, v = rng.standard_normal((2, 3, 3)), rng.standard_normal((3, 3)), rng.standard_normal(3)
+    got = srcgrad.grad(stacked_products, wrt=(0, 1, 2), jit=False)(x, z, v)
+    assert_grad(stacked_products, got, (x, z, v), (0, 1, 2))
+    # by hand: d sum(x @ z)/dz = sum over the stack of x^T 1
+    simple = srcgrad.grad(lambda_free_sum, wrt=(0, 1), jit=False)(x, z)
+    np.testing.assert_allclose(simple[1], np.einsum("sij,sik->jk", x, np.ones((2, 3, 3))))
+    np.testing.assert_allclose(simple[0], np.broadcast_to(z.sum(axis=1), (2, 3, 3)))
+
+
+def lambda_free_sum(x, z):
+    return np.sum(x @ z)

@@ -6,22 +6,56 @@ from __future__ import annotations
 
 import numpy as np
 from numba.core import types
+from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
-from . import products
+from . import broadcasting, products
 from .common import _ndim
 
 
 def matmul_lhs_grad(dy, a, b):
-    """Adjoint of ``y = a @ b`` with respect to `a`, for 1-D and 2-D operands."""
+    """Adjoint of ``y = a @ b`` with respect to `a` (stacks of matrices too, as Python).
+
+    >>> matmul_lhs_grad(np.ones((2, 2, 2)), np.ones((2, 2, 3)), np.ones((3, 2))).shape
+    (2, 2, 3)
+    """
+    if _ndim(a) > 2 or _ndim(b) > 2:
+        return _stacked_grad(dy, a, b, True)
     if _ndim(b) == 1:
         return _outer(dy, b) if _ndim(a) == 2 else dy * b
     return dy @ b.T if _ndim(a) == 2 else b @ dy
 
 
+def _stacked_grad(dy, a, b, lhs):
+    """The adjoint of `a` (`lhs`) or `b` of ``a @ b`` where one is a stack of matrices:
+    NumPy's rules (a 1-D operand is a matrix of one row or column, the stack dimensions
+    broadcast), then summed back to the operand's shape."""
+    a2 = a[None, :] if np.ndim(a) == 1 else a
+    b2 = b[:, None] if np.ndim(b) == 1 else b
+    dy2 = np.asarray(dy)
+    if np.ndim(a) == 1:
+        dy2 = dy2[..., None, :]
+    if np.ndim(b) == 1:
+        dy2 = dy2[..., None]
+    if lhs:
+        g = dy2 @ np.swapaxes(b2, -1, -2)
+        g = g[..., 0, :] if np.ndim(a) == 1 else g
+        return broadcasting.unbroadcast(g, a)
+    g = np.swapaxes(a2, -1, -2) @ dy2
+    g = g[..., 0] if np.ndim(b) == 1 else g
+    return broadcasting.unbroadcast(g, b)
+
+
+def _two_dims(a, b):
+    if getattr(a, "ndim", 0) > 2 or getattr(b, "ndim", 0) > 2:
+        raise TypingError("srcgrad: numba's @ takes 1-D and 2-D arrays, not stacks of "
+                          "matrices")
+
+
 @overload(matmul_lhs_grad)
 def _matmul_lhs_grad_typer(dy, a, b):
+    _two_dims(a, b)
     if getattr(b, "ndim", 0) == 1:
         if getattr(a, "ndim", 0) == 2:
             return lambda dy, a, b: _outer(dy, b)
@@ -32,7 +66,13 @@ def _matmul_lhs_grad_typer(dy, a, b):
 
 
 def matmul_rhs_grad(dy, a, b):
-    """Adjoint of ``y = a @ b`` with respect to `b`, for 1-D and 2-D operands."""
+    """Adjoint of ``y = a @ b`` with respect to `b` (stacks of matrices too, as Python).
+
+    >>> matmul_rhs_grad(np.ones((2, 2, 2)), np.ones((2, 2, 3)), np.ones((3, 2))).shape
+    (3, 2)
+    """
+    if _ndim(a) > 2 or _ndim(b) > 2:
+        return _stacked_grad(dy, a, b, False)
     if _ndim(a) == 1:
         return _outer(a, dy) if _ndim(b) == 2 else dy * a
     return a.T @ dy
@@ -40,6 +80,7 @@ def matmul_rhs_grad(dy, a, b):
 
 @overload(matmul_rhs_grad)
 def _matmul_rhs_grad_typer(dy, a, b):
+    _two_dims(a, b)
     if getattr(a, "ndim", 0) == 1:
         if getattr(b, "ndim", 0) == 2:
             return lambda dy, a, b: _outer(a, dy)
