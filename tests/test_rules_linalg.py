@@ -1,7 +1,9 @@
-"""Matrix decompositions (srcgrad/rules/decompositions.py): np.linalg.cholesky, eigvalsh,
-pinv and norm against central differences (the sweep's `CASES`), values by hand, forward
-mode (jvp) against differences of the function and hvp against differences of the
-gradient, and the keyword forms that are refused.
+"""Matrix decompositions (srcgrad/rules/decompositions.py: np.linalg.cholesky, eigvalsh,
+pinv and norm; srcgrad/rules/factorizations.py: slogdet, eigh, qr, svd and svdvals) against
+central differences (the sweep's `CASES`), values by hand, forward mode (jvp) against
+differences of the function and hvp against differences of the gradient, and the keyword
+forms that are refused. The functions of eigenvectors and singular vectors read them
+through products within one vector (v_i^T W v_i), which do not depend on their signs.
 
 cholesky and eigvalsh read one triangle of their argument, so their gradient is that
 triangle's (the other is zero): the differences of the function say so too.
@@ -71,6 +73,54 @@ def norm_of_stack(x):
     return np.sum(np.linalg.norm(x, "nuc", axis=(1, 2))) + np.sum(np.linalg.norm(x, axis=(0, 2)))
 
 
+def logdet_sum(a):
+    sign, logdet = np.linalg.slogdet(a)
+    return np.sum(logdet ** 2) + np.sum(sign)
+
+
+def eigh_sum(a, w, m):
+    values, vectors = np.linalg.eigh(a)
+    return np.sum(values ** 2 * w) + np.sum(vectors * (m @ vectors))
+
+
+def upper_eigh_sum(a, w, m):
+    values, vectors = np.linalg.eigh(a, UPLO="U")
+    return np.sum(values * w) + np.sum(vectors * (m @ vectors))
+
+
+def qr_sum(a, w, v):
+    q, r = np.linalg.qr(a)
+    return np.sum(q * w) + np.sum(r ** 2 * v)
+
+
+def svd_sum(a, w, v, z):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(u * (w @ u)) + np.sum(s * v) + np.sum(vh * (vh @ z))
+
+
+def square_svd_sum(a, w, v, z):
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(u * (w @ u)) + np.sum(s * v) + np.sum(vh * (vh @ z))
+
+
+def svd_squares(a, w, v, z):
+    # elementwise only: the gradient of `stack @ matrix` is not this file's to test
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum((u * w) ** 2) + np.sum(s * v) + np.sum((vh * z) ** 2)
+
+
+def svdvals_sum(a, w):
+    return np.sum(np.linalg.svdvals(a) ** 2 * w)
+
+
+HAS_SVDVALS = hasattr(np.linalg, "svdvals")
+needs_svdvals = pytest.mark.skipif(not HAS_SVDVALS, reason="NumPy < 2.0: no svdvals")
+
+
+def invertible(n, *stack):
+    return any_(*stack, n, n) + 3.0 * np.eye(n)
+
+
 CASES = [
     ("cholesky", (np.linalg.cholesky,), cholesky_sum, (spd(3), any_(3, 3)), [0], True),
     *([("cholesky-upper", (np.linalg.cholesky,), upper_cholesky_sum, (spd(3), any_(3, 3)),
@@ -90,6 +140,27 @@ CASES = [
     ("norm-axis", (np.linalg.norm,), norm_along, (any_(3, 4),), [0], True),
     ("norm-matrix", (np.linalg.norm,), norm_matrix, (any_(3, 4),), [0], False),
     ("norm-stack", (np.linalg.norm,), norm_of_stack, (any_(2, 3, 4),), [0], False),
+    ("slogdet", (np.linalg.slogdet,), logdet_sum, (invertible(3),), [0], True),
+    ("slogdet-stack", (np.linalg.slogdet,), logdet_sum, (invertible(3, 2),), [0], False),
+    ("eigh", (np.linalg.eigh,), eigh_sum, (spd(3), any_(3), any_(3, 3)), [0], True),
+    ("eigh-upper", (np.linalg.eigh,), upper_eigh_sum, (spd(3), any_(3), any_(3, 3)),
+     [0], False),
+    ("eigh-stack", (np.linalg.eigh,), eigh_sum, (spd(3, 2), any_(2, 3), any_(3, 3)),
+     [0], False),
+    ("qr", (np.linalg.qr,), qr_sum, (any_(4, 3), any_(4, 3), any_(3, 3)), [0], True),
+    ("qr-square", (np.linalg.qr,), qr_sum, (any_(3, 3), any_(3, 3), any_(3, 3)), [0], False),
+    ("qr-stack", (np.linalg.qr,), qr_sum, (any_(2, 4, 3), any_(4, 3), any_(3, 3)), [0], False),
+    ("svd", (np.linalg.svd,), svd_sum, (any_(4, 3), any_(4, 4), any_(3), any_(3, 3)),
+     [0], True),
+    ("svd-wide", (np.linalg.svd,), svd_sum, (any_(3, 4), any_(3, 3), any_(3), any_(4, 4)),
+     [0], False),
+    ("svd-square", (np.linalg.svd,), square_svd_sum,
+     (any_(3, 3), any_(3, 3), any_(3), any_(3, 3)), [0], False),
+    ("svd-stack", (np.linalg.svd,), svd_squares,
+     (any_(2, 4, 3), any_(4, 3), any_(3), any_(3, 3)), [0], False),
+    *([("svdvals", (np.linalg.svdvals,), svdvals_sum, (any_(4, 3), any_(3)), [0], True),
+       ("svdvals-stack", (np.linalg.svdvals,), svdvals_sum, (any_(2, 3, 4), any_(3)),
+        [0], False)] if HAS_SVDVALS else []),
 ]
 
 
@@ -259,3 +330,143 @@ def test_a_stack_compiled_is_a_clear_error():
                       (eigenvalue_sum, (spd(2, 2), np.ones((2, 2))))):
         with pytest.raises(srcgrad.SrcgradError, match="one matrix"):
             srcgrad.grad(fun, jit=True)(*args)
+
+
+def test_slogdet_by_hand_and_forward(jit, rng):
+    # diag(2, -3): sign -1, log|det| = log 6, whose gradient is a^-T = diag(1/2, -1/3);
+    # the sign is piecewise constant (no gradient)
+    a = np.diag([2.0, -3.0])
+    g = srcgrad.grad(logdet_sum, jit=jit)(a)
+    np.testing.assert_allclose(g, 2.0 * np.log(6.0) * np.diag([0.5, -1.0 / 3.0]), atol=1e-12)
+    assert_forward(logdet_sum, (invertible(3),), rng.standard_normal((3, 3)), jit)
+
+
+def first_vector_product(a):
+    vectors = np.linalg.eigh(a)[1]
+    return vectors[0, 0] * vectors[1, 0]
+
+
+def eigenvalue_weights(a, w):
+    values, vectors = np.linalg.eigh(a)
+    return np.sum(values * w)
+
+
+def test_eigh_by_hand_and_forward(jit, rng):
+    # [[1, e], [e, 3]]: the eigenvector of the eigenvalue near 1 is (1, -e / 2) to first
+    # order, so v_0 v_1 has the derivative -1/2 in the entry e (the lower triangle read)
+    g = srcgrad.grad(first_vector_product, jit=jit)(np.diag([1.0, 3.0]))
+    np.testing.assert_allclose(g, [[0.0, 0.0], [-0.5, 0.0]], atol=1e-12)
+    m, w, z = spd(4), rng.standard_normal(4), rng.standard_normal((4, 4))
+    assert_forward(eigh_sum, (m, w, z), rng.standard_normal((4, 4)), jit, rtol=1e-4)
+    assert_forward(upper_eigh_sum, (m, w, z), rng.standard_normal((4, 4)), jit, rtol=1e-4)
+
+
+def test_eigh_at_a_repeated_eigenvalue(jit):
+    # the identity's eigenvalues repeat: the values' gradient is V diag(w) V^T (finite,
+    # as in JAX), the vectors' has no value there and is nan, never a silent number
+    w = np.array([1.0, 2.0, 3.0])
+    g = srcgrad.grad(eigenvalue_weights, jit=jit)(np.eye(3), w)
+    np.testing.assert_allclose(g, np.diag(w), atol=1e-12)
+    g = srcgrad.grad(eigh_sum, jit=jit)(np.eye(3), w, np.arange(9.0).reshape(3, 3))
+    assert np.isnan(g).any()
+
+
+def r_squared(a):
+    return np.linalg.qr(a)[1][0, 0] ** 2
+
+
+def q_times_r(a):
+    q, r = np.linalg.qr(a)
+    return q[0, 0] * r[0, 0]
+
+
+def test_qr_by_hand_and_forward(jit, rng):
+    # a column [3, 4]: R = +-5, so R^2 = |a|^2 has the gradient 2a, and Q R = a
+    a = np.array([[3.0], [4.0]])
+    np.testing.assert_allclose(srcgrad.grad(r_squared, jit=jit)(a), [[6.0], [8.0]])
+    np.testing.assert_allclose(srcgrad.grad(q_times_r, jit=jit)(a), [[1.0], [0.0]],
+                               atol=1e-12)
+    args = (rng.standard_normal((5, 3)), rng.standard_normal((5, 3)),
+            rng.standard_normal((3, 3)))
+    assert_forward(qr_sum, args, rng.standard_normal((5, 3)), jit, rtol=1e-4)
+
+
+def complete_qr(a):
+    return np.sum(np.linalg.qr(a, mode="complete")[1])
+
+
+def r_only(a):
+    return np.sum(np.linalg.qr(a, mode="r"))
+
+
+def test_qr_other_modes_and_wide_matrices_are_refused():
+    with pytest.raises(MissingRule, match="mode='reduced'"):
+        srcgrad.grad(complete_qr, jit=False)(np.ones((3, 2)))
+    with pytest.raises(MissingRule, match="mode='reduced'"):
+        srcgrad.grad(r_only, jit=False)(np.ones((3, 2)))
+    with pytest.raises(MissingRule, match="wide"):
+        srcgrad.grad(r_squared, jit=False)(np.ones((2, 3)))
+
+
+@compiles
+def test_qr_other_modes_and_wide_matrices_compiled_are_clear_errors():
+    with pytest.raises(srcgrad.SrcgradError, match="mode='reduced'"):
+        srcgrad.grad(complete_qr, jit=True)(np.ones((3, 2)))
+    with pytest.raises(MissingRule, match="wide"):
+        srcgrad.grad(r_squared, jit=True)(np.ones((2, 3)))
+
+
+def largest_singular_value(a):
+    return np.linalg.svd(a, full_matrices=False)[1][0]
+
+
+def test_svd_by_hand_and_forward(jit, rng):
+    # the largest singular value of [[3, 0], [0, -1], [0, 0]] is 3, its gradient
+    # u_1 v_1^T = e_1 e_1^T
+    a = np.array([[3.0, 0.0], [0.0, -1.0], [0.0, 0.0]])
+    g = srcgrad.grad(largest_singular_value, jit=jit)(a)
+    np.testing.assert_allclose(g, [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]], atol=1e-12)
+    for shape in ((5, 3), (3, 5)):
+        m, n = shape
+        args = (rng.standard_normal(shape), rng.standard_normal((m, m)),
+                rng.standard_normal(3), rng.standard_normal((n, n)))
+        assert_forward(svd_sum, args, rng.standard_normal(shape), jit, rtol=1e-4)
+
+
+def values_only_svd(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False))
+
+
+def full_svd(a):
+    return np.sum(np.linalg.svd(a)[1])
+
+
+def hermitian_svd(a):
+    return np.sum(np.linalg.svd(a, hermitian=True)[1])
+
+
+def test_svd_forms_without_a_rule_are_refused():
+    with pytest.raises(MissingRule, match="svdvals"):
+        srcgrad.grad(values_only_svd, jit=False)(np.ones((3, 2)))
+    with pytest.raises(MissingRule, match="full_matrices=False"):
+        srcgrad.grad(full_svd, jit=False)(np.ones((3, 2)))
+    with pytest.raises(MissingRule, match="hermitian"):
+        srcgrad.grad(hermitian_svd, jit=False)(np.eye(2))
+
+
+@compiles
+def test_svd_forms_without_a_rule_compiled_are_clear_errors():
+    with pytest.raises(srcgrad.SrcgradError, match="svdvals"):
+        srcgrad.grad(values_only_svd, jit=True)(np.ones((3, 2)))
+    with pytest.raises(MissingRule, match="full_matrices=False"):
+        srcgrad.grad(full_svd, jit=True)(np.ones((3, 2)))
+
+
+@needs_svdvals
+def test_svdvals_by_hand_and_forward(jit, rng):
+    # svdvals(diag(3, -1)) = (3, 1): the gradient of s_0^2 + 2 s_1^2 is
+    # U diag(2 s_0, 4 s_1) V^T = diag(6, -4)
+    g = srcgrad.grad(svdvals_sum, jit=jit)(np.diag([3.0, -1.0]), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, np.diag([6.0, -4.0]), atol=1e-12)
+    args = (rng.standard_normal((4, 3)), rng.standard_normal(3))
+    assert_forward(svdvals_sum, args, rng.standard_normal((4, 3)), jit, rtol=1e-4)
