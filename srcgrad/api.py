@@ -282,8 +282,9 @@ class Transform:
             raise SrcgradError(f"static arguments of {self.fun.__qualname__} must be "
                                f"hashable values (numbers, tuples): {constants!r}") from None
         if key not in self._specialized:
-            self._specialized[key] = Transform(self.fun, self.kind,
-                                               self.options.but(constants=key))
+            t = Transform(self.fun, self.kind, self.options.but(constants=key))
+            t._recursive = False   # (with no int argument, it is itself, not specialised)
+            self._specialized[key] = t
         return self._specialized[key]
 
     def __call__(self, *args, **kwargs):

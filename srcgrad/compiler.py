@@ -12,6 +12,7 @@ module to stderr as they are made.
 from __future__ import annotations
 
 import dataclasses
+import dis
 import inspect
 import os
 import sys
@@ -290,10 +291,14 @@ MAX_DEPTH = 64
 
 
 def calls_itself(fun: Any) -> bool:
-    """Whether `fun` calls itself by its global name (recursion)."""
+    """Whether `fun` reads itself by its global name (recursion); an attribute of the same
+    name (`np.linalg.inv` in a function `inv`) is not it."""
     code = getattr(fun, "__code__", None)
-    return code is not None and fun.__name__ in code.co_names \
-        and getattr(fun, "__globals__", {}).get(fun.__name__) is fun
+    if code is None or fun.__name__ not in code.co_names \
+            or getattr(fun, "__globals__", {}).get(fun.__name__) is not fun:
+        return False
+    return any(i.opname == "LOAD_GLOBAL" and i.argval == fun.__name__
+               for i in dis.get_instructions(code))
 
 
 def _specialize(fun: Any, call: gast.AST | None) -> dict[str, Any]:
