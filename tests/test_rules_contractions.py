@@ -1,6 +1,7 @@
-"""Contractions and matrix structure (srcgrad/rules/contractions.py): the sweep's cases
-(`CASES`, read by test_rules.test_every_rule_has_a_case), gradients by hand, and jvp and
-hvp against central differences."""
+"""Contractions and matrix structure (srcgrad/rules/diagonals.py, tensor_products.py,
+matrix_chains.py, einsum.py): the sweep's cases (`CASES`, read by
+test_rules.test_every_rule_has_a_case), gradients by hand, and jvp and hvp against
+central differences."""
 
 import numpy as np
 import pytest

@@ -1,0 +1,186 @@
+"""Joins and splits: the records of np.hstack, vstack, dstack, column_stack, row_stack,
+append, split, array_split, hsplit, vsplit and dsplit, the helpers their rules call
+(`unjoin`, `unsplit`), each beside its numba form, and the numba forms of the calls
+numba lacks (vectors among matrices to np.vstack, np.row_stack) and of `zeros_like` for
+the list of pieces np.split gives.
+
+Both are linear and move entries without copying any. A join lays the arrays (each
+raised to the join's rank first) end to end along an axis, so the adjoint cuts dy along
+that axis into one piece per array, shaped like it; np.append without an axis joins the
+flattened arrays. A split gives a list of pieces of its array, so the adjoint joins the
+pieces' gradients again along the axis it cut (the zero gradient of the pieces is one
+array of zeros each).
+"""
+
+import numpy as np
+from numba import types
+from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
+
+from ..numba_ext import normalize_axis
+from ..runtime import reshape_as, zeros_like
+from . import describe, linear, rule
+from .shapes import _absent
+
+# ---- joins: the adjoint cuts dy into pieces shaped like the arrays ----
+
+
+def unjoin(dy, arrays, axis):
+    """The adjoint of joining `arrays` along `axis` of the result (each raised to its
+    rank first, as np.hstack, vstack, dstack, column_stack and append do): dy cut along
+    that axis into one piece per array, each with its array's shape. An axis past the
+    last is the last (np.hstack joins vectors along axis 0, matrices along axis 1); None
+    is axis 0 of the flattened arrays (np.append without an axis).
+
+    >>> [p.shape for p in unjoin(np.ones((2, 5)), (np.zeros(2), np.zeros((2, 4))), 1)]
+    [(2,), (2, 4)]
+    """
+    dy = np.asarray(dy)
+    ax = 0 if axis is None else axis + dy.ndim if axis < 0 else min(axis, dy.ndim - 1)
+    rest = dy.size // dy.shape[ax] if dy.shape[ax] else 0
+    widths = [np.size(a) // rest if rest else 0 for a in arrays]
+    pieces = np.split(dy, np.cumsum(widths)[:-1], axis=ax)
+    return tuple(reshape_as(p, a) for p, a in zip(pieces, arrays, strict=True))
+
+
+@register_jitable
+def _cut(dy, ax, start, stop):
+    """Entries start:stop of `dy` along axis `ax`."""
+    return np.swapaxes(np.swapaxes(dy, ax, 0)[start:stop], ax, 0)
+
+
+@overload(unjoin)
+def _unjoin_typer(dy, arrays, axis):
+    if not isinstance(dy, types.Array) or not isinstance(arrays, types.BaseTuple):
+        return None
+    n, nd = len(arrays), dy.ndim
+    body = ["def unjoin(dy, arrays, axis):",
+            "    ax = 0" if _absent(axis) else
+            f"    ax = axis + {nd} if axis < 0 else min(axis, {nd - 1})",
+            "    rest = dy.size // dy.shape[ax] if dy.shape[ax] else 0",
+            "    o0 = 0"]
+    body += [f"    o{i + 1} = o{i} + (np.size(arrays[{i}]) // rest if rest else 0)"
+             for i in range(n)]
+    pieces = "".join(f"reshape_as(cut(dy, ax, o{i}, o{i + 1}), arrays[{i}]), "
+                     for i in range(n))
+    body.append(f"    return ({pieces})")
+    namespace = {"np": np, "cut": _cut, "reshape_as": reshape_as}
+    exec("\n".join(body), namespace)
+    return namespace["unjoin"]
+
+
+@rule(np.hstack)
+def hstack(dy, y, tup):
+    return unjoin(dy, tup, 1)
+
+
+@rule(np.vstack, np.row_stack)
+def vstack(dy, y, tup):
+    return unjoin(dy, tup, 0)
+
+
+@rule(np.dstack)
+def dstack(dy, y, tup):
+    return unjoin(dy, tup, 2)
+
+
+@rule(np.column_stack)
+def column_stack(dy, y, tup):
+    return unjoin(dy, tup, 1)
+
+
+@rule(np.append)
+def append(dy, y, arr, values, axis=None):
+    return unjoin(dy, (arr, values), axis)
+
+
+@overload(np.row_stack)
+def _np_row_stack(tup):
+    # NumPy keeps row_stack as vstack's deprecated alias; numba has vstack only
+    return lambda tup: np.vstack(tup)
+
+
+@overload(np.vstack)
+def _np_vstack_ranks(tup):
+    # numba's np.vstack takes arrays of one rank: vectors (rows) among matrices here
+    if not isinstance(tup, types.Tuple) or not all(isinstance(t, types.Array) for t in tup):
+        return None
+    rows = "".join(f"np.atleast_2d(tup[{i}]), " for i in range(len(tup)))
+    namespace = {"np": np}
+    exec(f"def vstack(tup):\n    return np.concatenate(({rows}))\n", namespace)
+    return namespace["vstack"]
+
+
+# ---- splits: the result is a list of pieces; the adjoint joins their gradients ----
+
+
+@rule(np.split, np.array_split, view=True)
+def split(dy, y, ary, indices_or_sections=1, axis=0):
+    return unsplit(dy, ary, axis)
+
+
+@rule(np.hsplit, view=True)
+def hsplit(dy, y, ary, indices_or_sections=1):
+    return unsplit(dy, ary, 1)
+
+
+@rule(np.vsplit, view=True)
+def vsplit(dy, y, ary, indices_or_sections=1):
+    return unsplit(dy, ary, 0)
+
+
+@rule(np.dsplit, view=True)
+def dsplit(dy, y, ary, indices_or_sections=1):
+    return unsplit(dy, ary, 2)
+
+
+def unsplit(dy, ary, axis):
+    """The adjoint of np.split(ary, ..., axis) and its kin: the gradients of the pieces
+    (a list) joined again along `axis`; an axis past the last is the last (np.hsplit
+    splits a vector along axis 0).
+
+    >>> unsplit([np.ones(2), np.zeros(1)], np.zeros(3), 1)
+    array([1., 1., 0.])
+    """
+    return np.concatenate(dy, axis=axis if axis < 0 else min(axis, np.ndim(ary) - 1))
+
+
+@overload(unsplit)
+def _unsplit_typer(dy, ary, axis):
+    if not (isinstance(dy, types.List) and isinstance(dy.dtype, types.Array)
+            and isinstance(ary, types.Array)):
+        return None
+    dtype = as_dtype(dy.dtype.dtype)
+    if dtype.kind not in "fc":
+        dtype = np.dtype(np.float64)
+
+    def join(dy, ary, axis):
+        ax = normalize_axis(axis if axis < 0 else min(axis, ary.ndim - 1), ary.ndim)
+        out = np.zeros(ary.shape, dtype)
+        rows = np.swapaxes(out, ax, 0)
+        start = 0
+        for piece in dy:
+            part = np.swapaxes(piece, ax, 0)
+            rows[start:start + part.shape[0]] = part
+            start += part.shape[0]
+        if start != rows.shape[0]:
+            raise ValueError("unsplit: the pieces do not make up the array")
+        return out
+    return join
+
+
+@overload(zeros_like)
+def _zeros_like_pieces(x):
+    # the zero gradient of the pieces np.split gives (a list of arrays): one each
+    if not (isinstance(x, types.List) and isinstance(x.dtype, types.Array)):
+        return None
+    dtype = as_dtype(x.dtype.dtype)
+    if dtype.kind not in "fc":
+        dtype = np.dtype(np.float64)
+    return lambda x: [np.zeros(p.shape, dtype) for p in x]
+
+
+linear(np.hstack, np.vstack, np.row_stack, np.dstack, np.column_stack, np.split,
+       np.array_split, np.hsplit, np.vsplit, np.dsplit, unjoin, unsplit)
+linear(np.append, positions=(0, 1))
+describe(unjoin, unsplit, pure=True)
