@@ -586,6 +586,10 @@ def object_mode(fun) -> bool:
             result = numba.typeof(fun(*map(_ones, args)))
         except Exception:  # noqa: BLE001 (untypable arguments or result: numba says so)
             return None
+        if isinstance(result, types.Array):
+            # any layout: on ones the result may look contiguous where on the real
+            # arguments it is a strided view (np.moveaxis), read wrongly as contiguous
+            result = result.copy(layout="A")
 
         def impl(*args):
             with numba.objmode(out=result):

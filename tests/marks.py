@@ -17,3 +17,11 @@ def needs_numba_advanced_indexing(jit: bool) -> None:
     import numba
     if jit and numba.version_info[:2] < (0, 60):
         pytest.skip("numba < 0.60: no rank-2 or paired index arrays, no np.take axis=")
+
+
+def needs_numba_060(jit: bool, what: str) -> None:
+    """Skip a compiled run on numba < 0.60 (the `oldest` env), which lacks `what` (there
+    such code runs as Python: jit="auto" warns; jit=True raises)."""
+    import numba
+    if jit and numba.version_info[:2] < (0, 60):
+        pytest.skip(f"numba < 0.60 has no {what}")

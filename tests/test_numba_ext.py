@@ -174,3 +174,24 @@ def test_clip_scalar(v):
 
 def test_clip_scalar_int():
     assert njit(lambda v: np.clip(v, 0, 1))(3) == 1
+
+
+def _strided_view(a):
+    return np.swapaxes(a, 0, 1)
+
+
+_strided_view.__module__ = "numpy"   # as a NumPy function numba has no form of
+
+
+def test_object_mode_call_returning_a_strided_view():
+    # found on numba 0.59, which has no np.moveaxis: its result on ones of shape (1, 1)
+    # is contiguous, so the call was typed C-contiguous, and the strided view it gives
+    # on real arguments was read wrongly (np.rollaxis's gradient silently wrong)
+    assert srcgrad.numba_ext.object_mode(_strided_view)
+
+    @njit
+    def call(a):
+        return _strided_view(a) * 1.0
+
+    a = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(call(a), a.T)
