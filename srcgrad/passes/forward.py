@@ -75,9 +75,9 @@ def forward(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
     >>> print("\\n".join(astor.to_source(gast.gast_to_ast(s)).strip() for s in out.body
     ...                  if not isinstance(s.value, gast.Constant)))
     _t1 = x * y
-    d_t1 = dx * y
+    t_t1 = tx * y
     _t2 = _t1 + 3.0
-    d_t2 = d_t1
+    t_t2 = t_t1
     """
     return _Forward(parsed, fn, wrt, namer, ns, callee, primal).run()
 
