@@ -161,7 +161,8 @@ def test_forward_mode_of_the_unary_rules(k, jit):
     x, dx = dom(*shape), any_(*shape)
     value, tangent = srcgrad.jvp(fun, jit=jit)(x, dx)
     assert value == pytest.approx(fun(x), rel=1e-14)
-    assert tangent == pytest.approx(slope(fun, [x], [dx]), rel=1e-7)
+    # (differences at h = 1e-6 are good to about 1e-7 of the tangent's scale)
+    assert tangent == pytest.approx(slope(fun, [x], [dx]), rel=1e-6, abs=1e-9)
 
 
 def product(x):

@@ -74,7 +74,11 @@ def hstack(dy, y, tup):
     return unjoin(dy, tup, 1)
 
 
-@rule(np.vstack, np.row_stack)
+# np.row_stack: vstack's deprecated alias, which newer NumPy releases drop
+_VSTACKS = (np.vstack, np.row_stack) if hasattr(np, "row_stack") else (np.vstack,)
+
+
+@rule(*_VSTACKS)
 def vstack(dy, y, tup):
     return unjoin(dy, tup, 0)
 
@@ -94,10 +98,11 @@ def append(dy, y, arr, values, axis=None):
     return unjoin(dy, (arr, values), axis)
 
 
-@overload(np.row_stack)
-def _np_row_stack(tup):
-    # NumPy keeps row_stack as vstack's deprecated alias; numba has vstack only
-    return lambda tup: np.vstack(tup)
+if hasattr(np, "row_stack"):
+    @overload(np.row_stack)
+    def _np_row_stack(tup):
+        # numba has vstack only
+        return lambda tup: np.vstack(tup)
 
 
 @overload(np.vstack)
@@ -180,7 +185,7 @@ def _zeros_like_pieces(x):
     return lambda x: [np.zeros(p.shape, dtype) for p in x]
 
 
-linear(np.hstack, np.vstack, np.row_stack, np.dstack, np.column_stack, np.split,
-       np.array_split, np.hsplit, np.vsplit, np.dsplit, unjoin, unsplit)
+linear(np.hstack, *_VSTACKS, np.dstack, np.column_stack, np.split, np.array_split, np.hsplit,
+       np.vsplit, np.dsplit, unjoin, unsplit)
 linear(np.append, positions=(0, 1))
 describe(unjoin, unsplit, pure=True)
