@@ -74,7 +74,9 @@ def parametrize(cases):
 
 # cases whose compiled run needs numba >= 0.60: what numba 0.59 (the oldest env) lacks
 OLDER_NUMBA_LACKS = {"nan_to_num": "np.nan_to_num with keywords",
-                     "moveaxis": "np.moveaxis with tuples of axes"}
+                     "moveaxis": "np.moveaxis with tuples of axes",
+                     "vstack": "np.vstack of vectors among matrices",
+                     "row_stack": "np.vstack of vectors among matrices"}
 
 
 def check(case, jit):

@@ -77,8 +77,8 @@ def copied_back(dy, y, obj, order=None, copy=None, like=None, subok=None, ndmin=
     item i's as ``dobj[i]``); a number where y is 0-d. Compiled, it is dy in y's shape,
     whose item i is dy[i] too.
 
-    >>> copied_back(np.array([1.0, 2.0]), np.zeros(2), [3.0, 4.0])
-    (np.float64(1.0), np.float64(2.0))
+    >>> [float(g) for g in copied_back(np.array([1.0, 2.0]), np.zeros(2), [3.0, 4.0])]
+    [1.0, 2.0]
     """
     _refuse(y, dict(order=order, copy=copy, like=like, subok=subok, ndmin=ndmin))
     return _items(dy, obj)
