@@ -19,8 +19,17 @@ def rng():
     return np.random.default_rng(0)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "compiled: a test that only compiles (no `jit` parameter); it is shared "
+                   "out among the interpreters as the compiled runs of parametrized tests are")
+
+
 def _compiled(item) -> bool:
-    """A test's compiled run: the `jit` fixture's numba side, or a `numba` parameter."""
+    """A test's compiled run: the `jit` fixture's numba side, a `numba` parameter, or a
+    test marked `compiled`."""
+    if item.get_closest_marker("compiled") is not None:
+        return True
     callspec = getattr(item, "callspec", None)
     if callspec is None:
         return False
@@ -28,18 +37,17 @@ def _compiled(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """SRCGRAD_TEST_SHARD=k/n (tox's py310..py313 envs set it): this env runs the compiled
-    runs of parametrized tests whose shard is k or k + 1 (mod n), so each compiled run is
-    made under two of the n interpreters (and all of them in `oldest`, whose numba
-    differs), and every Python-form run everywhere. A test's shard is a hash of its id."""
+    """SRCGRAD_TEST_SHARD=k/n (tox's py310..py313 envs set it): this env makes the compiled
+    runs whose shard is k, so each compiled run is made under one of the n interpreters
+    (numba is the same release under all four; `oldest`, whose numba differs, makes them
+    all), and every Python-form run everywhere. A test's shard is a hash of its id."""
     shard = os.environ.get("SRCGRAD_TEST_SHARD")
     if not shard:
         return
     k, n = (int(part) for part in shard.split("/"))
-    mine = {k % n, (k + 1) % n}
     kept, dropped = [], []
     for item in items:
-        if _compiled(item) and zlib.crc32(item.nodeid.encode()) % n not in mine:
+        if _compiled(item) and zlib.crc32(item.nodeid.encode()) % n != k:
             dropped.append(item)
         else:
             kept.append(item)

@@ -172,6 +172,7 @@ for name in sys.argv[1:]:
 """
 
 
+@pytest.mark.compiled
 def test_code_cached_by_two_processes_stays_apart(tmp_path):
     # two processes compile one gradient each into one disk cache; a third loads both
     # (numba had named the two np.min / np.var reductions alike, and linked one for both)

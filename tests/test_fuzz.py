@@ -2,6 +2,7 @@
 against central differences and jvp. `python -m tests.fuzz --programs 10000 [--jit]` runs it
 long; a failing seed here is reproduced with `python -m tests.fuzz --seed S --programs 1`."""
 
+import pytest
 from fuzz.runner import describe, run, summary
 
 # The budget: programs in the Python form (about 10 s), and a compiled sample (jit=True; with
@@ -22,6 +23,7 @@ def test_fuzz_python_form():
     assert_no_failures(results)
 
 
+@pytest.mark.compiled
 def test_fuzz_compiled_sample():
     results = run(COMPILED_SEEDS, jit=True, report=None)
     assert_no_failures(results)

@@ -576,6 +576,7 @@ def test_hvp_through_joint_products(jit, rng):
         close(got[k], want, rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.compiled
 @pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
 def test_python_form_of_a_compiled_hvp_runs_the_thin_product_loop(rng, monkeypatch):
     # once a transform has compiled, its Python form (which jit="auto" may pick) computes

@@ -252,6 +252,7 @@ def test_pinv_with_a_cutoff_or_hermitian_is_refused():
         srcgrad.grad(hermitian_pinv, jit=False)(np.eye(2))
 
 
+@pytest.mark.compiled
 @compiles
 def test_pinv_with_a_cutoff_compiled_is_a_clear_error():
     with pytest.raises(srcgrad.SrcgradError, match="rcond"):
@@ -289,6 +290,7 @@ def test_matrix_norms_forward(rng):
                    rng.standard_normal((2, 3, 4)), False)
 
 
+@pytest.mark.compiled
 @compiles
 def test_matrix_norms_with_a_string_ord_compiled_are_a_clear_error():
     with pytest.raises(srcgrad.SrcgradError, match="string ord"):
@@ -299,6 +301,7 @@ def spectral_norm(x):
     return np.linalg.norm(x, 2)
 
 
+@pytest.mark.compiled
 @compiles
 def test_spectral_norm_compiled_by_hand_and_forward(rng):
     # the largest singular value of diag(3, 1) is 3: its gradient u_1 v_1^T = e_1 e_1^T
@@ -323,6 +326,7 @@ def test_norms_without_a_rule_are_refused(jit):
         srcgrad.grad(half_norm, jit=jit)(np.ones(3))
 
 
+@pytest.mark.compiled
 @compiles
 def test_a_stack_compiled_is_a_clear_error():
     # as Python, stacks differentiate (the sweep's cases); numba's take one matrix
@@ -454,6 +458,7 @@ def test_svd_forms_without_a_rule_are_refused():
         srcgrad.grad(hermitian_svd, jit=False)(np.eye(2))
 
 
+@pytest.mark.compiled
 @compiles
 def test_svd_forms_without_a_rule_compiled_are_clear_errors():
     with pytest.raises(srcgrad.SrcgradError, match="svdvals"):

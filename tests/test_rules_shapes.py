@@ -288,6 +288,7 @@ def test_jvp_against_differences(case):
     assert slope == pytest.approx((at(h) - at(-h)) / (2 * h), rel=1e-6)
 
 
+@pytest.mark.compiled
 def test_jvp_compiled():
     # one compiled tangent of each kind of numba form: a join, a split, a copy, padding
     rng = np.random.default_rng(5)

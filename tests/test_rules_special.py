@@ -248,6 +248,7 @@ def _compiled_reductions(a, w):
             special.softmax(a, axis=1), special.log_softmax(a), special.log_softmax(a, axis=0))
 
 
+@pytest.mark.compiled
 @compiles
 def test_compiled_forms_give_scipys_values(rng):
     x = np.array([[0.05, 0.3, 0.5], [0.7, 0.95, 0.999]])
