@@ -14,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import hashlib
 import inspect
 import os
+import sys
 import threading
 import types
 from typing import Any
@@ -92,14 +94,14 @@ class Transform:
         self.fun, self.kind, self.options = fun, kind, options
         self.inner = fun if isinstance(fun, Transform) else None
         if self.inner is not None and kind.gradient and self.inner.kind is not Kind.GRAD:
-            raise SrcgradError(f"grad needs a scalar result; {self.inner!r} returns a "
+            raise SrcgradError(f"grad needs a scalar result; {self.inner.name} returns a "
                                f"tuple or an array (use jacobian)")
         if self.inner is not None and options.static:
-            raise SrcgradError(f"{kind.value} of a transform (here {self.inner!r}) takes no "
+            raise SrcgradError(f"{kind.value} of a transform (here {self.inner.name}) takes no "
                                f"static=")
         if self.inner is not None and kind is Kind.VJP and self.inner.kind is not Kind.GRAD:
             raise SrcgradError(f"vjp of a transform differentiates a gradient (grad); "
-                               f"{self.inner!r} is not one: use jvp or jacobian")
+                               f"{self.inner.name} is not one: use jvp or jacobian")
         self.constants = dict(options.constants)
         self._signature = _signature(fun)
         self._params = list(self._signature.parameters)
@@ -202,9 +204,9 @@ class Transform:
         return self._functions(jit=False)[self.generated.entries[self.role]]
 
     @property
-    def source(self) -> str:
+    def source(self) -> Source:
         """The generated forward and adjoint code, as one module."""
-        return self.generated.source
+        return Source(self.generated.source)
 
     @property
     def py_func(self):
@@ -232,7 +234,7 @@ class Transform:
 
     def _nonscalar(self) -> NonScalarOutput:
         if self.inner is not None:
-            return NonScalarOutput(f"grad needs a scalar result, but {self.inner!r} returns "
+            return NonScalarOutput(f"grad needs a scalar result, but {self.inner.name} returns "
                                    f"an array (use jacobian, or hessian of the function)")
         filename, lineno = self.generated.result_line
         return NonScalarOutput(f"grad needs a scalar result, but {self.fun.__qualname__} "
@@ -246,9 +248,9 @@ class Transform:
         one per wrt argument, as its generated code takes them."""
         if self.inner is not None and self.inner.kind.forward:
             if not args or not kwargs and len(args) != len(self._params) + 1:
-                raise TypeError(f"{self!r} takes {self.fun.__qualname__}'s arguments "
+                raise TypeError(f"{self.name} takes {self.fun.__qualname__}'s arguments "
                                 f"({', '.join(self._params)}), then the tangents of "
-                                f"{self.inner!r}, then its own")
+                                f"{self.inner.name}, then its own")
             values = self.inner._args(args[:-1], kwargs)
             for name in self.wrt:
                 _check_differentiable(name, values[self._params.index(name)], self.fun)
@@ -290,7 +292,7 @@ class Transform:
     def __call__(self, *args, **kwargs):
         if self.kind.forward:
             if not args:
-                raise TypeError(f"{self!r} takes the arguments, then the tangents")
+                raise TypeError(f"{self.name} takes the arguments, then the tangents")
             return self._along(args[:-1], kwargs, args[-1])
         values = self._args(args, kwargs)
         if self.static or self._recursive:
@@ -341,7 +343,7 @@ class Transform:
         `values` (the arguments)."""
         given = tangents if self._many else (tangents,)
         if not isinstance(given, (tuple, list)) or len(given) != len(self.wrt):
-            raise SrcgradError(f"{self!r} takes one tangent per wrt argument "
+            raise SrcgradError(f"{self.name} takes one tangent per wrt argument "
                                f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
         return tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
                      for name, t in zip(self.wrt, given, strict=True))
@@ -352,8 +354,34 @@ class Transform:
         of = self.inner.label if self.inner else self.fun.__qualname__
         return f"{self.kind.value} of {of} wrt {', '.join(self.wrt)}"
 
-    def __repr__(self) -> str:
+    @property
+    def name(self) -> str:
+        """The transform in messages: "<srcgrad.grad of f wrt x>"."""
         return f"<srcgrad.{self.label}>"
+
+    def __repr__(self) -> str:
+        return f"<srcgrad.{self.label}, {self.state}>"
+
+    @property
+    def state(self) -> str:
+        """How calls run now: "compiled: yes", "compiled: not yet", "compiled: no (why)",
+        or "Python" (jit=False)."""
+        forms = self._forms
+        if self.options.jit is False:
+            return "Python"
+        if forms is not None and forms.fallback is not None:
+            return f"compiled: no ({forms.fallback})"
+        return "compiled: yes" if forms is not None and forms.compiled else "compiled: not yet"
+
+    def __reduce__(self):
+        # by reference to the user's function and the options: the receiving process
+        # generates the code again (or loads it from the disk cache) on first use
+        if _module_attribute(self) is self:   # @grad on a module-level function
+            return self.__qualname__
+        return Transform, (self.fun, self.kind, self.options)
+
+    def __dask_tokenize__(self):
+        return ("srcgrad", self.kind.value, repr(self.options), _token(self.fun))
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -483,6 +511,7 @@ class Dense:
 
     def __init__(self, fun, kind: str, wrt, jit, unroll):
         functools.update_wrapper(self, fun)
+        self._given = (fun, kind, wrt, jit, unroll)
         self.fun, self.kind, self._many = fun, kind, isinstance(wrt, (tuple, list))
         options = Options(wrt, jit, unroll=unroll)
         if kind == "hessian":
@@ -495,12 +524,12 @@ class Dense:
         self.wrt = self._forward.wrt
 
     @property
-    def source(self) -> str:
+    def source(self) -> Source:
         """The generated code of the passes (forward mode; and reverse for a Jacobian)."""
         parts = [self._forward.source]
         if self._reverse is not None:
             parts.append(self._reverse.source)
-        return "\n\n".join(parts)
+        return Source("\n\n".join(parts))
 
     def __call__(self, *args, **kwargs):
         t = self._forward
@@ -538,7 +567,65 @@ class Dense:
         return tuple(out) if self._many else out[0]
 
     def __repr__(self) -> str:
-        return f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}>"
+        return (f"<srcgrad.{self.kind} of {self.fun.__qualname__} wrt {', '.join(self.wrt)}, "
+                f"{self._forward.state}>")
+
+    def __reduce__(self):
+        if _module_attribute(self) is self:
+            return self.__qualname__
+        return Dense, self._given
+
+    def __dask_tokenize__(self):
+        fun, kind, wrt, jit, unroll = self._given
+        return ("srcgrad", kind, repr((wrt, jit, unroll)), _token(fun))
+
+
+class Source(str):
+    """Generated source: a `str` that Jupyter and IPython show as highlighted Python."""
+
+    def _repr_markdown_(self) -> str:
+        return f"```python\n{self}\n```"
+
+    def _repr_html_(self) -> str | None:
+        try:
+            from pygments import highlight
+            from pygments.formatters import HtmlFormatter
+            from pygments.lexers import PythonLexer
+        except ImportError:   # optional: without pygments, the markdown form shows
+            return None
+        return highlight(str(self), PythonLexer(), HtmlFormatter(noclasses=True))
+
+
+def _module_attribute(obj) -> Any:
+    """What `obj`'s module calls `obj`'s qualified name (a decorated function's module
+    holds the transform under the function's name)."""
+    target = sys.modules.get(getattr(obj, "__module__", None) or "")
+    for part in getattr(obj, "__qualname__", "<").split("."):
+        target = getattr(target, part, None)
+    return target
+
+
+def _token(fun) -> tuple:
+    """A deterministic token of a transform's function (Dask hashes tasks by it): a
+    transform's own, or the function's module, name and bytecode."""
+    if hasattr(fun, "__dask_tokenize__"):
+        return fun.__dask_tokenize__()
+    code = getattr(fun, "__code__", None)
+    body = _digest(code, hashlib.sha1()).hexdigest() if code is not None else repr(fun)
+    return (getattr(fun, "__module__", None), getattr(fun, "__qualname__", None), body)
+
+
+def _digest(code: types.CodeType, h):
+    """`h` updated with what `code` does (bytecode, names, constants, nested functions'),
+    none of it an address."""
+    h.update(code.co_code)
+    h.update(repr(code.co_names).encode())
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _digest(const, h)
+        else:
+            h.update(repr(const).encode())
+    return h
 
 
 def _direction(inputs: list[np.ndarray], j: int, k: int, many: bool) -> Any:

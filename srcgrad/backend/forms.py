@@ -55,6 +55,11 @@ class Forms:
         self._choice: dict[tuple, str] = {}
         self._lock = threading.Lock()
 
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled form is loaded."""
+        return self._compiled is not None
+
     def functions(self, jit: bool) -> dict[str, Any]:
         """The module's functions by name, compiled or as Python (loaded on first use)."""
         with self._lock:
