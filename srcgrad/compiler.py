@@ -333,7 +333,7 @@ def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: l
     m.ns.bind("range", range)
     name = m.function_name(f"{parsed.tree.name}_grad")
     body.append(b.ret(b.tuple_([_project(b.name(out), projection), _pack(grads, many)])))
-    doc = f"Value and gradient of {label} with respect to {', '.join(wrt)}."
+    doc = f"Value and gradient of {label} ({_where(parsed)}) with respect to {', '.join(wrt)}."
     return _assemble([b.function(name, params, body, doc)], m, {"grad": name}, parsed)
 
 

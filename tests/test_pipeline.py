@@ -175,3 +175,19 @@ def test_second_order_in_a_new_process_from_the_disk_cache(tmp_path):
         assert run.returncode == 0, run.stderr
         assert run.stdout.split() == ["[4.0,", "32.0]", "[12.0,", "48.0]"], run.stdout
     assert any(p.suffix == ".py" for p in (tmp_path / "cache").iterdir())
+
+
+def past_the_end(x):
+    y = x ** 3
+    return np.sum(y[np.arange(4)] * x[0])
+
+
+def test_an_error_in_second_order_code_names_the_users_line(rng):
+    # an index out of bounds, raised by the hvp's generated code, is noted with the user's
+    # file and line (as a first-order gradient's is)
+    with pytest.raises(IndexError) as info:
+        srcgrad.hvp(past_the_end, jit=False)(np.ones(3), np.ones(3))
+    notes = " ".join(getattr(info.value, "__notes__", []))
+    if sys.version_info >= (3, 11):
+        line = line_of(past_the_end, "return")
+        assert f"of {HERE}:{line}: return np.sum(y[np.arange(4)] * x[0])" in notes, notes
