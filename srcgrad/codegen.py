@@ -27,6 +27,7 @@ import numpy as np
 
 from .builder import COMMENT_MARK
 
+GENERATED_PACKAGE = "srcgrad_generated"   # where loaded generated modules are registered
 _COMMENT = re.compile(r"^(\s*)(\"\"\"|'''|['\"])" + re.escape(COMMENT_MARK) + r"(.*)\2\s*$")
 
 
@@ -131,7 +132,7 @@ def load(source: str, namespace: dict[str, Any], stem: str, role: str) -> types.
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(source)
         os.replace(tmp, path)  # atomic: parallel processes never see half a file
-    module = types.ModuleType(f"srcgrad_generated.{path.stem}_{role}")
+    module = types.ModuleType(f"{GENERATED_PACKAGE}.{path.stem}_{role}")
     module.__file__ = str(path)
     module.__dict__.update(namespace)
     exec(compile(source, str(path), "exec"), module.__dict__)

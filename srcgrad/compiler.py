@@ -1,20 +1,30 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
     parse -> annotate -> reject_unsupported -> unroll (static, unroll=) -> normalize
-    -> activity/tape/reverse -> optimize -> fuse -> codegen
+    -> activity/tape/reverse (or forward) -> optimize  [the IR]  -> join -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
 active at the call). `SRCGRAD_DEBUG=1` prints the normalized function and the generated
 module to stderr as they are made.
+
+The pipeline runs one way. Each generated function is kept as it is before the lowering
+passes (`join`, `fuse`): `Generated.ir`, with the user's function it came from
+(`Origin`). A transform of a transform (`hvp`, `grad(grad(f))`) parses the generated
+entry point, and `parse` returns a copy of that IR (`Generated.register`), located at
+the user's lines its comments cite: no generated text is read back, and second-order
+code cites the user's file and lines as first-order code does.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import dis
+import functools
 import inspect
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,12 +35,13 @@ import numpy as np
 from . import builder as b
 from .codegen import to_source
 from .errors import RecursiveFunction, SrcgradError, WrtError
-from .frontend.parse import Env, Parsed, nested_entry, parse
+from .frontend.parse import Env, Parsed, nested_entry, parse, register_generated
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
-from .passes.forward import Forwarded, forward, unjoined
-from .passes.fuse import fuse, unfused
+from .passes.forward import Forwarded, forward
+from .passes.fuse import fuse
+from .passes.join import join
 from .passes.normalize import HelperWrites, normalize
 from .passes.optimize import optimize
 from .passes.reject import reject_unsupported
@@ -40,9 +51,24 @@ from .rules import lookup
 from .runtime import put_flat, seed, tree_vdot, unit, zeros_like
 
 
+@dataclass(frozen=True)
+class Origin:
+    """The user's function a generated function was made from: its file, the lines of
+    its source (by line number) and the line of its `def`."""
+
+    filename: str
+    lines: dict[int, str]
+    lineno: int
+
+    @classmethod
+    def of(cls, parsed: Parsed) -> Origin:
+        return cls(parsed.filename, parsed.lines, parsed.tree.lineno)
+
+
 @dataclass
 class Generated:
-    """A generated module: its source, globals, and entry-point names."""
+    """A generated module: its source, globals, and entry-point names; and the
+    differentiable form of its functions (`ir`), which higher-order transforms read."""
 
     source: str
     namespace: Namespace
@@ -52,6 +78,26 @@ class Generated:
     has_loops: bool = False
     custom: bool = False             # a gradient the user wrote is in it (see `Reversed`)
     kernels: list[str] = field(default_factory=list)  # `@elementwise` ones (passes.fuse)
+    # each function as it was before the lowering passes (join, fuse), and its origin
+    ir: dict[str, gast.FunctionDef] = field(default_factory=dict)
+    origins: dict[str, Origin] = field(default_factory=dict)
+
+    def register(self, module: Any) -> None:
+        """Let `parse` read the functions of `module` (this source, loaded) as their IR."""
+        for name in self.ir:
+            register_generated(getattr(module, name), functools.partial(self.parsed, name))
+
+    def parsed(self, name: str, fun: Any) -> Parsed:
+        """Function `name` (loaded as `fun`) as `parse` gives a user function: a copy of
+        its IR, whose statements carry the user's lines that its comments cite."""
+        origin = self.origins[name]
+        tree = _unshared(self.ir[name])
+        tree.body = _cited(tree.body, origin.lineno)
+        tree.lineno = origin.lineno
+        # the module's own functions from its globals; the rest as bound (not the forms
+        # `backend` gives them there: compiled helpers, `loops=True` partials)
+        env = Env({**fun.__globals__, **self.namespace.globals()})
+        return Parsed(fun, tree, origin.filename, origin.lines, env)
 
 
 def _debug(stage: str, tree: gast.AST) -> None:
@@ -68,6 +114,12 @@ class _Module:
         self.callees: dict[tuple[Any, tuple[int, ...], str, tuple], str] = {}
         self.stack: list[tuple[Any, tuple]] = []   # (fun, constants) being generated
         self.custom = False
+        self.origins: dict[str, Origin] = {}
+
+    def add(self, fn: gast.FunctionDef, parsed: Parsed) -> None:
+        """Add generated function `fn`, made from `parsed`, to the module."""
+        self.functions.append(fn)
+        self.origins[fn.name] = Origin.of(parsed)
 
     def function_name(self, base: str) -> str:
         return self.ns.bind(base, GeneratedFunction())
@@ -76,7 +128,7 @@ class _Module:
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
         """parse -> annotate -> reject -> unroll -> normalize -> reverse (or forward)."""
-        parsed = annotate(unjoined(unfused(parse(fun))))
+        parsed = annotate(parse(fun))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)
@@ -136,7 +188,7 @@ class _Module:
         doc = f"{parsed.tree.name} ({_where(parsed)}), as the generated code calls it."
         copy_fn = b.function(name, params, rev.forward + [b.ret(rev.result)], doc)
         copy_fn.args.defaults = list(parsed.tree.args.defaults)  # calls may leave them out
-        self.functions.append(copy_fn)
+        self.add(copy_fn, parsed)
         return name
 
     def callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST,
@@ -176,7 +228,7 @@ class _Module:
             doc = f"Vector-Jacobian product of {of} for {along}."
             params, body = params + [out.seed or namer.fresh("dout")], out.forward + \
                 out.adjoint + [b.ret(_pack(out.grads, many=len(positions) > 1))]
-        self.functions.append(b.function(name, params, body, doc))
+        self.add(b.function(name, params, body, doc), parsed)
         return name
 
     def vjp_by_columns(self, entry: Any, fun: Any, positions: tuple[int, ...],
@@ -217,7 +269,7 @@ class _Module:
         name = self.function_name(f"{entry.__name__}_vjp")
         doc = (f"Vector-Jacobian product of {fun!r} for "
                f"{', '.join(params[i] for i in positions)}, by forward mode over its code.")
-        self.functions.append(b.function(name, params + [dout], body, doc))
+        self.add(b.function(name, params + [dout], body, doc), parse(entry))
         return name
 
     def jvp_callee(self, fun: Any, positions: tuple[int, ...], at: gast.AST) -> str:
@@ -245,7 +297,7 @@ def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
         entry = "".join(f"[{k}]" for k in only)
         doc = f"Derivative of {fname}(...){entry} ({_where(parsed)}) {tangents}."
     main = [b.function(name, params + fwd.tangents, body, doc)]
-    return _assemble(main + m.functions, m, {"jvp": name}, parsed)
+    return _assemble(main, m, {"jvp": name}, parsed)
 
 
 def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: list[str],
@@ -254,7 +306,7 @@ def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: l
     of what `entry` returns): forward mode over the generated code, one pass per entry of
     each `wrt` parameter, `f_grad_grad(*params) -> (value, grads)`."""
     m = _Module()
-    parsed = unjoined(unfused(parse(entry)))
+    parsed = parse(entry)
     params = [a.id for a in parsed.tree.args.args]
     positions = tuple(params.index(w) for w in wrt)
     jvp = m.jvp_callee(entry, positions, parsed.tree)
@@ -281,9 +333,8 @@ def generate_grad_of(entry: Any, projection: tuple[int, ...], label: str, wrt: l
     m.ns.bind("range", range)
     name = m.function_name(f"{parsed.tree.name}_grad")
     body.append(b.ret(b.tuple_([_project(b.name(out), projection), _pack(grads, many)])))
-    doc = f"Value and gradient of {label} with respect to {', '.join(wrt)}."
-    functions = [b.function(name, params, body, doc)] + m.functions
-    return _assemble(functions, m, {"grad": name}, parsed)
+    doc = f"Value and gradient of {label} ({_where(parsed)}) with respect to {', '.join(wrt)}."
+    return _assemble([b.function(name, params, body, doc)], m, {"grad": name}, parsed)
 
 
 # How deep recursion specialised on constants (`_specialize`) may go.
@@ -337,16 +388,60 @@ def _select(body: list[gast.stmt], node: gast.AST, projection: tuple[int, ...]) 
     return node
 
 
-def _assemble(functions: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
+def _assemble(main: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
               parsed: Parsed) -> Generated:
-    functions, kernels = fuse([optimize(f, m.ns) for f in functions], m.ns)
+    """The module of entry points `main` (made from `parsed`) and the functions `m`
+    made for them: optimized, kept as IR, then lowered (joint calls, kernels) to source."""
+    optimized = [optimize(f, m.ns) for f in main + m.functions]
+    ir = {f.name: copy.deepcopy(f) for f in optimized}
+    origins = {**{f.name: Origin.of(parsed) for f in main}, **m.origins}
+    functions, kernels = fuse([join(f, m.ns) for f in optimized], m.ns)
     module = b.make(gast.Module, body=functions)
     source = to_source(module)
     _debug("generate", module)
     last = parsed.tree.body[-1]
     has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
-                     [f.name for f in functions], has_loops, m.custom, kernels)
+                     [f.name for f in functions], has_loops, m.custom, kernels, ir, origins)
+
+
+_CITATION = re.compile(r"(?:grad of )?line (\d+):")
+
+
+def _cited(stmts: list[gast.stmt], lineno: int) -> list[gast.stmt]:
+    """`stmts` without their comments, each located at the user's line that the comment
+    in force cites (`# line 4: ...`, `# grad of line 4: ...`; `lineno` before any), so
+    that code made from them cites it too. Changes the statements in place."""
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and \
+                isinstance(stmt.value.value, str) and stmt.value.value.startswith(b.COMMENT_MARK):
+            cited = _CITATION.match(stmt.value.value[len(b.COMMENT_MARK):])
+            lineno = int(cited.group(1)) if cited else lineno
+            continue
+        blocks = [f for f in ("body", "orelse") if isinstance(getattr(stmt, f, None), list)]
+        for node in gast.walk(stmt) if not blocks else [stmt] + [
+                n for f in ("test", "iter", "target") if hasattr(stmt, f)
+                for n in gast.walk(getattr(stmt, f))]:
+            if "lineno" in node._attributes:
+                node.lineno, node.end_lineno = lineno, None
+                node.col_offset = node.end_col_offset = None
+        for f in blocks:
+            setattr(stmt, f, _cited(getattr(stmt, f), lineno))
+        out.append(stmt)
+    return out
+
+
+def _unshared(node: gast.AST) -> gast.AST:
+    """A copy of `node` that shares no node, within it either (`copy.deepcopy` keeps a
+    node that occurs twice one node)."""
+    new = copy.copy(node)
+    for name, value in gast.iter_fields(node):
+        if isinstance(value, list):
+            setattr(new, name, [_unshared(v) if isinstance(v, gast.AST) else v for v in value])
+        elif isinstance(value, gast.AST):
+            setattr(new, name, _unshared(value))
+    return new
 
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
@@ -407,7 +502,7 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         main.append(b.function(
             bwd, read + [dout], backward + [b.ret(grads)],
             f"Gradient of {fname} with respect to {of}, given the cotangent {dout}."))
-    return _assemble(main + m.functions, m, entries, parsed)
+    return _assemble(main, m, entries, parsed)
 
 
 def _through_adjoint(parsed: Parsed) -> Parsed:

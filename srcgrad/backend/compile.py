@@ -38,6 +38,7 @@ def jit_module(gen: Generated, stem: str) -> dict[str, Any]:
         if key in _JIT_CACHE:
             return _JIT_CACHE[key]
         module = codegen.load(gen.source, ns, stem, "jit")
+        gen.register(module)   # (what a dispatcher's `py_func` is)
         compiled = {}
         for name in gen.functions:
             fun = getattr(module, name)

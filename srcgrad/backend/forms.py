@@ -67,6 +67,7 @@ class Forms:
                 if self._py is None:
                     module = codegen.load(self.gen.source, self.gen.namespace.globals(),
                                           self.stem, "py")
+                    self.gen.register(module)
                     self._py = {n: getattr(module, n) for n in self.gen.functions}
                     self._loops_compiled()
                 return self._py

@@ -5,6 +5,11 @@ Guarantees a `gast.FunctionDef` without decorators whose line numbers are the li
 the user's file, plus an `Env` that resolves every global, closure and builtin name
 (and dotted module attributes such as `np.linalg.norm`) to the Python object it denotes
 at transform time. Exists so that every later stage works on a tree, never on text.
+
+A function srcgrad generated (differentiated again: `hvp`, `grad(grad(f))`) is not read
+from its text: its module registered it (`register_generated`) with the differentiable
+tree it was printed from, and `parse` returns a copy of that tree, whose lines are the
+user's lines it came from.
 """
 
 from __future__ import annotations
@@ -13,11 +18,14 @@ import builtins
 import inspect
 import textwrap
 import types
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import gast
 
+from ..codegen import GENERATED_PACKAGE
 from ..errors import NoSourceError
 
 MISSING = object()
@@ -96,6 +104,16 @@ def check_function(fun: Any) -> types.FunctionType:
     return fun
 
 
+# a generated function -> its differentiable tree, as a new `Parsed` on each call
+_GENERATED: weakref.WeakKeyDictionary[types.FunctionType, Callable[[Any], Parsed]] = \
+    weakref.WeakKeyDictionary()
+
+
+def register_generated(fun: types.FunctionType, tree: Callable[[Any], Parsed]) -> None:
+    """Let `parse(fun)` (a generated function) return `tree(fun)`, not read its text."""
+    _GENERATED[fun] = tree
+
+
 def parse(fun: Any) -> Parsed:
     """Parse `fun`'s source into a gast FunctionDef with file line numbers.
 
@@ -103,6 +121,12 @@ def parse(fun: Any) -> Parsed:
     ('_demo', True)
     """
     fun = check_function(fun)
+    if fun in _GENERATED:
+        return _GENERATED[fun](fun)
+    if (fun.__module__ or "").startswith(GENERATED_PACKAGE + "."):
+        # its text is lowered (kernels, joint calls): only its stored tree is differentiable
+        raise NoSourceError(f"{fun.__qualname__} is generated code that srcgrad keeps no "
+                            f"differentiable form of: differentiate the transform itself")
     if fun.__code__.co_filename in ("<string>", "<stdin>"):
         # exec/eval'd code: linecache may hold some other text under this name
         raise NoSourceError(f"cannot read the source of {fun.__qualname__!r}: it was made by "

@@ -10,8 +10,8 @@ loop-carried `s = s + x` whose first value was `0.0` gets `ts = zeros_like(s)` t
 Each operation's tangent comes from `rules.lookup_tangent`: an elementwise adjoint rule
 read as a tangent rule, a tangent rule, or the primal itself where it is linear; a call
 to a user function calls its generated jvp (`callee`); a matrix product whose factors
-both vary is one joint call, `y, ty = matmul_jvp(a, b, ta, tb)` (its `joint` fact), which
-`unjoined` writes back as two operations where the code is differentiated again. Hooks
+both vary has the tangent `ty = matmul_tangent(a, b, ta, tb)` (its `joint` fact), which
+`passes.join` later computes with the product in one call. Hooks
 (`grad_of`) belong to the backward pass and are dropped. The code this pass reads may
 itself be generated code (a gradient, for `hvp` and `grad(grad(f))`): its helpers and
 tapes have tangent rules too.
@@ -20,8 +20,6 @@ tapes have tangent rules too.
 from __future__ import annotations
 
 import copy
-import dataclasses
-import operator
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,9 +31,9 @@ import numpy as np
 from .. import builder as b
 from ..analysis.activity import activity
 from ..errors import MissingRule
-from ..frontend.parse import MISSING, Env, Parsed
-from ..naming import Namer, names_in
-from ..rules import Joint, added_by, fact, joint_of, lookup_tangent
+from ..frontend.parse import MISSING, Parsed
+from ..naming import Namer
+from ..rules import added_by, fact, lookup_tangent
 from ..rules.inline import instantiate
 from ..runtime import broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
@@ -205,9 +203,9 @@ class _Forward(FunctionPass):
         dname = self.tangent_name(name)
         if op.kind == "call" and self.active(op.args):
             return [self.user_call(stmt, name, op)]
-        joint = self.joint(name, op)
-        if joint is not None:
-            return [joint]
+        product = self.product(stmt, name, op)
+        if product is not None:
+            return product
         expr = self.tangent(stmt, name, op)
         written = {self.tangent_name(w) for w in self.written}
         if (name in self.written or any(isinstance(n, gast.Name) and n.id in written
@@ -239,10 +237,12 @@ class _Forward(FunctionPass):
         fun = self.ns.called(expr)
         return isinstance(fun, np.ufunc) or bool(fact(fun, "reduction"))
 
-    def joint(self, name: str, op: Operation) -> gast.Assign | None:
-        """`name, dname = joint(*args, *tangents)`, for a product (its `joint` fact)
-        whose factors all vary: the value and its tangent in one call, which reads each
-        operand once (or makes one product of them); None for other operations."""
+    def product(self, stmt: gast.Assign, name: str, op: Operation
+                ) -> list[gast.stmt] | None:
+        """`name = a @ b` and `dname = matmul_tangent(a, b, da, db)`, for a product (its
+        `joint` fact) whose factors all vary: two operations with rules of their own,
+        which `passes.join` makes one call (reading each operand once) where both are
+        needed; None for other operations."""
         plain = op.kind == "rule" and not op.kwargs and (op.rule is None or op.rule.kind == "rule")
         j = fact(op.fun, "joint") if plain else None
         if j is None or len(op.args) != j.joint.__code__.co_argcount - len(j.positions):
@@ -251,11 +251,9 @@ class _Forward(FunctionPass):
         if not all(isinstance(a, gast.Name) and a.id in self.varied for a in at) or any(
                 isinstance(a, gast.Name) and a.id == name for a in op.args):
             return None
-        call = b.call(b.name(self.bind(j.joint.__name__, j.joint)), *copy.deepcopy(op.args),
-                      *[b.name(self.tangent_name(a.id)) for a in at])
-        return b.assign(b.tuple_([b.name(name, store=True),
-                                  b.name(self.tangent_name(name), store=True)], store=True),
-                        call)
+        call = b.call(b.name(self.bind(j.tangent.__name__, j.tangent)),
+                      *copy.deepcopy(op.args), *[b.name(self.tangent_name(a.id)) for a in at])
+        return [self.bind_globals(copy.deepcopy(stmt)), b.assign(self.tangent_name(name), call)]
 
     def write(self, stmt: gast.Assign) -> list[gast.stmt]:
         """`a[i] = v`: and `da[i] = dv` (zero if v has no tangent)."""
@@ -453,50 +451,6 @@ def _rename(expr: gast.AST, names: dict[str, str]) -> gast.AST:
 # stand for a statement's result, and for the value its target held before, while the
 # statement's tangent is built
 _RESULT, _PREV = "srcgrad_result", "srcgrad_prev"
-
-
-def unjoined(parsed: Parsed) -> Parsed:
-    """`parsed` (generated code, differentiated again) with each joint statement
-    ``y, dy = joint(*args, *tangents)`` (a `Joint`) written as the two it stands
-    for, ``y = primal(*args)`` and ``dy = tangent(*args, *tangents)``: forward mode reads
-    them as operations with rules of their own, and they keep their names."""
-    def joint(stmt: gast.stmt) -> Joint | None:
-        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
-                and isinstance(stmt.targets[0], gast.Tuple)):
-            return None
-        fun = parsed.env.resolve(stmt.value.func)
-        return joint_of(fun)
-
-    if not any(joint(n) for n in gast.walk(parsed.tree)):
-        return parsed
-    closure = dict(parsed.env.closure)
-    namer = Namer(names_in(parsed.tree) | set(parsed.env.globals) | set(closure))
-
-    def name(obj: Any) -> gast.Name:  # obj's own name where that denotes it, else a fresh one
-        if parsed.env.lookup(obj.__name__) is obj:
-            return b.name(obj.__name__)
-        bound = next((k for k, v in closure.items() if v is obj), None) or \
-            namer.fresh(obj.__name__)
-        closure[bound] = obj
-        return b.name(bound)
-
-    class Split(gast.NodeTransformer):
-        def visit_Assign(self, stmt):
-            j = joint(stmt)
-            if j is None:
-                return stmt
-            call, (y, dy) = stmt.value, stmt.targets[0].elts
-            args = copy.deepcopy(call.args[:len(call.args) - len(j.positions)])
-            value = b.binop(args[0], gast.MatMult(), args[1]) \
-                if j.primal is operator.matmul else b.call(name(j.primal), *args)
-            pair = [b.assign(y.id, value),
-                    b.assign(dy.id, b.call(name(j.tangent), *copy.deepcopy(call.args)))]
-            for n in gast.walk(b.make(gast.Module, body=pair, type_ignores=[])):
-                n.lineno, n.col_offset = stmt.lineno, stmt.col_offset
-            return pair
-
-    tree = Split().visit(copy.deepcopy(parsed.tree))
-    return dataclasses.replace(parsed, tree=tree, env=Env(parsed.env.globals, closure))
 
 
 def _sum(parts: list[gast.AST]) -> gast.AST:

@@ -37,9 +37,9 @@ evidence of arrays (a matrix product's operands and result, an array constructor
 computed from them): scalar code stays as it was. A kernel is correct for scalars too;
 `runtime.elementwise` decides how it runs.
 
-Generated code that is differentiated again (`grad` of `grad`, `hvp`) has its kernel calls
-inlined first (`unfused`; a kernel that sums, as its statements), so no kernel needs a
-derivative of its own.
+A lowering pass: it runs last, on the way to source, and the differentiable form a
+higher-order transform reads (`compiler.Generated.ir`) is the one before it, so no kernel
+needs a derivative of its own.
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ import numpy as np
 
 from .. import builder as b
 from .. import runtime
-from ..frontend.parse import Parsed, parse
 from ..rules import fact
 from .base import GeneratedFunction, Namespace, all_statements
 from .normalize import VIEW_METHODS
@@ -460,60 +459,6 @@ def _without_empty_comments(stmts: list[gast.stmt]) -> list[gast.stmt]:
             continue
         out.append(s)
     return out
-
-
-def unfused(parsed: Parsed) -> Parsed:
-    """`parsed` (generated code, differentiated again) with each kernel call replaced by
-    the kernel's expression: the derivative is then elementwise code of the caller, which
-    fusing makes kernels of again, and no kernel needs a derivative of its own."""
-    def kernel(node: gast.AST) -> runtime.elementwise | None:
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
-            fun = parsed.env.lookup(node.func.id)
-            return fun if isinstance(fun, runtime.elementwise) else None
-        return None
-
-    if not any(kernel(n) for n in gast.walk(parsed.tree)):
-        return parsed
-    tree = copy.deepcopy(parsed.tree)
-
-    def body(fun: runtime.elementwise, call: gast.Call) -> list[gast.stmt]:
-        """The kernel's statements, its parameters replaced by the call's arguments."""
-        fn = parse(fun).tree
-        args = dict(zip([a.id for a in fn.args.args], call.args, strict=True))
-        stmts = [_with_names(copy.deepcopy(s), args) for s in fn.body]
-        for n in (n for s in stmts for n in gast.walk(s)):
-            n.lineno, n.col_offset = call.lineno, call.col_offset
-        return stmts
-
-    def inline(node: gast.AST) -> gast.AST:
-        fun = kernel(node)
-        if fun is None:
-            return b.map_children(node, inline)
-        return body(fun, node)[-1].value
-
-    def statements(stmts: list[gast.stmt]) -> list[gast.stmt]:
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse"):
-                if isinstance(getattr(s, field, None), list):
-                    setattr(s, field, statements(getattr(s, field)))
-            fun = kernel(s.value) if isinstance(s, gast.Assign) else None
-            if fun is None or len(parse(fun).tree.body) == 1:
-                out.append(s)
-                continue
-            # `x, y = k(...)`: x = <value>; then each result, as the kernel returns them
-            (value, ret), target = body(fun, s.value), s.targets[0]
-            names = target.elts if isinstance(target, gast.Tuple) else [target]
-            results = ret.value.elts if isinstance(ret.value, gast.Tuple) else [ret.value]
-            out.append(value)
-            out += [b.located(b.assign(copy.deepcopy(n), r), s) for n, r
-                     in zip(names, results, strict=True)
-                     if not (isinstance(r, gast.Name) and r.id == n.id)]
-        return out
-
-    for fn in (n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)):
-        fn.body = statements(fn.body)
-    return dataclasses.replace(parsed, tree=inline(tree))
 
 
 def _with_names(node: gast.AST, values: dict[str, gast.AST]) -> gast.AST:

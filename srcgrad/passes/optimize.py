@@ -3,8 +3,8 @@
 An assignment to names of a value without effects is dead where none of those names is
 read afterwards (on any path: liveness, backwards, to a fixed point over loops). Forward
 mode over a gradient is where that pays: `hvp` needs the tangent of the gradient, not the
-gradient itself, so the products that compute the gradient go; a joint call
-`y, dy = joint(...)` whose `y` is dead computes `dy` alone (`rules.Joint`).
+gradient itself, so the products that compute the gradient go (and a product whose
+tangent is needed is left to `passes.join` only where its value is too).
 
 What has no effect is decided conservatively: operators, subscripts and tuples, NumPy and
 math functions (not `np.random`, nothing given `out=`), a few builtins, and srcgrad's
@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from .. import builder as b
-from ..rules import fact, joint_of
+from ..rules import fact
 from .base import Namespace
 
 _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
@@ -94,7 +94,6 @@ class _Sweep:
             if stored is not None:
                 if not stored & live:
                     return None
-                stmt = self.tangent_only(stmt, live)
                 live -= stored
                 live |= _reads(stmt.value)
                 return stmt
@@ -124,21 +123,6 @@ class _Sweep:
         else:
             live |= _reads(stmt)
         return stmt
-
-    def tangent_only(self, stmt: gast.Assign, live: set[str]) -> gast.Assign:
-        """`y, dy = joint(...)` (`rules.Joint`) as `dy = tangent(...)` where y is
-        dead: forward mode over a gradient needs the gradient's tangent, not itself."""
-        target, call = stmt.targets[0], stmt.value
-        if not (self.prune and isinstance(target, gast.Tuple) and len(target.elts) == 2
-                and isinstance(target.elts[0], gast.Name) and target.elts[0].id not in live):
-            return stmt
-        fun = self.ns.called(call)
-        j = joint_of(fun)
-        if j is None:
-            return stmt
-        name = self.ns.bind(j.tangent.__name__, j.tangent)
-        return b.assign(copy.deepcopy(target.elts[1]),
-                        b.call(b.name(name), *copy.deepcopy(call.args)))
 
     def loop(self, stmt: gast.For | gast.While, live: set[str]) -> gast.For | gast.While:
         """Prune a loop's body with the names live at its head, a fixed point: after the

@@ -150,10 +150,10 @@ def fact(primal: Any, name: str) -> Any:
     return getattr(record, name) if record is not None else None
 
 
-def joint_of(fun: Any) -> Joint | None:
-    """The `Joint` whose joint function `fun` is."""
+def joint_of(tangent: Any) -> Joint | None:
+    """The `Joint` whose tangent function `tangent` is (see `passes.join`)."""
     return next((r.joint for r in OPS.values()
-                 if r.joint is not None and r.joint.joint is fun), None)
+                 if r.joint is not None and r.joint.tangent is tangent), None)
 
 
 def added_by(adder: Any) -> Any:
