@@ -29,6 +29,7 @@ from .frontend.parse import Env, Parsed, nested_entry, parse
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
+from .passes.check import check
 from .passes.forward import Forwarded, forward, unjoined
 from .passes.fuse import fuse, unfused
 from .passes.normalize import HelperWrites, normalize
@@ -99,6 +100,7 @@ class _Module:
                 out = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
                               self.primal)
             else:
+                check(parsed, tree, wrt_names)
                 out = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee,
                               self.primal)
                 self.custom |= out.custom
