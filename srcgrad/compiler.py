@@ -39,6 +39,7 @@ from .frontend.parse import Env, Parsed, nested_entry, parse, register_generated
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
+from .passes.check import check
 from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
 from .passes.join import join
@@ -151,6 +152,7 @@ class _Module:
                 out = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
                               self.primal)
             else:
+                check(parsed, tree, wrt_names)
                 out = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee,
                               self.primal)
                 self.custom |= out.custom

@@ -334,7 +334,7 @@ def logsumexp_weighted_by_itself(a):
 
 def test_differentiated_weights_are_refused(jit):
     # the rule differentiates a alone: weights b that are being differentiated are refused
-    # (passes/base.py: a keyword argument of a rule), by grad and by jvp
+    # (passes/check.py, check_followed: a keyword argument of a rule), by grad and by jvp
     x = np.array([0.5, 1.0, 2.0])
     with pytest.raises(srcgrad.MissingRule, match="b="):
         srcgrad.grad(logsumexp_weighted_by_itself, jit=jit)(x)

@@ -151,11 +151,11 @@ class Local:
 @dataclass
 class TapePlan:
     layout: Layout
-    saved: set[int]                                    # ids of statements whose overwrite is undone
-    local: dict[str, Local]                            # block-local values, by name
-    at: dict[int, dict[int, list[str]]]                 # id(block) -> index -> names, in order
-    saved_reads: dict[int, list[tuple[str, bool]]]      # id(stmt) -> (name, after): saved there
-    reads: list[Read]                                   # the adjoint's, and its recomputations'
+    saved: set[int]                            # ids of statements whose overwrite is undone
+    local: dict[str, Local]                    # block-local values, by name
+    at: dict[int, dict[int, list[str]]]        # id(block) -> index -> names, in order
+    saved_reads: dict[int, list[Read]]         # id(stmt) -> the reads saved there
+    reads: list[Read]                          # the adjoint's, and its recomputations'
 
 
 def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
@@ -174,10 +174,10 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
         # a name with no value before some overwrite the tape must undo: save it where
         # the adjoint reads it instead (it has a value there)
         at_reads |= unassigned
-    saved_reads: dict[int, list[tuple[str, bool]]] = {}
+    saved_reads: dict[int, list[Read]] = {}
     for r in all_reads:
-        if r.var in at_reads and (r.var, r.after) not in saved_reads.get(id(r.stmt), []):
-            saved_reads.setdefault(id(r.stmt), []).append((r.var, r.after))
+        if r.var in at_reads and r not in saved_reads.get(id(r.stmt), []):
+            saved_reads.setdefault(id(r.stmt), []).append(r)
     return TapePlan(lay, saved, local, at, saved_reads, all_reads)
 
 

@@ -1,10 +1,11 @@
-"""base: what the passes that emit code (`reverse`, `forward`) share.
+"""base: what the passes that read a normalized function (`check`, `reverse`, `forward`) share.
 
 What the value of a normalized statement denotes (`Operation`: a rule, a call to a user
 function, a copy, a subscript, a tuple, nothing differentiable), the `Namespace` of the
 generated module, and `FunctionPass`, which holds one normalized function with the names
-it binds and emits its statements with their globals bound. Exists so that both modes of
-differentiation read a statement the same way.
+it binds and emits its statements with their globals bound; and small readings of a
+statement (`target_of`, `changed`, `is_write`, `int_constant`) or of a user function
+(`returned`). Exists so that both modes of differentiation read a statement the same way.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import gast
 
 from .. import builder as b
 from ..analysis.activity import reached
-from ..errors import MissingRule, SrcgradError
-from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry
+from ..errors import SrcgradError
+from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
 from ..naming import Namer
 from ..rules import Overridden, Rule, attributes, fact, lookup, lookup_tangent, methods
 from ..rules.operator_rules import OPERATORS
@@ -131,6 +132,38 @@ def int_starts(statements: list[gast.stmt], flow: list[tuple[str, list[str]]],
 
 def is_write(stmt: gast.stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+def changed(stmt: gast.stmt) -> str:
+    """The name an assignment, a write or a `for` loop changes."""
+    if isinstance(stmt, gast.For):
+        return stmt.target.id
+    return target_of(stmt) or stmt.targets[0].value.id
+
+
+def int_constant(node: gast.AST) -> int | None:
+    """The value of an int literal (not a bool), else None."""
+    if isinstance(node, gast.Constant) and isinstance(node.value, int) \
+            and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def returned(fun: Any) -> list[gast.AST] | None:
+    """What the `return`s of the user function `fun` (or of the code of a transform it
+    is) give."""
+    try:
+        tree = parse(nested_entry(fun) or fun).tree
+    except SrcgradError:
+        return None
+    returns, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.Return):
+            returns.append(node.value)
+        elif not isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
+            todo += list(gast.iter_child_nodes(node))
+    return returns
 
 
 class FunctionPass:
@@ -270,45 +303,6 @@ class FunctionPass:
             return all(shown)
         return isinstance(value.op, gast.Mult) and any(shown) and any(
             isinstance(a, gast.Constant) and type(a.value) is int for a in operands)
-
-    def check_followed(self, stmt: gast.stmt, op: Operation | None, varied: set[str],
-                       useful: set[str] | None = None) -> None:
-        """Refuse what would drop a derivative without a word: a keyword argument of a
-        rule that receives a value being differentiated (rules differentiate positional
-        arguments), and a call kept for its effect (`parts.append(v)`, `x.sort()`,
-        `np.copyto(z, v)`) that receives one, whose change this pass cannot follow. A
-        pure function (its result unused), `print`, and a user function (checked for
-        writes into its arguments by normalize) are fine. `useful`: the names the result
-        needs (a keyword of a rule whose result it does not need is harmless)."""
-        if op is not None and op.kind == "rule" and op.rule is not None \
-                and op.rule.kind == "rule" and (useful is None or target_of(stmt) in useful):
-            r = op.rule   # the positions it gives gradients for (a whole tuple: each)
-            given = len(r.template) if isinstance(r.template, list) else \
-                1 if len(r.params) == 1 else len(op.args)
-            extra = {f"argument {k + 1}": a for k, a in enumerate(op.args) if k >= given}
-            for key, value in [*((f"keyword argument {k}=", v) for k, v in op.kwargs.items()),
-                               *extra.items()]:
-                if isinstance(value, gast.Name) and value.id in varied:
-                    raise self.error(MissingRule, stmt,
-                                     f"{op.what}: its {key} receives a value being "
-                                     f"differentiated, and it has no gradient there; pass "
-                                     f"a constant, or wrap it in srcgrad.stop_gradient")
-        if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
-            return
-        call = stmt.value
-        if not {n.id for n in gast.walk(call) if isinstance(n, gast.Name)} & varied:
-            return
-        obj = self.p.env.resolve(call.func, self.locals)
-        method = obj is MISSING and isinstance(call.func, gast.Attribute)
-        r = lookup(obj) if obj is not MISSING else None
-        if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
-                           or nested_entry(obj) is not None):
-            return
-        raise self.error(MissingRule, stmt,
-                         f"{dotted(call.func)}(...) is called for its effect, with a value "
-                         f"being differentiated: srcgrad cannot follow what it changes; "
-                         f"build values with a list display and np.stack or np.array, and "
-                         f"use functions that return their result")
 
     def differentiable_source(self, obj: Any) -> bool:
         """Whether a call to `obj` is differentiated through its source."""

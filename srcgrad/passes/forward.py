@@ -38,6 +38,7 @@ from ..rules.inline import instantiate
 from ..runtime import broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
+from .check import check_followed
 from .normalize import view_base
 
 # `adder(out, *args)` is `out += helper(*args)`, in place
@@ -101,7 +102,7 @@ class _Forward(FunctionPass):
         self.written = {s.targets[0].value.id for s in self.statements if is_write(s)}
         for s in self.statements:   # (an append or an add into an array, it follows)
             if not (isinstance(s, gast.Expr) and self.effect(s.value)):
-                self.check_followed(s, self.ops.get(id(s)), self.varied)
+                check_followed(self, s, self.ops.get(id(s)), self.varied)
         tangents = [self.tangent_name(p) for p in self.wrt]
         body = [b.assign(self.tangent_name(p), self.zeros(p)) for p in self.params
                 if p in self.varied and p not in self.wrt]

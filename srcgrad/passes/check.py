@@ -1,0 +1,236 @@
+"""check: refuse, before any code is emitted, what would be differentiated silently wrong.
+
+Requires a normalized function (one operation per statement, structured control flow)
+and the `wrt` names. Guarantees, when `check` returns, for reverse mode: no constructor
+whose result the result needs builds an array from a varied value; no keyword (or
+argument past those a rule gives gradients for) of such a rule receives a varied value;
+no call kept for its effect receives one (`check_followed`, which forward mode calls on
+its own classification too); every write goes into an array, not through a view of one,
+and a helper writes into none of its arguments; and every statement with an adjoint has
+a rule or a source, calls a user function with positional arguments only, and does not
+repeat a list a user function returned. Else it raises the `SrcgradError` (`MissingRule`,
+`UnsupportedSyntax`, `HelperWrites`) naming the user's `file:line`. Nothing is changed.
+`views` (which name is a view of which array) is shared with `reverse`.
+
+Exists so `reverse` and `forward` emit code for input already known to be
+differentiable, and the refusals are in one place.
+
+>>> from srcgrad.frontend.parse import parse
+>>> from srcgrad.naming import Namer
+>>> from srcgrad.passes.normalize import normalize
+>>> def f(x):
+...     parts = []
+...     parts.append(x)
+...     return x
+>>> p = parse(f)
+>>> check(p, normalize(p.tree, p.env, Namer({"x", "parts"}), p.filename), ["x"])
+Traceback (most recent call last):
+...
+srcgrad.errors.MissingRule: ...: parts.append(...) is called for its effect, ...
+"""
+
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from ..analysis.activity import Activity, activity
+from ..errors import MissingRule, UnsupportedSyntax
+from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
+from ..rules import lookup
+from .base import (
+    FunctionPass,
+    Namespace,
+    Operation,
+    changed,
+    dotted,
+    int_constant,
+    is_write,
+    returned,
+    target_of,
+)
+from .normalize import HelperWrites, fancy_names, view_base
+
+
+def check(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str]) -> None:
+    """Raise the first reason reverse mode cannot differentiate normalized `fn`."""
+    _Check(parsed, fn, None, Namespace(), None).run(wrt)
+
+
+class _Check(FunctionPass):
+    def run(self, wrt: list[str]) -> None:
+        self.ops = self.classify_statements(self.classify)
+        act = activity(flow(self), wrt, self.fn.body[-1].value)
+        self.check_constructors(act)
+        for s in self.statements:
+            check_followed(self, s, self.ops.get(id(s)), act.varied, act.useful)
+        check_writes(self)
+        for s in self.statements:
+            if (target_of(s) or is_write(s)) and changed(s) in act.active:
+                self.check_adjoint(s, self.ops[id(s)])
+
+    def check_constructors(self, act: Activity) -> None:
+        for stmt in self.statements:
+            op = self.ops.get(id(stmt))
+            if op is None or op.rule is None or op.rule.kind != "constructor":
+                continue
+            names = [n.id for a in op.args + list(op.kwargs.values())
+                     for n in gast.walk(a) if isinstance(n, gast.Name)]
+            if target_of(stmt) in act.useful and any(n in act.varied for n in names):
+                raise self.error(MissingRule, stmt,
+                                 f"{op.what} builds a new array from a value being "
+                                 f"differentiated, and no gradient flows through it; use "
+                                 f"np.stack or arithmetic instead")
+
+    def check_adjoint(self, stmt: gast.Assign, op: Operation) -> None:
+        """What the adjoint of `stmt` (it has one) cannot be made of."""
+        if op.kind == "write":
+            return
+        if op.kind == "rule" and op.fun is operator.mul and self.repeats_a_list(op):
+            raise self.error(MissingRule, stmt, "repeating a list a function returned (`* n`) "
+                                                "has no gradient rule (the rule of * is "
+                                                "arithmetic): build the array with np.tile or "
+                                                "np.concatenate")
+        if op.kind == "missing" or op.kind == "rule" and op.rule is None:
+            raise self.error(MissingRule, stmt, op.what if op.kind == "missing" else
+                             f"cannot differentiate {op.what}")
+        if op.kind == "call" and op.kwargs:
+            raise self.error(MissingRule, stmt, f"keyword arguments in a call to the "
+                                                f"differentiated function {op.what} are not "
+                                                f"supported yet")
+
+    def repeats_a_list(self, op: Operation) -> bool:
+        """Whether `a * n` (n an int) may repeat a list or tuple a user function returned
+        (normalize's `joins_sequences` refuses displays): Python repeats it, and `*`'s
+        rule would be silently wrong."""
+        if not any(isinstance(a, gast.Constant) and type(a.value) is int for a in op.args):
+            return False
+        made = {target_of(s): self.ops.get(id(s)) for s in self.statements if target_of(s)}
+        return any(isinstance(a, gast.Name) and (m := made.get(a.id)) is not None
+                   and m.kind == "call" and _returns_sequence(m.fun) for a in op.args)
+
+
+def flow(fp: FunctionPass) -> list[tuple[str, list[str]]]:
+    """(changed name, names a derivative flows from) per assignment of `fp.ops`."""
+    out = []
+    for s in fp.statements:
+        op = fp.ops.get(id(s))
+        if op is not None:
+            out.append((changed(s), op.operands()))
+    return out
+
+
+def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
+                   varied: set[str], useful: set[str] | None = None) -> None:
+    """Refuse what would drop a derivative without a word: a keyword argument of a
+    rule that receives a value being differentiated (rules differentiate positional
+    arguments), and a call kept for its effect (`parts.append(v)`, `x.sort()`,
+    `np.copyto(z, v)`) that receives one, whose change this pass cannot follow. A
+    pure function (its result unused), `print`, and a user function (checked for
+    writes into its arguments by normalize) are fine. `useful`: the names the result
+    needs (a keyword of a rule whose result it does not need is harmless)."""
+    if op is not None and op.kind == "rule" and op.rule is not None \
+            and op.rule.kind == "rule" and (useful is None or target_of(stmt) in useful):
+        r = op.rule   # the positions it gives gradients for (a whole tuple: each)
+        given = len(r.template) if isinstance(r.template, list) else \
+            1 if len(r.params) == 1 else len(op.args)
+        extra = {f"argument {k + 1}": a for k, a in enumerate(op.args) if k >= given}
+        for key, value in [*((f"keyword argument {k}=", v) for k, v in op.kwargs.items()),
+                           *extra.items()]:
+            if isinstance(value, gast.Name) and value.id in varied:
+                raise fp.error(MissingRule, stmt,
+                               f"{op.what}: its {key} receives a value being "
+                               f"differentiated, and it has no gradient there; pass "
+                               f"a constant, or wrap it in srcgrad.stop_gradient")
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+        return
+    call = stmt.value
+    if not {n.id for n in gast.walk(call) if isinstance(n, gast.Name)} & varied:
+        return
+    obj = fp.p.env.resolve(call.func, fp.locals)
+    method = obj is MISSING and isinstance(call.func, gast.Attribute)
+    r = lookup(obj) if obj is not MISSING else None
+    if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
+                       or nested_entry(obj) is not None):
+        return
+    raise fp.error(MissingRule, stmt,
+                   f"{dotted(call.func)}(...) is called for its effect, with a value "
+                   f"being differentiated: srcgrad cannot follow what it changes; "
+                   f"build values with a list display and np.stack or np.array, and "
+                   f"use functions that return their result")
+
+
+def views(fp: FunctionPass) -> dict[str, str]:
+    """For each name bound to a view of another (`v = x[1:]`, `v = x.T`, `v = x`, an
+    item of a tuple display that is one: `p = (x0, y); v = p[0]`), that other name."""
+    out: dict[str, str] = {}
+    fancy = fancy_names(fp.fn.body)
+    items: dict[str, list[gast.expr]] = {}   # the items of tuples: `p = (x0, y)`
+    for s in fp.statements:
+        name, v = target_of(s), getattr(s, "value", None)
+        if name is None:
+            continue
+        if isinstance(v, (gast.Tuple, gast.List)):
+            items[name] = v.elts
+            v = next((e for e in v.elts if isinstance(e, gast.Name)
+                      and e.id in fp.locals), None)   # (an index not known: the first)
+        elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) \
+                and v.value.id in items and (k := int_constant(v.slice)) is not None \
+                and -len(items[v.value.id]) <= k < len(items[v.value.id]):
+            v = items[v.value.id][k]    # `p[0]` is x0
+        if isinstance(v, gast.Name) and v.id in fp.locals:
+            out[name] = v.id
+        elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
+            parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+            if not any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
+                out[name] = v.value.id   # a fancy index makes a copy
+        elif isinstance(base := view_base(v, fp.p.env, fp.locals), gast.Name):
+            out[name] = base.id
+    return out
+
+
+def view_root(views: dict[str, str], name: str) -> str:
+    """The array `name` is a view of (through views of views: x[0][::-1]), or itself."""
+    seen = set()
+    while name in views and name not in seen:
+        seen.add(name)
+        name = views[name]
+    return name
+
+
+def check_writes(fp: FunctionPass) -> None:
+    """Writes go into arrays, not through a view (the tape tracks arrays by name).
+    An argument of the function differentiated that it writes into was copied on entry
+    (normalize); a helper's argument was not, and is refused here."""
+    shared = views(fp)
+    for s in fp.statements:
+        if not is_write(s):
+            continue
+        name = s.targets[0].value.id
+        root = view_root(shared, name)
+        if root in fp.params:   # only in a helper: see normalize's copy_args
+            raise fp.error(HelperWrites, s,
+                           f"writing into {name}[...] in a helper would change the "
+                           f"array its caller passed as {root!r}, which cannot be "
+                           f"differentiated; copy it first ({root} = {root}.copy()) "
+                           f"and return it")
+        if name in shared:
+            base = root
+            user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
+            base = user if user in fp.params and base[len(user) + 1:].isdigit() else base
+            raise fp.error(UnsupportedSyntax, s,
+                           f"{name!r} is a view of {base!r}; write into {base!r} "
+                           f"itself, or copy the view first")
+
+
+def _returns_sequence(fun) -> bool:
+    """Whether a `return` of the user function `fun` gives a list or tuple display, or
+    a name the function binds to one."""
+    returns = returned(fun) or []
+    displays = {t.id for node in gast.walk(parse(nested_entry(fun) or fun).tree)
+                if isinstance(node, gast.Assign)
+                and isinstance(node.value, (gast.List, gast.Tuple))
+                for t in node.targets if isinstance(t, gast.Name)} if returns else set()
+    return any(isinstance(r, (gast.List, gast.Tuple)) or isinstance(r, gast.Name)
+               and r.id in displays for r in returns)
