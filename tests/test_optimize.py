@@ -167,3 +167,18 @@ def test_hvp_computes_no_gradient(jit, rng):
     minus = g(*(a - h * d for a, d in zip((W1, b1, W2), v, strict=True)), X)
     for out, p, m in zip(got, plus, minus, strict=True):
         np.testing.assert_allclose(out, (p - m) / (2 * h), rtol=1e-6, atol=1e-8)
+
+
+def dead_determinant(x, n):
+    for _ in range(n):
+        t = np.linalg.det(np.outer(x, x))   # noqa: F841 (singular: its tangent raises)
+    return np.sum(x * x)
+
+
+def test_a_dead_linalg_value_and_its_tangent_go(jit):
+    # fuzzer seed 3100288: jvp kept the dead tangent of a determinant, through inv
+    f = srcgrad.jvp(dead_determinant, jit=jit)
+    assert "np.linalg" not in f.source
+    x = np.array([1.0, 2.0])
+    value, slope = f(x, 2, np.array([1.0, -1.0]))
+    assert value == 5.0 and slope == 2 * (1.0 - 2.0)   # by hand: 2 x . v

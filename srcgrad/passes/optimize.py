@@ -6,12 +6,13 @@ mode over a gradient is where that pays: `hvp` needs the tangent of the gradient
 gradient itself, so the products that compute the gradient go (and a product whose
 tangent is needed is left to `passes.join` only where its value is too).
 
-What has no effect is decided conservatively: operators, subscripts and tuples, NumPy and
-math functions (not `np.random`, nothing given `out=`), a few builtins, and srcgrad's
-helpers that only return a value. Method calls (`tape.pop()`), calls of generated or user
-functions, writes into arrays and every other statement stay, with what they read.
-A comment whose code went goes with it, and so does a comment inside a branch or loop
-that repeats the one in force (`y = a if c else b` is one line, though an `if`).
+What has no effect is decided conservatively: operators, subscripts and tuples, NumPy
+(np.linalg too) and math functions (not `np.random`, nothing given `out=`), a few
+builtins, and srcgrad's helpers that only return a value. Method calls (`tape.pop()`),
+calls of generated or user functions, writes into arrays and every other statement stay,
+with what they read. A comment whose code went goes with it, and so does a comment inside
+a branch or loop that repeats the one in force (`y = a if c else b` is one line, though
+an `if`).
 """
 
 from __future__ import annotations
@@ -175,8 +176,9 @@ def pure_call(call: gast.Call, ns: Namespace) -> bool:
     module = getattr(fun, "__module__", None) or ""
     if getattr(math, getattr(fun, "__name__", ""), None) is fun:
         return True
+    name = getattr(fun, "__name__", "")
     return module.startswith("numpy") and not module.startswith("numpy.random") \
-        and getattr(np, getattr(fun, "__name__", ""), None) is fun \
+        and any(getattr(space, name, None) is fun for space in (np, np.linalg)) \
         and fun not in _NUMPY_WRITERS
 
 
