@@ -6,7 +6,8 @@ answers with plain values:
 * `assigned_names`: a function's local names (parameters and every name it stores to),
   which the other questions take to tell a local from a global;
 * `view_base`, `root_name`: the array an expression may be a view of (`x` of `x.T[1:]`);
-  `is_basic_index` and `fancy_names`: whether an index makes a view or a copy;
+  `is_basic_index` and `fancy_names`: whether an index makes a view or a copy, and
+  `keeps_array`: whether its result is an array whatever the rank (`x[1:]`, not `x[0]`);
 * `writes`: the arrays a body writes into, and the names bound to views (`v -> {x}`);
   `through_views`: the arrays a write into some of them changes;
 * `value_bindings`, `returned_shared`, `sharing_helper`: names bound to an array another
@@ -81,8 +82,8 @@ def root_name(node: gast.AST, env: Env, local_names: frozenset[str]) -> str | No
 def _view_step(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST | None:
     """`view_base`, but None for a fancy index (which makes a copy)."""
     if isinstance(node, gast.Subscript):
-        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare)) for i in parts):
+        if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare))
+               for i in index_parts(node.slice)):
             return None
     return view_base(node, env, local_names)
 
@@ -262,9 +263,8 @@ def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, 
     if not isinstance(returned, gast.Name):
         return False
     local_names = assigned_names(tree)
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
-                node.targets[0].id == returned.id:
+    for node in all_assignments(tree.body):
+        if node.targets[0].id == returned.id:
             value = node.value
             elts = value.elts if isinstance(value, gast.Tuple) else [value]
             roots = [r for e in elts if (r := root_name(e, env, local_names)) is not None]
@@ -306,16 +306,28 @@ def fancy_names(body: list[gast.stmt]) -> set[str]:
 
 
 def all_assignments(body: list[gast.stmt]):
+    """The assignments to a name in `body`, at any depth."""
     for node in gast.walk(b.function("f", [], body)):
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             yield node
 
 
+def index_parts(index: gast.AST) -> list[gast.AST]:
+    """The parts of a subscript's index: `i` and `j` of `x[i, j]`, `i` of `x[i]`."""
+    return index.elts if isinstance(index, gast.Tuple) else [index]
+
+
+def keeps_array(index: gast.AST) -> bool:
+    """Whether `x[index]` is an array whatever x's rank: a part of it is a slice, None or
+    `...` (`x[0]` is a number of a vector, a row of a matrix)."""
+    return any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+               i.value in (None, Ellipsis) for i in index_parts(index))
+
+
 def is_basic_index(index: gast.AST, basic: set[str]) -> bool:
     """Whether `x[index]` is a view of `x` (NumPy's basic indexing): slices, int
     constants, `None`, `...` and names in `basic` (loop indices)."""
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    for part in parts:
+    for part in index_parts(index):
         if isinstance(part, gast.Slice):
             continue
         if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis

@@ -29,7 +29,9 @@ import gast
 
 from .. import builder as b
 from ..analysis.aliasing import (
+    all_assignments,
     assigned_names,
+    keeps_array,
     returned_shared,
     root_name,
     through_views,
@@ -110,16 +112,11 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
             break
         aliased |= passed
     sure_views = set()   # names bound to a slice or a view method of an array
-    for node in gast.walk(b.function(fn.name, params, body)):
-        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
-                _root(node.value) is not None and not isinstance(node.value, gast.Name):
-            v = node.value
-            parts = v.slice.elts if isinstance(v, gast.Subscript) and isinstance(
-                v.slice, gast.Tuple) else [getattr(v, "slice", None)]
-            if not isinstance(v, gast.Subscript) or any(
-                    isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
-                    i.value in (None, Ellipsis) for i in parts):
-                sure_views.add(node.targets[0].id)
+    for node in all_assignments(body):
+        v = node.value
+        if _root(v) is not None and not isinstance(v, gast.Name) and (
+                not isinstance(v, gast.Subscript) or keeps_array(v.slice)):
+            sure_views.add(node.targets[0].id)
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
                 node.target.id in viewed or node.target.id in sure_views):

@@ -27,7 +27,14 @@ import os
 import gast
 
 from .. import builder as b
-from ..analysis.aliasing import is_basic_index, root_name, sharing_helper, view_base
+from ..analysis.aliasing import (
+    index_parts,
+    is_basic_index,
+    keeps_array,
+    root_name,
+    sharing_helper,
+    view_base,
+)
 from ..frontend.parse import Env
 from ..naming import Namer
 from ..runtime import retake
@@ -123,11 +130,10 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
             return [e.id for e in (elts if k is None else [elts[k]])
                     if isinstance(e, gast.Name)]
         if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
-            parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
             if not is_basic_index(v.slice, loop_indices):
                 # `z[k]`, k a name: a view if k is an int, a copy if an index array; known
                 # when the code runs, so checked there where a write could show
-                named = {n.id for n in parts if isinstance(n, gast.Name)}
+                named = {n.id for n in index_parts(v.slice) if isinstance(n, gast.Name)}
                 if not named or not is_basic_index(v.slice, loop_indices | named):
                     return []
                 loose.add(id(stmt))
@@ -137,8 +143,7 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 helper_of[id(stmt)] = helper_of[v.value.id]
                 loose.add(id(stmt))
                 return [*returned[v.value.id], v.value.id]
-            if not any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
-                       i.value in (None, Ellipsis) for i in parts):
+            if not keeps_array(v.slice):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
             base = v.value.id
         elif isinstance(v, gast.Name) and (v.id in written or v.id in aliases):
