@@ -1,0 +1,340 @@
+"""aliasing: which names may share an array's memory, read from a function's tree.
+
+Requires a function body (the user's, or normalized) and its `Env`; changes no tree and
+answers with plain values:
+
+* `assigned_names`: a function's local names (parameters and every name it stores to),
+  which the other questions take to tell a local from a global;
+* `view_base`, `root_name`: the array an expression may be a view of (`x` of `x.T[1:]`);
+  `is_basic_index` and `fancy_names`: whether an index makes a view or a copy, and
+  `keeps_array`: whether its result is an array whatever the rank (`x[1:]`, not `x[0]`);
+* `writes`: the arrays a body writes into, and the names bound to views (`v -> {x}`);
+  `through_views`: the arrays a write into some of them changes;
+* `value_bindings`, `returned_shared`, `sharing_helper`: names bound to an array another
+  name holds (`v = x`, `p = (y, x)`, what a helper may return of its arguments);
+* `helper(fun)`: what a caller must know of a user function it calls (`HelperFacts`: the
+  parameters it writes into, whether its result may be an array it was passed), made once
+  per function from its normalized form. A helper that writes into an array it is passed
+  raises `HelperWrites`: the gradient cannot follow a write made in another function.
+
+Exists so that the passes that keep NumPy's aliasing visible (`inplace`, `views`) and the
+passes that emit code (`reverse`, `forward`, `fuse`) ask one place what may be a view.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import gast
+
+from .. import builder as b
+from ..errors import SrcgradError, UnsupportedSyntax
+from ..frontend.parse import MISSING, Env, is_user_function, parse
+from ..naming import Namer
+from ..passes.annotate import annotate
+from ..passes.reject import reject_unsupported
+from ..rules import fact
+
+
+def assigned_names(fn: gast.FunctionDef) -> frozenset[str]:
+    """Parameters and every name the body stores to."""
+    names = {a.id for a in fn.args.args}
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+    return frozenset(names)
+
+
+# array methods and attributes whose result may be a view (functions: their `view` fact)
+VIEW_METHODS = frozenset({"reshape", "ravel", "transpose", "T", "swapaxes", "squeeze", "view",
+                          "flat", "real", "imag", "diagonal"})
+
+
+def view_base(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST | None:
+    """The expression `node` may be a view of, one step: `x` of `x[1:]`, `x.T`,
+    `x.reshape(2, 2)`, `np.reshape(x, (2, 2))`; None if it makes a new array."""
+    if isinstance(node, gast.Subscript):
+        return node.value
+    if isinstance(node, gast.Attribute) and node.attr in VIEW_METHODS and \
+            env.resolve(node.value, local_names) is MISSING:
+        return node.value
+    if isinstance(node, gast.Call):
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr in VIEW_METHODS and \
+                env.resolve(func.value, local_names) is MISSING:
+            return func.value
+        if node.args and fact(env.resolve(func, local_names), "view"):
+            return node.args[0]
+    return None
+
+
+def root_name(node: gast.AST, env: Env, local_names: frozenset[str]) -> str | None:
+    """The name an expression reads through subscripts and views (`x` of `x.T[1:]`,
+    `x.reshape(2, 2)[0]`, `np.squeeze(x)`), or None."""
+    while node is not None and not isinstance(node, gast.Name):
+        node = _view_step(node, env, local_names)
+    return node.id if node is not None else None
+
+
+def _view_step(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST | None:
+    """`view_base`, but None for a fancy index (which makes a copy)."""
+    if isinstance(node, gast.Subscript):
+        if any(isinstance(i, (gast.List, gast.ListComp, gast.Compare))
+               for i in index_parts(node.slice)):
+            return None
+    return view_base(node, env, local_names)
+
+
+def sharing_helper(node: gast.AST, env: Env, local_names: frozenset[str]) -> Any:
+    """The user function `node` calls if it may return an array it is passed, else None."""
+    if isinstance(node, gast.Call) and \
+            is_user_function(fun := env.resolve(node.func, local_names)) and \
+            helper(fun).shares:
+        return fun
+    return None
+
+
+
+def value_bindings(tree: gast.AST):
+    """(name, value, whether it shares) for each name an assignment in `tree` binds to a
+    value it shows: `v = e`, and each item of `a, b = e1, e2`; an item shares unless it
+    reads a name the same assignment binds (`a, b = b, a` swaps, making no new sharing).
+    A name bound to a tuple or list display shares each of its items (`p = (y, x)`:
+    `p[1]` is x's array)."""
+    for node in gast.walk(tree):
+        if not isinstance(node, gast.Assign):
+            continue
+        target, value = node.targets[0], node.value
+        if isinstance(target, gast.Name):
+            for item in _items(value):
+                yield target.id, item, True
+        elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and \
+                len(target.elts) == len(value.elts):
+            bound = {t.id for t in target.elts if isinstance(t, gast.Name)}
+            for t, v in zip(target.elts, value.elts, strict=True):
+                if isinstance(t, gast.Name):
+                    for item in _items(v):
+                        yield t.id, item, not (isinstance(item, gast.Name) and item.id in bound)
+
+
+def _items(value: gast.AST):
+    """`value`, or the items of a tuple or list display, at any depth."""
+    if isinstance(value, (gast.Tuple, gast.List)):
+        for e in value.elts:
+            yield from _items(e)
+    else:
+        yield value
+
+
+class HelperWrites(UnsupportedSyntax):
+    """A call to a user function that writes into an array it is passed."""
+
+
+def writes(params: list[str], body: list[gast.stmt], env: Env,
+           filename: str) -> tuple[set[str], dict[str, set[str]]]:
+    """The arrays `body` writes into (`x[i] = ...`), and the names bound to views
+    (`v = x[1:]`: v -> {x}). A call to a user helper that writes into an array it is
+    passed is refused: the gradient cannot follow a write made in another function.
+
+    >>> fn = gast.parse("def f(x, y):\\n    v = x.T[1:]\\n    v[0] = y\\n    return x").body[0]
+    >>> written, views = writes(["x", "y"], fn.body, Env({}), "f.py")
+    >>> written, views, sorted(through_views(written, views))
+    ({'v'}, {'v': {'x'}}, ['v', 'x'])
+    """
+    local_names = assigned_names(b.function("f", params, body))
+    views: dict[str, set[str]] = {}
+    written: set[str] = set()
+    for node in gast.walk(b.function("f", params, body)):
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+            for t in targets:
+                # (what `x[idx] = v` writes into is x, whatever the index: the value)
+                if isinstance(t, gast.Subscript) and \
+                        (root := root_name(t.value, env, local_names)) is not None:
+                    written.add(root)
+                elif isinstance(node, gast.Assign):
+                    pairs = [(t, node.value)]
+                    if isinstance(t, gast.Tuple) and isinstance(node.value, gast.Tuple) and \
+                            len(t.elts) == len(node.value.elts):
+                        pairs = list(zip(t.elts, node.value.elts, strict=True))
+                    for name, value in pairs:   # (`a, b = x, y[1:]` binds two views)
+                        if not isinstance(name, gast.Name):
+                            continue
+                        # a tuple or list holds its items: `p = (x, y); v = p[1]` is y;
+                        # a helper may return what it is passed (`h(x[1:])`)
+                        for item in _items(value):
+                            for root in _roots(item, env, local_names):
+                                views.setdefault(name.id, set()).add(root)
+        elif isinstance(node, gast.Call) and \
+                is_user_function(fun := env.resolve(node.func, local_names)):
+            changed = helper(fun).written
+            names = list(inspect.signature(fun).parameters)
+            bound = [(k.arg, k.value) for k in node.keywords] + \
+                list(zip(names, node.args, strict=False))
+            for name, arg in bound:
+                if name in changed and root_name(arg, env, local_names) is not None:
+                    raise HelperWrites(
+                        f"{fun.__name__} writes into its argument {name!r}, the array "
+                        f"passed here as {root_name(arg, env, local_names)!r}, which the "
+                        f"gradient cannot follow: in {fun.__name__}, write into a copy "
+                        f"({name} = {name}.copy()) and return it",
+                        filename=filename, lineno=getattr(node, "lineno", None))
+    return written, views
+
+
+def _roots(value: gast.AST, env: Env, local_names: frozenset[str]) -> set[str]:
+    """The arrays `value` may be (or view), through subscripts and views: its root name,
+    or those of the arguments of a user function that may return one it is passed
+    (`h(x[1:])[::-1]`)."""
+    node = value
+    while node is not None and not isinstance(node, gast.Name):
+        if sharing_helper(node, env, local_names):
+            return {r for a in [*node.args, *(k.value for k in node.keywords)]
+                    for r in _roots(a, env, local_names)}
+        node = _view_step(node, env, local_names)
+    return {node.id} if node is not None else set()
+
+
+def through_views(written: set[str], views: dict[str, set[str]]) -> set[str]:
+    """The arrays a write into one of `written` changes: those and what they view."""
+    reached, todo = set(), list(written)
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += views.get(name, ())
+    return reached
+
+
+def returned_shared(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[str]:
+    """The names bound to what a user function returns when it may return an array it
+    was passed, a view of one, or one array twice (`h, c = cell(x)`: h may be x), and
+    the arrays passed to it (x, which `x += e` would change with h); also where the call
+    is an item of a tuple or list display (`p = (y, h(x))`)."""
+    out = set()
+    for node in gast.walk(b.function("f", [], body)):
+        if not isinstance(node, gast.Assign):
+            continue
+        for call in _items(node.value):
+            if sharing_helper(call, env, local_names):
+                out |= {n.id for t in node.targets for n in gast.walk(t)
+                        if isinstance(n, gast.Name)}
+                out |= {r for a in call.args
+                        if (r := root_name(a, env, local_names)) is not None}
+    return out
+
+
+@dataclass(frozen=True)
+class HelperFacts:
+    """What a caller must know of a user function it calls: the parameters whose arrays
+    it writes into, and whether its results may share memory with other names."""
+
+    written: frozenset[str] = frozenset()
+    shares: bool = True   # (unknown: no source, or a recursive call)
+
+
+def _helper_facts(fun: Any) -> HelperFacts:
+    # (imported here: normalize asks this analysis about the helpers it calls)
+    from ..passes.normalize import normalize
+
+    try:
+        parsed = annotate(parse(fun))
+        tree = reject_unsupported(parsed.tree, parsed.filename)
+        tree = normalize(tree, parsed.env, Namer(assigned_names(tree)), parsed.filename,
+                         copy_args=False)
+    except HelperWrites:
+        raise   # it passes its argument to a helper that writes into it
+    except SrcgradError:
+        return HelperFacts()   # called as it is, as the compiler does
+    params = [a.id for a in tree.args.args]
+    written, views = writes(params, tree.body, parsed.env, parsed.filename)
+    return HelperFacts(frozenset(params) & through_views(written, views),
+                       _returns_shared(tree, params, views, parsed.env))
+
+
+def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, set[str]],
+                    env: Env) -> bool:
+    """Whether the normalized function may return an array it was passed (or a view of
+    one), or one array twice (`return b, b`). After `a = a * 2`, `a` is a new array."""
+    returned = tree.body[-1].value   # normalized: one final `return atom`
+    if not isinstance(returned, gast.Name):
+        return False
+    local_names = assigned_names(tree)
+    for node in all_assignments(tree.body):
+        if node.targets[0].id == returned.id:
+            value = node.value
+            elts = value.elts if isinstance(value, gast.Tuple) else [value]
+            roots = [r for e in elts if (r := root_name(e, env, local_names)) is not None]
+            if len(roots) != len(set(roots)) or any(
+                    through_views({r}, views) & set(params) for r in roots):
+                return True
+    return returned.id in params
+
+
+_HELPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def helper(fun: Any) -> HelperFacts:
+    """The facts about user function `fun` its callers need, made once per function."""
+    if fun not in _HELPERS:
+        _HELPERS[fun] = HelperFacts()   # what a recursive call sees
+        try:
+            _HELPERS[fun] = _helper_facts(fun)
+        except HelperWrites:
+            del _HELPERS[fun]
+            raise
+    return _HELPERS[fun]
+
+
+_FANCY_CALLS = ("array", "asarray", "arange", "nonzero", "argsort", "flatnonzero", "argwhere")
+
+
+def fancy_names(body: list[gast.stmt]) -> set[str]:
+    """Names bound to an index that makes a copy (a list, a comparison mask, an integer
+    array made by a NumPy call): `x[idx]` with one of these is not a view of `x`."""
+    out = set()
+    for s in all_assignments(body):
+        v = s.value
+        if isinstance(v, (gast.List, gast.ListComp, gast.Compare)) or \
+                isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                v.func.attr in _FANCY_CALLS:
+            out.add(s.targets[0].id)
+    return out
+
+
+def all_assignments(body: list[gast.stmt]):
+    """The assignments to a name in `body`, at any depth."""
+    for node in gast.walk(b.function("f", [], body)):
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            yield node
+
+
+def index_parts(index: gast.AST) -> list[gast.AST]:
+    """The parts of a subscript's index: `i` and `j` of `x[i, j]`, `i` of `x[i]`."""
+    return index.elts if isinstance(index, gast.Tuple) else [index]
+
+
+def keeps_array(index: gast.AST) -> bool:
+    """Whether `x[index]` is an array whatever x's rank: a part of it is a slice, None or
+    `...` (`x[0]` is a number of a vector, a row of a matrix)."""
+    return any(isinstance(i, gast.Slice) or isinstance(i, gast.Constant) and
+               i.value in (None, Ellipsis) for i in index_parts(index))
+
+
+def is_basic_index(index: gast.AST, basic: set[str]) -> bool:
+    """Whether `x[index]` is a view of `x` (NumPy's basic indexing): slices, int
+    constants, `None`, `...` and names in `basic` (loop indices)."""
+    for part in index_parts(index):
+        if isinstance(part, gast.Slice):
+            continue
+        if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis
+                                                or type(part.value) is int):
+            continue
+        if isinstance(part, gast.Name) and part.id in basic:
+            continue
+        return False
+    return True
+
