@@ -696,8 +696,8 @@ def _param_name(w, params: list[str], fun, option: str = "wrt") -> str:
 
 def _variables(fun) -> frozenset[str]:
     """Names `fun` assigns (a `wrt` may name one: the gradient of an intermediate)."""
+    from .analysis.aliasing import assigned_names
     from .frontend.parse import parse
-    from .passes.normalize import assigned_names
 
     try:
         return assigned_names(parse(fun).tree)

@@ -33,6 +33,7 @@ import gast
 import numpy as np
 
 from . import builder as b
+from .analysis.aliasing import HelperWrites
 from .codegen import to_source
 from .errors import RecursiveFunction, SrcgradError, WrtError
 from .frontend.parse import Env, Parsed, nested_entry, parse, register_generated
@@ -43,7 +44,7 @@ from .passes.check import check
 from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
 from .passes.join import join
-from .passes.normalize import HelperWrites, normalize
+from .passes.normalize import normalize
 from .passes.optimize import optimize
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse

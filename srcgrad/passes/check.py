@@ -36,6 +36,7 @@ import operator
 import gast
 
 from ..analysis.activity import Activity, activity
+from ..analysis.aliasing import HelperWrites, fancy_names, view_base
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
 from ..rules import lookup
@@ -50,7 +51,6 @@ from .base import (
     returned,
     target_of,
 )
-from .normalize import HelperWrites, fancy_names, view_base
 
 
 def check(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str]) -> None:

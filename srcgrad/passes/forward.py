@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import builder as b
 from ..analysis.activity import activity
+from ..analysis.aliasing import view_base
 from ..errors import MissingRule
 from ..frontend.parse import MISSING, Parsed
 from ..naming import Namer
@@ -39,7 +40,6 @@ from ..runtime import broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
 from .check import check_followed
-from .normalize import view_base
 
 # `adder(out, *args)` is `out += helper(*args)`, in place
 

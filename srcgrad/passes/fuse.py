@@ -52,9 +52,9 @@ import numpy as np
 
 from .. import builder as b
 from .. import runtime
+from ..analysis.aliasing import VIEW_METHODS
 from ..rules import fact
 from .base import GeneratedFunction, Namespace, all_statements
-from .normalize import VIEW_METHODS
 from .optimize import _is_comment, pure_call
 
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)

@@ -35,13 +35,7 @@ import copy
 import gast
 
 from .. import builder as b
-from ..analysis.aliasing import (  # noqa: F401  (imported from here by the modules named)
-    VIEW_METHODS,  # fuse
-    HelperWrites,  # compiler, reverse
-    assigned_names,  # api
-    fancy_names,  # reverse
-    view_base,  # reverse, forward
-)
+from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer

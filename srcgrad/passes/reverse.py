@@ -33,6 +33,7 @@ import gast
 
 from .. import builder as b
 from ..analysis.activity import activity
+from ..analysis.aliasing import is_basic_index
 from ..analysis.placement import breaks
 from ..analysis.values import (
     full_reduction,
@@ -196,9 +197,11 @@ class _Reverse(Recording):
             if isinstance(value, gast.Name) and value.id in self.act.active:
                 # a copy: the entries are zeroed next; summed where `v` was broadcast
                 index = copy.deepcopy(stmt.targets[0].slice)
-                part = b.call(b.name(self.bind("snapshot", snapshot)), b.subscript(dy, index)) \
-                    if self.basic(index) else b.call(   # a repeated entry: the last write's
-                        b.name(self.bind("written_grad", written_grad)), dy, _value(index))
+                if is_basic_index(index, self.ints):
+                    part = b.call(b.name(self.bind("snapshot", snapshot)), b.subscript(dy, index))
+                else:   # a repeated entry: the last write's
+                    part = b.call(b.name(self.bind("written_grad", written_grad)), dy,
+                                  _value(index))
                 a.add.append((value.id, b.call(b.name(self.bind("unbroadcast", unbroadcast)),
                                                part, b.name(value.id))))
             return a
@@ -561,7 +564,7 @@ class _Reverse(Recording):
             out.append(b.assign(dvar, b.call(b.name(self.bind("broadcast_like",
                                                               broadcast_like)),
                                              b.name(dvar), b.name(var))))
-        if self.basic(index):
+        if is_basic_index(index, self.ints):
             out.append(b.make(gast.AugAssign, target=b.subscript(b.name(dvar), index,
                                                                  store=True),
                               op=gast.Add(), value=dy))
@@ -583,20 +586,6 @@ class _Reverse(Recording):
                 b.assign(b.subscript(b.name(dvar), index, store=True),
                          b.binop(b.subscript(b.name(dvar), copy.deepcopy(index)), gast.Add(),
                                  dy))]
-
-    def basic(self, index: gast.AST) -> bool:
-        """Whether `index` is made of ints and slices only (no entry can repeat)."""
-        parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        for part in parts:
-            if isinstance(part, gast.Slice):
-                continue
-            if isinstance(part, gast.Constant) and (part.value is None or part.value is ...
-                                                    or type(part.value) is int):
-                continue
-            if isinstance(part, gast.Name) and part.id in self.ints:
-                continue
-            return False
-        return True
 
     def accumulate_item(self, var: str, k: int, dy: gast.AST) -> list[gast.stmt]:
         """``dvar = (dvar[0], dvar[1] + dy)``: a tuple's adjoint, a tuple of the adjoints of

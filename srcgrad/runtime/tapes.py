@@ -111,7 +111,7 @@ def _unshared_typer(v, message):
 def unaliased(v, array, message):
     """`v`, a value taken from `array`: refused if it is a view of it that is read after
     a write into `array` (or into an item of it, a tuple) the gradient cannot follow (see
-    normalize's `_retake_views`)."""
+    `passes/views.py`'s `retake_views`)."""
     arrays = array if isinstance(array, (tuple, list)) else (array,)
     if isinstance(v, np.ndarray) and any(np.shares_memory(v, a) for a in arrays):
         raise UnsupportedSyntax(message)
