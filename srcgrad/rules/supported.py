@@ -48,6 +48,11 @@ def _name(fun: Any) -> tuple[str, str] | None:
                                     ("math", math, "math."), ("Python", builtins, "")]:
         if getattr(module, name, None) is fun:
             return section, f"`{prefix}{name}`"
+    import scipy.stats
+    owner = getattr(fun, "__self__", None)   # a distribution's method: scipy.stats.norm.pdf
+    for distribution in dir(scipy.stats) if owner is not None else ():
+        if getattr(scipy.stats, distribution) is owner:
+            return "SciPy", f"`scipy.stats.{distribution}.{name}`"
     import srcgrad
     if getattr(srcgrad, name, None) is fun:
         return "srcgrad", f"`srcgrad.{name}`"
