@@ -316,7 +316,7 @@ def test_what_is_refused(jit):
         srcgrad.jvp(singular_keyword, jit=jit)(x, x, np.eye(2), x)
     # the count of a Poisson density, differentiated: no gradient, refused when run
     with pytest.raises(srcgrad.MissingRule, match="counts"):
-        srcgrad.grad(count_differentiated, wrt=(0, 1), jit=False)(np.array([1.0, 2.0]), 1.5)
+        srcgrad.grad(count_differentiated, wrt=(0, 1), jit=jit)(np.array([1.0, 2.0]), 1.5)
 
 
 def test_a_covariance_given_by_its_diagonal_is_refused():
