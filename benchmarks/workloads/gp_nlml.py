@@ -26,7 +26,7 @@ def primal(log_l, log_s, log_noise, X, y):
         np.exp(2.0 * log_noise) * np.eye(n)
     L = np.linalg.cholesky(K)
     z = np.linalg.solve(L, y)
-    return 0.5 * np.sum(z * z) + np.sum(np.log(np.diagonal(L))) + 0.5 * n * math.log(2 * math.pi)
+    return 0.5 * np.sum(z * z) + np.sum(np.log(np.diag(L))) + 0.5 * n * math.log(2 * math.pi)
 
 
 def inputs(rng):
