@@ -261,8 +261,14 @@ class FunctionPass:
                 if isinstance(obj, Overridden):  # in a gradient_override block
                     obj, what = obj.primal, obj.what
                 if r.kind == "rule":
-                    args, kwargs = by_position(obj, value.args, kwargs, len(r.params),
-                                                defaults=r.origin is not None)
+                    form = fact(fun, "called_as")   # its signature names the arguments
+                    args, kwargs = by_position(form or obj, value.args, kwargs, len(r.params),
+                                                defaults=r.origin is not None or bool(form))
+                    if form is not None and (kwargs or len(args) != len(r.params)):
+                        return Operation("missing", args, kwargs, what=(
+                            f"{what}: srcgrad differentiates it as {form.__name__}"
+                            f"{inspect.signature(form)}, which this call does not fit "
+                            f"(keywords {sorted(kwargs)}, {len(args)} arguments)"))
                     refuse = fact(fun, "refuse")
                     why = refuse({k: v.value for k, v in kwargs.items()
                                   if isinstance(v, gast.Constant)}) if refuse else None
@@ -319,7 +325,8 @@ class FunctionPass:
 
         A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
         generated module, so numba compiles every function the code reaches without
-        srcgrad writing into the user's modules. `shallow`: a compound statement's own
+        srcgrad writing into the user's modules; a call to a primal with a `called_as`
+        form (`norm.logpdf(x)`) calls that form. `shallow`: a compound statement's own
         test or iterator only (its blocks are bound already)."""
         if shallow:
             parts = [getattr(stmt, f) for f in ("test", "iter") if hasattr(stmt, f)]
@@ -338,6 +345,9 @@ class FunctionPass:
                     node.func, obj = copy.deepcopy(obj.func), obj.primal
                 if is_user_function(obj) or nested_entry(obj) is not None:
                     node.func = b.name(self.primal(obj, node))
+                    bound.add(id(node.func))
+                elif (form := fact(obj, "called_as")) is not None:
+                    node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \

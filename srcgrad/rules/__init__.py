@@ -101,6 +101,9 @@ class Op:
     add_into: Callable | None = None  # `d += op(...)` as `add_into(d, ...)`, in place
     joint: Joint | None = None        # its value and tangent in one call (forward mode)
     faster: Callable | None = None    # what generated adjoint code calls in its place
+    called_as: Callable | None = None  # what generated code calls in the primal's place, a
+    # function numba compiles (scipy.stats.norm.logpdf, a bound method numba cannot type);
+    # its signature places the call's keyword arguments and fills its defaults
     looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
     refuse: Callable | None = None   # refuse(constant keywords) -> why a call cannot be
     # differentiated (logsumexp's return_sign=True), or None

@@ -42,12 +42,19 @@ def _name(fun: Any) -> tuple[str, str] | None:
         return None
     if getattr(operator, name, None) is fun and fun in _SYMBOLS:
         return "Python", f"`{_SYMBOLS[fun]}`"
+    import scipy.linalg
     import scipy.special
     for section, module, prefix in [("NumPy", np, "np."), ("NumPy", np.linalg, "np.linalg."),
                                     ("SciPy", scipy.special, "scipy.special."),
+                                    ("SciPy", scipy.linalg, "scipy.linalg."),
                                     ("math", math, "math."), ("Python", builtins, "")]:
         if getattr(module, name, None) is fun:
             return section, f"`{prefix}{name}`"
+    import scipy.stats
+    owner = getattr(fun, "__self__", None)   # a distribution's method: scipy.stats.norm.pdf
+    for distribution in dir(scipy.stats) if owner is not None else ():
+        if getattr(scipy.stats, distribution) is owner:
+            return "SciPy", f"`scipy.stats.{distribution}.{name}`"
     import srcgrad
     if getattr(srcgrad, name, None) is fun:
         return "srcgrad", f"`srcgrad.{name}`"

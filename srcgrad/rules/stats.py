@@ -1,0 +1,207 @@
+"""scipy.stats: the records of the densities srcgrad differentiates. Each is a bound method
+of a distribution instance (`scipy.stats.norm.logpdf`; a new object at each access, equal
+to the others), which numba cannot type: generated code calls its `called_as` form in
+`runtime/stats.py`, whose signature is SciPy's, and which has the same rules (code
+generated from generated code, as hvp's, calls it). Frozen distributions (`norm(0, 1).logpdf`)
+have no record and are refused, as are keywords the forms do not take (`allow_singular=`).
+
+Derivatives, with z = (x - loc) / scale and l the log density: a location-scale family
+has dl/dx = l'(z) / scale = -dl/dloc and dl/dscale = -(1 + z l'(z)) / scale. norm:
+l'(z) = -z; norm.cdf' = phi(z), norm.logcdf' = phi(z) / Phi(z) = exp(-z^2/2 - y) / sqrt(2 pi).
+t: l'(z) = -(df + 1) z / (df + z^2) and dl/ddf = (psi((df+1)/2) - psi(df/2) - 1/df -
+log1p(z^2/df) + (df + 1) z^2 / (df (df + z^2))) / 2. poisson: dl/dmu = k / mu - 1 (the
+count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
+l'(z) = (a - 1) / z - (b - 1) / (1 - z), dl/da = log z - psi(a) + psi(a + b), dl/db =
+log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers.
+"""
+
+import numpy as np
+from scipy import special, stats
+
+from ..runtime import unbroadcast
+from ..runtime.stats import (
+    beta_logpdf,
+    count_grad,
+    dirichlet_alpha_slope,
+    dirichlet_grads,
+    dirichlet_logpdf,
+    dirichlet_x_slope,
+    gamma_logpdf,
+    multivariate_normal_cov_slope,
+    multivariate_normal_grads,
+    multivariate_normal_logpdf,
+    multivariate_normal_solved,
+    norm_cdf,
+    norm_logcdf,
+    norm_logpdf,
+    norm_pdf,
+    poisson_logpmf,
+    t_logpdf,
+)
+from . import describe, rule, tangent
+
+# ---- the normal distribution ----
+
+
+@rule(stats.norm.logpdf, norm_logpdf, called_as=norm_logpdf)
+def norm_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * (x - loc) / scale ** 2, x),
+            unbroadcast(dy * (x - loc) / scale ** 2, loc),
+            unbroadcast(dy * (((x - loc) / scale) ** 2 - 1.0) / scale, scale))
+
+
+@tangent(stats.norm.logpdf, norm_logpdf)
+def norm_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * (x - loc) / scale ** 2, dx * (x - loc) / scale ** 2,
+            dx * (((x - loc) / scale) ** 2 - 1.0) / scale)
+
+
+@rule(stats.norm.pdf, norm_pdf, called_as=norm_pdf)
+def norm_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * (x - loc) / scale ** 2, x),
+            unbroadcast(dy * y * (x - loc) / scale ** 2, loc),
+            unbroadcast(dy * y * (((x - loc) / scale) ** 2 - 1.0) / scale, scale))
+
+
+@tangent(stats.norm.pdf, norm_pdf)
+def norm_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * (x - loc) / scale ** 2, dx * y * (x - loc) / scale ** 2,
+            dx * y * (((x - loc) / scale) ** 2 - 1.0) / scale)
+
+
+@rule(stats.norm.cdf, norm_cdf, called_as=norm_cdf)
+def norm_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * norm_pdf(x, loc, scale), x),
+            unbroadcast(-dy * norm_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * norm_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.norm.cdf, norm_cdf)
+def norm_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * norm_pdf(x, loc, scale), -dx * norm_pdf(x, loc, scale),
+            -dx * norm_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.norm.logcdf, norm_logcdf, called_as=norm_logcdf)
+def norm_logcdf_rule(dy, y, x, loc, scale):
+    # the density over the distribution function, in range far in the lower tail
+    return (unbroadcast(dy * np.exp(norm_logpdf(x, loc, scale) - y), x),
+            unbroadcast(-dy * np.exp(norm_logpdf(x, loc, scale) - y), loc),
+            unbroadcast(-dy * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale,
+                        scale))
+
+
+@tangent(stats.norm.logcdf, norm_logcdf)
+def norm_logcdf_tangent(dx, y, x, loc, scale):
+    return (dx * np.exp(norm_logpdf(x, loc, scale) - y),
+            -dx * np.exp(norm_logpdf(x, loc, scale) - y),
+            -dx * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale)
+
+
+# ---- Student's t ----
+
+
+@rule(stats.t.logpdf, t_logpdf, called_as=t_logpdf)
+def t_logpdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(-dy * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2), x),
+            unbroadcast(dy * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) -
+                                    1.0 / df - np.log1p(((x - loc) / scale) ** 2 / df) +
+                                    (df + 1.0) * (x - loc) ** 2 /
+                                    (df * (df * scale ** 2 + (x - loc) ** 2))), df),
+            unbroadcast(dy * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2), loc),
+            unbroadcast(dy * (df * ((x - loc) ** 2 - scale ** 2) /
+                              (df * scale ** 2 + (x - loc) ** 2)) / scale, scale))
+
+
+@tangent(stats.t.logpdf, t_logpdf)
+def t_logpdf_tangent(dx, y, x, df, loc, scale):
+    return (-dx * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+            dx * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) - 1.0 / df -
+                        np.log1p(((x - loc) / scale) ** 2 / df) + (df + 1.0) * (x - loc) ** 2 /
+                        (df * (df * scale ** 2 + (x - loc) ** 2))),
+            dx * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+            dx * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) /
+            scale)
+
+
+# ---- Poisson: the rate only (k and loc are counts) ----
+
+
+@rule(stats.poisson.logpmf, poisson_logpmf, called_as=poisson_logpmf)
+def poisson_logpmf_rule(dy, y, k, mu, loc):
+    return count_grad(dy, k), unbroadcast(dy * ((k - loc) / mu - 1.0), mu), count_grad(dy, loc)
+
+
+@tangent(stats.poisson.logpmf, poisson_logpmf)
+def poisson_logpmf_tangent(dx, y, k, mu, loc):
+    return count_grad(dx, k), dx * ((k - loc) / mu - 1.0), count_grad(dx, loc)
+
+
+# ---- gamma and beta ----
+
+
+@rule(stats.gamma.logpdf, gamma_logpdf, called_as=gamma_logpdf)
+def gamma_logpdf_rule(dy, y, x, a, loc, scale):
+    return (unbroadcast(dy * ((a - 1.0) / (x - loc) - 1.0 / scale), x),
+            unbroadcast(dy * (np.log((x - loc) / scale) - special.psi(a)), a),
+            unbroadcast(-dy * ((a - 1.0) / (x - loc) - 1.0 / scale), loc),
+            unbroadcast(dy * ((x - loc) / scale - a) / scale, scale))
+
+
+@tangent(stats.gamma.logpdf, gamma_logpdf)
+def gamma_logpdf_tangent(dx, y, x, a, loc, scale):
+    return (dx * ((a - 1.0) / (x - loc) - 1.0 / scale),
+            dx * (np.log((x - loc) / scale) - special.psi(a)),
+            -dx * ((a - 1.0) / (x - loc) - 1.0 / scale), dx * ((x - loc) / scale - a) / scale)
+
+
+@rule(stats.beta.logpdf, beta_logpdf, called_as=beta_logpdf)
+def beta_logpdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), x),
+            unbroadcast(dy * (np.log((x - loc) / scale) - special.psi(a) +
+                              special.psi(a + b)), a),
+            unbroadcast(dy * (np.log1p(-(x - loc) / scale) - special.psi(b) +
+                              special.psi(a + b)), b),
+            unbroadcast(-dy * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), loc),
+            unbroadcast(-dy * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale,
+                        scale))
+
+
+@tangent(stats.beta.logpdf, beta_logpdf)
+def beta_logpdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+            dx * (np.log((x - loc) / scale) - special.psi(a) + special.psi(a + b)),
+            dx * (np.log1p(-(x - loc) / scale) - special.psi(b) + special.psi(a + b)),
+            -dx * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+            -dx * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
+
+
+# ---- multivariate normal and Dirichlet ----
+
+
+@rule(stats.multivariate_normal.logpdf, multivariate_normal_logpdf,
+      called_as=multivariate_normal_logpdf)
+def multivariate_normal_logpdf_rule(dy, y, x, mean, cov):
+    return multivariate_normal_grads(dy, x, mean, cov)
+
+
+@tangent(stats.multivariate_normal.logpdf, multivariate_normal_logpdf)
+def multivariate_normal_logpdf_tangent(dx, y, x, mean, cov):
+    return (-np.sum(multivariate_normal_solved(x, mean, cov) * dx, axis=-1),
+            np.sum(multivariate_normal_solved(x, mean, cov) * dx, axis=-1),
+            multivariate_normal_cov_slope(dx, x, mean, cov))
+
+
+@rule(stats.dirichlet.logpdf, dirichlet_logpdf, called_as=dirichlet_logpdf)
+def dirichlet_logpdf_rule(dy, y, x, alpha):
+    return dirichlet_grads(dy, x, alpha)
+
+
+@tangent(stats.dirichlet.logpdf, dirichlet_logpdf)
+def dirichlet_logpdf_tangent(dx, y, x, alpha):
+    return dirichlet_x_slope(dx, x, alpha), dirichlet_alpha_slope(dx, x, alpha)
+
+
+describe(count_grad, multivariate_normal_grads, multivariate_normal_solved,
+         multivariate_normal_cov_slope, dirichlet_grads, dirichlet_x_slope,
+         dirichlet_alpha_slope, pure=True)
