@@ -1233,3 +1233,25 @@ def test_a_function_named_as_a_function_it_calls_is_not_recursive(jit):
     # (RecursionError); d sum(inv(a))/da = -inv(a)^T 1 1^T inv(a)^T = -1/4 at a = 2 I
     got = srcgrad.grad(inv, jit=jit)(2.0 * np.eye(2))
     np.testing.assert_allclose(got, np.full((2, 2), -0.25))
+
+
+def test_generated_source_does_not_depend_on_string_hashes():
+    # found while splitting normalize (fuzz seed 5000281): the tape of `_t84 + _t85` was
+    # made in set order, so two processes generated different sources (and cache entries)
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, hashlib, tempfile; from pathlib import Path; import srcgrad; "
+            "from fuzz.grammar import Grammar; from fuzz.runner import load; "
+            "src, specs = Grammar(5000281, True).program(); "
+            "f = load(src, 5000281, Path(tempfile.mkdtemp())); "
+            "wrt = tuple(f'x{k}' for k, s in enumerate(specs) if s != 'int'); "
+            "print(hashlib.sha1(srcgrad.grad(f, wrt=wrt, jit=False).source.encode())"
+            ".hexdigest())")
+    here = Path(__file__).resolve().parent
+    digests = {subprocess.run([sys.executable, "-c", code], cwd=here, capture_output=True,
+                              text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("1", "3")}
+    assert len(digests) == 1

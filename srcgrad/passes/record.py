@@ -70,9 +70,12 @@ class Recording(FunctionPass):
                 if k is not None and len(call.args) > k and isinstance(call.args[k], gast.Name) \
                         and call.args[k].id not in reshaped:
                     shape_only.add(id(call.args[k]))
-            return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-                    and n.id in self.locals and n.id not in adjoint_names
-                    and n.id not in self.hook_locals and id(n) not in shape_only}
+            # in the order they are read (not a set's: generated code must not depend on
+            # the process's string hashes, or the disk cache misses)
+            return list(dict.fromkeys(
+                n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                and n.id in self.locals and n.id not in adjoint_names
+                and n.id not in self.hook_locals and id(n) not in shape_only))
 
         for s in self.statements:
             a = self.adjoints.get(id(s))
@@ -80,7 +83,7 @@ class Recording(FunctionPass):
                 exprs = a.pre + [e for _, e in a.add] + [e for _, i, e in a.add_at] + \
                     [i for _, i, e in a.add_at]
                 target = target_of(s)
-                for n in set().union(*map(names, exprs)) if exprs else set():
+                for n in dict.fromkeys(n for e in exprs for n in names(e)):
                     after = n == target and not a.self_ref
                     out.append(Read(n, s, after=after))
                 if a.result_copy:
