@@ -31,6 +31,8 @@ UNARY = [
     "np.deg2rad({})", "np.rad2deg(np.tanh({}))", "np.sinc({})", "np.fabs(({}) ** 2 + 0.5)",
     "np.nan_to_num({})", "scipy.special.expit({})", "scipy.special.erf({})",
     "scipy.special.gammaln(({}) ** 2 + 1.0)", "scipy.special.log_ndtr({})",
+    "scipy.stats.norm.logpdf({})", "scipy.stats.norm.cdf({}, 0.5, 2.0)",
+    "scipy.stats.t.logpdf({}, 3.0)",
 ]
 BINARY = [
     "({} + {})", "({} - {})", "({} * {})", "({} / (({}) ** 2 + 1.0))", "np.add({}, {})",
@@ -39,6 +41,7 @@ BINARY = [
     "np.maximum({}, {} + 3.0)", "np.minimum({}, {} + 3.0)", "np.fmax({} - 3.0, {})",
     "np.fmin({} + 3.0, {})", "np.power(({}) ** 2 + 1.0, np.sin({}))", "np.logaddexp2({}, {})",
     "scipy.special.xlogy(({}) ** 2 + 1.0, ({}) ** 2 + 1.0)",
+    "scipy.stats.norm.logpdf({}, {}, 1.5)",
 ]
 # Reductions of an expression of shape (2, 3) (key) to a smaller shape.
 REDUCE = {
@@ -437,7 +440,7 @@ class Grammar:
         env["n"] = "int"
         body = self.block(env, 2, int(self.rng.integers(2, 6)))
         body.append(f"return {self.result(env)}")
-        source = ["import numpy as np", "import scipy.special", "", ""] + head + \
+        source = ["import numpy as np", "import scipy.special", "import scipy.stats", "", ""] + head + \
             self.helper_lines
         if self.helper_lines:
             source.append("")
