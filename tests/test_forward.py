@@ -233,3 +233,21 @@ def test_take_tangents_against_differences(jit, rng):
     np.testing.assert_allclose(srcgrad.hvp(taken, jit=jit)(a, order, da),
                                (g(a + h * da, order) - g(a - h * da, order)) / (2 * h),
                                rtol=1e-5, atol=1e-6)
+
+
+def fit(a, b):
+    # one operation whose result is a tuple, both arguments varied
+    x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x ** 2) + np.sum(residuals) + np.sum(sv)
+
+
+def test_tuple_tangents_add_item_by_item(jit, rng):
+    # the tangent parts of (x, residuals, rank, sv) along a and along b are tuples: they
+    # add entry by entry (`+` would join them into a tuple of eight)
+    a, b = rng.standard_normal((4, 2)), rng.standard_normal(4)
+    ta, tb = rng.standard_normal((4, 2)), rng.standard_normal(4)
+    jvp = srcgrad.jvp(fit, wrt=(0, 1), jit=jit)
+    assert "add_items(" in jvp.source
+    h = 1e-6
+    expected = (fit(a + h * ta, b + h * tb) - fit(a - h * ta, b - h * tb)) / (2 * h)
+    assert jvp(a, b, (ta, tb))[1] == pytest.approx(expected, rel=1e-6)

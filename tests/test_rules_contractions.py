@@ -257,12 +257,20 @@ def test_einsum_by_hand_and_forward(jit, rng):
     assert slope == pytest.approx((einsum_op(*up) - einsum_op(*down)) / (2 * h), rel=1e-6)
 
 
-def test_einsum_second_order_is_a_clear_error(jit):
-    # the gradients' tangents come as one tuple per argument, which forward mode cannot
-    # sum yet: refused rather than wrong
-    a, w = np.eye(3), np.ones((3, 2))
-    with pytest.raises(srcgrad.SrcgradError, match="second derivatives through np.einsum"):
-        srcgrad.hvp(einsum_trace_and_total, jit=jit)(a, w, a)
+def einsum_products(a, w):
+    # two and three operands, and a trace
+    return (np.einsum("ii->", a) ** 2 + np.sum(np.einsum("ij,jk->ik", a, w) ** 2)
+            + np.sum(np.einsum("ij,jk,kl->il", a, w, w.T) ** 3))
+
+
+def test_einsum_second_order(jit, rng):
+    # hvp reads the tangents of the operands' gradients (a tuple, added item by item);
+    # by hand: the trace's gradient I is constant, so hvp of tr(a) + sum(a w) is zero
+    a, w = rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+    np.testing.assert_array_equal(
+        srcgrad.hvp(einsum_trace_and_total, jit=jit)(a, w, rng.standard_normal((3, 3))), 0.0)
+    assert_forward(einsum_products, (a, w), (rng.standard_normal((3, 3)),), jit)
+    assert_forward(einsum_products, (a, w), (rng.standard_normal((3, 2)),), jit, wrt=1)
 
 
 def einsum_of(subscripts, a):
@@ -338,6 +346,9 @@ def test_multi_dot_by_hand_and_forward(jit, rng):
     down = [x - h * t for x, t in zip(args, tangents, strict=True)]
     assert slope == pytest.approx((multi_dot_op(*up) - multi_dot_op(*down)) / (2 * h),
                                   rel=1e-6)
-    # the gradients come as one tuple, which forward mode cannot differentiate yet
-    with pytest.raises(srcgrad.SrcgradError, match="second derivatives through np.linalg"):
-        srcgrad.hvp(bilinear, jit=jit)(u, m, v, u)
+    # u^T M v is linear in each: its Hessian in u is zero, in (u, M) d2/du dM_ij = v_j
+    np.testing.assert_array_equal(srcgrad.hvp(bilinear, jit=jit)(u, m, v, u), 0.0)
+    np.testing.assert_allclose(
+        srcgrad.jvp(srcgrad.grad(bilinear, jit=jit), wrt=1, jit=jit)(u, m, v, m)[1], m @ v)
+    for k in range(4):   # a list of matrices and tuples with vectors
+        assert_forward(multi_dot_op, args, (rng.standard_normal(args[k].shape),), jit, wrt=k)

@@ -1,5 +1,6 @@
 """Matrix decompositions (srcgrad/rules/decompositions.py: np.linalg.cholesky, eigvalsh,
-pinv and norm; srcgrad/rules/factorizations.py: slogdet, eigh, qr, svd and svdvals) against
+pinv and norm; srcgrad/rules/factorizations.py: slogdet, eigh, qr, svd and svdvals;
+srcgrad/rules/least_squares.py: lstsq) against
 central differences (the sweep's `CASES`), values by hand, forward mode (jvp) against
 differences of the function and hvp against differences of the gradient, and the keyword
 forms that are refused. The functions of eigenvectors and singular vectors read them
@@ -113,6 +114,15 @@ def svdvals_sum(a, w):
     return np.sum(np.linalg.svdvals(a) ** 2 * w)
 
 
+def lstsq_sum(a, b, w):
+    x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x * w) ** 2 + np.sum(residuals) + np.sum(sv ** 2) + rank
+
+
+def lstsq_vector(a, b):
+    return np.sum(np.sin(np.linalg.lstsq(a, b, rcond=None)[0]))
+
+
 HAS_SVDVALS = hasattr(np.linalg, "svdvals")
 needs_svdvals = pytest.mark.skipif(not HAS_SVDVALS, reason="NumPy < 2.0: no svdvals")
 
@@ -140,6 +150,10 @@ CASES = [
     ("norm-axis", (np.linalg.norm,), norm_along, (any_(3, 4),), [0], True),
     ("norm-matrix", (np.linalg.norm,), norm_matrix, (any_(3, 4),), [0], False),
     ("norm-stack", (np.linalg.norm,), norm_of_stack, (any_(2, 3, 4),), [0], False),
+    ("lstsq", (np.linalg.lstsq,), lstsq_sum, (any_(5, 3), any_(5, 2), any_(3, 2)), [0, 1],
+     True),
+    ("lstsq-vector-square", (np.linalg.lstsq,), lstsq_vector,
+     (any_(3, 3) + 3.0 * np.eye(3), any_(3)), [0, 1], False),
     ("slogdet", (np.linalg.slogdet,), logdet_sum, (invertible(3),), [0], True),
     ("slogdet-stack", (np.linalg.slogdet,), logdet_sum, (invertible(3, 2),), [0], False),
     ("eigh", (np.linalg.eigh,), eigh_sum, (spd(3), any_(3), any_(3, 3)), [0], True),
@@ -475,3 +489,31 @@ def test_svdvals_by_hand_and_forward(jit, rng):
     np.testing.assert_allclose(g, np.diag([6.0, -4.0]), atol=1e-12)
     args = (rng.standard_normal((4, 3)), rng.standard_normal(3))
     assert_forward(svdvals_sum, args, rng.standard_normal((4, 3)), jit, rtol=1e-4)
+
+
+def first_coefficient(a, b):
+    return np.linalg.lstsq(a, b, rcond=None)[0][0]
+
+
+def lstsq_of_b(b, a):
+    x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x ** 3) + np.sum(residuals ** 2)
+
+
+def test_lstsq_by_hand_and_forward(jit, rng):
+    # one column a: x = a.b / a.a, so dx/db = a / a.a and dx/da = b / a.a - 2 (a.b) a / (a.a)^2:
+    # at a = (1, 2), b = (3, 4): [0.2, 0.4] and [-0.28, -0.96]
+    a, b = np.array([[1.0], [2.0]]), np.array([3.0, 4.0])
+    da, db = srcgrad.grad(first_coefficient, wrt=(0, 1), jit=jit)(a, b)
+    np.testing.assert_allclose(db, [0.2, 0.4])
+    np.testing.assert_allclose(da, [[-0.28], [-0.96]])
+    m, bs, w = rng.standard_normal((5, 3)), rng.standard_normal((5, 2)), rng.standard_normal((3, 2))
+    assert_forward(lstsq_sum, (m, bs, w), rng.standard_normal((5, 3)), jit)
+    assert_forward(lstsq_of_b, (bs, m), rng.standard_normal((5, 2)), jit)
+    assert_forward(lstsq_of_b, (bs[:, 0], m), rng.standard_normal(5), jit)
+
+
+def test_lstsq_of_a_wide_or_rank_deficient_matrix_is_refused(jit):
+    for a in (np.ones((2, 3)), np.ones((3, 2))):
+        with pytest.raises(MissingRule, match="full column rank"):
+            srcgrad.grad(first_coefficient, jit=jit)(a, np.ones(a.shape[0]))

@@ -11,7 +11,9 @@ Each operation's tangent comes from `rules.lookup_tangent`: an elementwise adjoi
 read as a tangent rule, a tangent rule, or the primal itself where it is linear; a call
 to a user function calls its generated jvp (`callee`); a matrix product whose factors
 both vary has the tangent `ty = matmul_tangent(a, b, ta, tb)` (its `joint` fact), which
-`passes.join` later computes with the product in one call. Hooks
+`passes.join` later computes with the product in one call. The tangents of a tuple (of an
+operation with the `results` or `tuple_result` fact: slogdet's, the gradients of einsum's
+operands) add item by item (`add_items`), nested tuples and None entries too. Hooks
 (`grad_of`) belong to the backward pass and are dropped. The code this pass reads may
 itself be generated code (a gradient, for `hvp` and `grad(grad(f))`): its helpers and
 tapes have tangent rules too.
@@ -36,7 +38,7 @@ from ..frontend.parse import MISSING, Parsed
 from ..naming import Namer
 from ..rules import added_by, fact, lookup_tangent
 from ..rules.inline import instantiate
-from ..runtime import broadcast_like, snapshot, unbroadcast, zeros_like
+from ..runtime import add_items, broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
 from .check import check_followed
@@ -331,7 +333,16 @@ class _Forward(FunctionPass):
             else:  # the result is `name` after the statement, an operand `name` before it
                 parts = [_rename(p, {name: _PREV, _RESULT: name})
                          for p in self.parts(stmt, b.name(_RESULT), op)]
-            return _sum(parts) if parts else self.zeros(name)
+            if not parts:
+                return self.zeros(name)
+            if len(parts) > 1 and (fact(op.fun, "results") or fact(op.fun, "tuple_result")):
+                # a tuple's tangents add item by item (`+` would join them)
+                adder = b.name(self.bind("add_items", add_items))
+                total = parts[0]
+                for part in parts[1:]:
+                    total = b.call(copy.deepcopy(adder), total, part)
+                return total
+            return _sum(parts)
         if op.kind == "rule" and op.rule.kind == "constructor" and self.active(
                 op.args + list(op.kwargs.values()), deep=True):
             raise self.error(MissingRule, stmt,
@@ -366,7 +377,12 @@ class _Forward(FunctionPass):
             for bound, (obj, jit) in inst.needs.items():
                 self.ns.bind(bound, obj, jit=jit)
             if inst.per_arg is not None:
-                part = inst.per_arg[k] if k < len(inst.per_arg) else None
+                if k >= len(inst.per_arg):
+                    raise self.error(MissingRule, stmt,
+                                     f"{op.what}: its argument {k + 1} receives a value "
+                                     f"being differentiated, and its tangent rule gives "
+                                     f"none there")
+                part = inst.per_arg[k]
             else:
                 part = inst.whole if len(t.rule.params) == 1 else \
                     b.subscript(inst.whole, b.const(k))

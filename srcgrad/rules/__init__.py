@@ -109,6 +109,8 @@ class Op:
     # differentiated (logsumexp's return_sign=True), or None
     results: int | None = None   # gives a tuple of this many values (np.linalg.slogdet: 2);
     # its rule's dy is a tuple of their cotangents (zeros where one is unused)
+    tuple_result: bool = False   # a helper that gives a tuple (or list) of gradients, one per
+    # argument: forward mode adds its tangents item by item
 
 
 OPS: dict[Any, Op] = {}
@@ -199,9 +201,10 @@ def make_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)]
     defaults = {p.name: p.default for p in ps[2:] if p.default is not MISSING_DEFAULT}
     returned, single = ([body], body) if body is not None else _returned(fn)
+    counts = (len(positional), len(positional) + len(defaults))
     for value in returned:
-        _check_count(fn, value, len(positional))
-    return Rule(fn, "rule", positional, defaults, _template(single, len(positional)))
+        _check_count(fn, value, counts)
+    return Rule(fn, "rule", positional, defaults, _template(single, counts))
 
 
 def user_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
@@ -240,17 +243,18 @@ def _returned(fn: Callable) -> tuple[list[gast.AST], gast.AST | None]:
     return values, single
 
 
-def _check_count(fn: Callable, value: gast.AST | None, nargs: int) -> None:
-    """A `return (a, b)` in a rule must give one gradient per positional argument."""
+def _check_count(fn: Callable, value: gast.AST | None, counts: tuple[int, int]) -> None:
+    """A `return (a, b)` in a rule must give one gradient per positional argument (those
+    without a default, or all of them: `counts`)."""
     if isinstance(value, gast.Tuple):
         n = len(value.elts)
     elif isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
         n = 1  # arithmetic gives one gradient (a call might give a tuple: not known)
     else:
         return
-    if n != nargs:
+    if n not in counts:
         raise RuleError(f"gradient rule {fn.__qualname__} returns {n} gradient(s) "
-                        f"but takes {nargs} argument(s) after (dy, y): return one "
+                        f"but takes {counts[0]} argument(s) after (dy, y): return one "
                         f"gradient per argument (None for no gradient)")
 
 
@@ -372,13 +376,16 @@ def lookup(primal: Any) -> Rule | None:
     return record.rule if record is not None else None
 
 
-def _template(value: gast.AST | None, nargs: int) -> list[gast.AST | None] | gast.AST | None:
-    """A single-`return` rule's return expression, per argument where it is a tuple."""
+def _template(value: gast.AST | None, counts: tuple[int, int]
+              ) -> list[gast.AST | None] | gast.AST | None:
+    """A single-`return` rule's return expression, per argument where it is a tuple of
+    one entry per positional argument, or per argument with defaults included."""
     if value is None:
         return None
-    if nargs == 1:
+    if counts[0] == 1 and not (isinstance(value, gast.Tuple) and len(value.elts) == counts[1]
+                               and counts[1] > 1):
         return [value]
-    if isinstance(value, gast.Tuple) and len(value.elts) == nargs:
+    if isinstance(value, gast.Tuple) and len(value.elts) in counts:
         return [None if isinstance(e, gast.Constant) and e.value is None else e
                 for e in value.elts]
     return value  # one expression giving the tuple of gradients

@@ -1,16 +1,18 @@
-"""np.einsum: its record, the helpers its rules call, the numba form of np.einsum (numba
-has none), and `no_second_order`, which refuses forward mode through gradients that come
-as one tuple per argument (np.einsum's and np.linalg.multi_dot's).
+"""np.einsum: its record, the helpers its rules call and the numba form of np.einsum
+(numba has none).
 
 np.einsum is linear in each operand, and an operand's adjoint is the einsum of dy and
 the other operands onto the operand's letters (axes): a letter the result or another
 operand carries is kept, one of the operand's alone (or one it broadcasts) is summed
 over and broadcast back, and where a letter repeats in it the gradient is put on that
 diagonal (zeros elsewhere). Its tangent is the einsum with one operand replaced by its
-tangent. An ellipsis is spelled out in letters first, and the implicit result made
-explicit as NumPy makes it. Under numba each contraction is a loop nest, written for
-the subscripts (a string literal in the call) and the ranks of the operands when numba
-compiles the call.
+tangent. The gradients (`einsum_grads`) are linear in dy and in each operand other than
+their own, so their tangent along dy's is `einsum_grads` of it, and along operand k's
+the gradients with operand k replaced by its tangent, k's own entry zero
+(`einsum_grads_along`). An ellipsis is spelled out in letters first, and the implicit
+result made explicit as NumPy makes it. Under numba each contraction is a loop nest,
+written for the subscripts (a string literal in the call) and the ranks of the operands
+when numba compiles the call.
 """
 
 import numpy as np
@@ -21,25 +23,6 @@ from numba.extending import overload, register_jitable
 from ..errors import MissingRule
 from . import describe, rule, tangent
 from .diagonals import _given
-
-
-def no_second_order(dx, what):
-    """Refuses forward mode through the gradients of `what`, which come as one tuple
-    per argument: forward mode would add those tuples (join them), not their entries.
-
-    >>> no_second_order(1.0, "np.einsum")
-    Traceback (most recent call last):
-    srcgrad.errors.MissingRule: second derivatives through np.einsum ...
-    """
-    raise MissingRule(f"second derivatives through {what} (hvp, hessian, jvp or grad of a "
-                      f"gradient) are not supported yet")
-
-
-@overload(no_second_order, prefer_literal=True)
-def _no_second_order_typer(dx, what):
-    raise TypingError(f"srcgrad: second derivatives through {getattr(what, 'literal_value', what)}"
-                      f" (hvp, hessian, jvp or grad of a gradient) are not supported yet")
-
 
 # ---- np.einsum ----
 
@@ -126,6 +109,21 @@ def einsum_grads(dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=No
     inputs, output = _spelled(subscripts, [np.ndim(x) for x in operands])
     return (None,) + tuple(_operand_grad(dy, inputs, output, operands, k)
                            for k in range(len(operands)))
+
+
+def einsum_grads_along(k, dx, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None,
+                       g=None, h=None, dtype=None):
+    """The tangent of ``einsum_grads(dy, subscripts, a, b, ...)`` along dx, the tangent of
+    operand k (from 0): the gradients with operand k replaced by dx, k's own (which does
+    not read it) zero.
+
+    >>> einsum_grads_along(0, np.ones(2), 1.0, "i,i->", np.zeros(2), np.array([3.0, 4.0]))
+    (None, array([0., 0.]), array([1., 1.]))
+    """
+    operands = _operands(a, b, c, d, e, f, g, h)
+    out = list(einsum_grads(dy, subscripts, *operands[:k], dx, *operands[k + 1:], dtype=dtype))
+    out[1 + k] = np.zeros(np.shape(dx), dtype=np.result_type(out[1 + k], 1.0))
+    return tuple(out)
 
 
 def einsum_tangents(dx, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None,
@@ -260,6 +258,28 @@ def _einsum_grads_typer(dy, subscripts, a, b=None, c=None, d=None, e=None, f=Non
     return namespace["impl"]
 
 
+@overload(einsum_grads_along, prefer_literal=True)
+def _einsum_grads_along_typer(k, dx, dy, subscripts, a, b=None, c=None, d=None, e=None,
+                              f=None, g=None, h=None, dtype=None):
+    if not isinstance(k, types.IntegerLiteral):
+        raise TypingError("srcgrad: einsum_grads_along compiles with the operand's position "
+                          "written as an int in the call")
+    if _given(dtype):
+        raise TypingError("srcgrad: np.einsum with dtype= has no gradient rule")
+    names = _OPERANDS[:len(_given_operands(a, b, c, d, e, f, g, h))]
+    at = k.literal_value
+    swapped = ", ".join("dx" if j == at else v for j, v in enumerate(names))
+    entries = "".join(f"np.zeros_like(out[{1 + j}]), " if j == at else f"out[{1 + j}], "
+                      for j in range(len(names)))
+    source = (f"def impl(k, dx, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, "
+              f"g=None, h=None, dtype=None):\n"
+              f"    out = einsum_grads(dy, subscripts, {swapped})\n"
+              f"    return (None, {entries})")
+    namespace = {"einsum_grads": einsum_grads, "np": np}
+    exec(source, namespace)
+    return namespace["impl"]
+
+
 @overload(einsum_tangents, prefer_literal=True)
 def _einsum_tangents_typer(dx, subscripts, a, b=None, c=None, d=None, e=None, f=None,
                            g=None, h=None):
@@ -303,7 +323,16 @@ def einsum_tangent(dx, y, subscripts, a, b=None, c=None, d=None, e=None, f=None,
 @tangent(einsum_grads)
 def einsum_grads_tangent(dx, y, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None,
                          g=None, h=None, dtype=None):
-    return no_second_order(dx, "np.einsum")
+    return (einsum_grads(dx, subscripts, a, b, c, d, e, f, g, h, dtype), None,
+            einsum_grads_along(0, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(1, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(2, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(3, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(4, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(5, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(6, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grads_along(7, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype), None)
 
 
-describe(einsum_grads, einsum_tangents, pure=True)
+describe(einsum_grads, einsum_grads_along, tuple_result=True)
+describe(einsum_grads, einsum_grads_along, einsum_tangents, pure=True)

@@ -5,8 +5,10 @@ of matrices.
 
 With y = M_0 ... M_n-1 (multi_dot; a vector first is a row, a vector last a column),
 M_i's adjoint is (M_0 ... M_i-1)^T dY (M_i+1 ... M_n-1)^T, and the tangent is the sum of
-the products with one matrix replaced by its tangent; forward mode through the adjoint
-(a tuple of gradients) is refused (`no_second_order`). The derivative of a^n in the
+the products with one matrix replaced by its tangent. The adjoints are linear in dY and
+in each matrix but their own: their tangent is the adjoints of dY's tangent, plus for
+each i the adjoints with M_i replaced by its tangent, M_i's own left out
+(`multi_dot_grads_along`). The derivative of a^n in the
 direction d is the upper-right block of [[a, d], [0, a]]^n (any power, negative ones
 too: Higham, Functions of Matrices, thm. 3.6), and the adjoint is that derivative at a^T
 in the direction dy.
@@ -19,7 +21,6 @@ from numba.extending import overload, register_jitable
 
 from . import describe, linear, rule, tangent
 from .diagonals import _one_matrix
-from .einsum import no_second_order
 from .linalg import transposed
 
 # ---- np.linalg.multi_dot ----
@@ -54,6 +55,22 @@ def multi_dot_grads(dy, arrays):
         grads.append(np.reshape(left.T @ d @ right.T, np.shape(x)))
         left = left @ mats[i]
     return tuple(grads)
+
+
+def multi_dot_grads_along(dy, arrays, dx):
+    """The tangent of ``multi_dot_grads(dy, arrays)`` along dx, the tangents of the arrays:
+    for each i the gradients with array i replaced by its tangent, i's own left out.
+
+    >>> multi_dot_grads_along(1.0, (np.ones(2), np.ones(2)), (np.ones(2), np.zeros(2)))
+    (array([0., 0.]), array([1., 1.]))
+    """
+    out = [np.zeros(np.shape(x), dtype=np.result_type(x, dy, 1.0)) for x in arrays]
+    for i, t in enumerate(dx):
+        swapped = tuple(arrays[:i]) + (t,) + tuple(arrays[i + 1:])
+        for j, g in enumerate(multi_dot_grads(dy, swapped)):
+            if j != i:
+                out[j] = out[j] + g
+    return type(arrays)(out) if isinstance(arrays, list) else tuple(out)
 
 
 def multi_dot_tangent(dx, arrays):
@@ -157,6 +174,35 @@ def _multi_dot_grads_typer(dy, arrays):
     return _exec(lines)
 
 
+@overload(multi_dot_grads_along)
+def _multi_dot_grads_along_typer(dy, arrays, dx):
+    if _matrices(arrays):
+        def loop(dy, arrays, dx):
+            n = len(arrays)
+            out = [np.zeros(arrays[j].shape) for j in range(n)]
+            for i in range(n):
+                swapped = [np.ascontiguousarray(dx[j]) if j == i else
+                           np.ascontiguousarray(arrays[j]) for j in range(n)]
+                grads = multi_dot_grads(dy, swapped)
+                for j in range(n):
+                    if j != i:
+                        out[j] = out[j] + grads[j]
+            return out
+        return loop
+    n = len(_chain_types(arrays))
+    _chain_types(dx)
+    lines = ["def impl(dy, arrays, dx):"]
+    for i in range(n):
+        swapped = "".join(f"dx[{j}], " if j == i else f"arrays[{j}], " for j in range(n))
+        lines.append(f"    g{i} = multi_dot_grads(dy, ({swapped}))")
+    entries = "".join(" + ".join(f"g{i}[{j}]" for i in range(n) if i != j) + ", "
+                      for j in range(n))
+    lines.append(f"    return ({entries})")
+    namespace = {"np": np, "multi_dot_grads": multi_dot_grads}
+    exec("\n".join(lines), namespace)
+    return namespace["impl"]
+
+
 @overload(multi_dot_tangent)
 def _multi_dot_tangent_typer(dx, arrays):
     if _matrices(arrays):
@@ -191,7 +237,7 @@ def multi_dot_derivative(dx, y, arrays):
 
 @tangent(multi_dot_grads)
 def multi_dot_grads_tangent(dx, y, dy, arrays):
-    return no_second_order(dx, "np.linalg.multi_dot")
+    return multi_dot_grads(dx, arrays), multi_dot_grads_along(dy, arrays, dx)
 
 
 # ---- matrix powers ----
@@ -252,4 +298,6 @@ def matrix_power_tangent(dx, y, a, n):
 
 linear(upper_right)
 linear(block_upper, positions=(0, 1))
-describe(block_upper, upper_right, multi_dot_grads, multi_dot_tangent, pure=True)
+describe(multi_dot_grads, multi_dot_grads_along, tuple_result=True)
+describe(block_upper, upper_right, multi_dot_grads, multi_dot_grads_along, multi_dot_tangent,
+         pure=True)

@@ -62,6 +62,7 @@ from .reductions import (  # noqa: F401
     sum_grad,
 )
 from .sequences import (  # noqa: F401
+    add_items,
     split_like,
     unstack_like,
 )

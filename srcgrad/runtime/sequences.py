@@ -1,4 +1,5 @@
-"""The adjoints of `np.concatenate` and `np.stack`: one gradient per array.
+"""The adjoints of `np.concatenate` and `np.stack`: one gradient per array; and
+`add_items`, the sum of two such tuples (or lists) of gradients, item by item.
 """
 
 from __future__ import annotations
@@ -77,3 +78,40 @@ def _piece(ndim: int, kind: str):
         _PIECES[key] = _jit_source("piece", head + _axis_code(
             ndim, "start:stop" if kind == "slice" else "k"))
     return _PIECES[key]
+
+
+def add_items(p, q):
+    """`p + q` item by item for tuples and lists (nested ones too; None is zero): how
+    forward mode adds the tangents of a value that is a tuple of gradients, where `+`
+    would join them.
+
+    >>> add_items((None, 1.0, (2.0, 3.0)), (None, 4.0, (5.0, None)))
+    (None, 5.0, (7.0, 3.0))
+    """
+    if p is None:
+        return q
+    if q is None:
+        return p
+    if isinstance(p, (tuple, list)):
+        return type(p)(add_items(x, y) for x, y in zip(p, q, strict=True))
+    return p + q
+
+
+@overload(add_items)
+def _add_items_typer(p, q):
+    if isinstance(p, types.NoneType):
+        return lambda p, q: q
+    if isinstance(q, types.NoneType):
+        return lambda p, q: p
+    if isinstance(p, types.BaseTuple):
+        items = "".join(f"add_items(p[{i}], q[{i}]), " for i in range(len(p)))
+        namespace = {"add_items": add_items}
+        exec(f"def impl(p, q):\n    return ({items})", namespace)
+        return namespace["impl"]
+    if isinstance(p, types.List):
+        def impl(p, q):
+            if len(p) != len(q):
+                raise ValueError("add_items: lists of different lengths")
+            return [add_items(p[i], q[i]) for i in range(len(p))]
+        return impl
+    return lambda p, q: p + q
