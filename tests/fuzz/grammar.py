@@ -440,8 +440,8 @@ class Grammar:
         env["n"] = "int"
         body = self.block(env, 2, int(self.rng.integers(2, 6)))
         body.append(f"return {self.result(env)}")
-        source = ["import numpy as np", "import scipy.special", "import scipy.stats", "", ""] + head + \
-            self.helper_lines
+        source = ["import numpy as np", "import scipy.special", "import scipy.stats", "", ""] + \
+            head + self.helper_lines
         if self.helper_lines:
             source.append("")
         source += [f"def f({', '.join(args)}, n):"] + indent(body)
