@@ -29,7 +29,7 @@ from .backend import NESTED, Forms
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
-from .passes.pytrees import flat_tangents, is_container, leaf_names, regroup, split
+from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
 
 def _jit_disabled() -> bool:
@@ -125,6 +125,7 @@ class Transform:
         self._recursive = not (self.static or self.constants or self.inner) \
             and calls_itself(fun)
         self._specialized: dict[tuple, Transform] = {}
+        self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
         self._forms: Forms | None = None
         self._lock = threading.Lock()
@@ -326,15 +327,17 @@ class Transform:
         return (_plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
 
     def _structured(self, values: tuple) -> tuple[Transform, tuple, dict] | None:
-        """For `wrt` arguments that are containers: the transform generated for their
-        structure (its parameters their leaves), the arguments flattened, the structures."""
+        """For container arguments (`passes.pytrees.split`): the transform generated for
+        their structure (its parameters their leaves), the arguments flattened, the
+        structures."""
         if self.inner is not None:   # (values: the arguments, then tangents)
             if any(is_container(values[self._params.index(w)]) for w in self.wrt
                    if w in self._params):
                 raise SrcgradError(f"{self.name}: a transform of a transform takes arrays, "
                                    f"not containers")
             return None
-        trees, leaves = split(self._params, self.wrt, values, self.fun.__qualname__)
+        trees, leaves = split(self._params, self.wrt, values, self.fun.__qualname__,
+                              self._readable)
         if not trees:
             return None
         key = ("trees", *trees.items())
@@ -345,6 +348,15 @@ class Transform:
             self._specialized[key] = t = Transform(self.fun, self.kind, options)
             t._recursive = False
         return self._specialized[key], leaves, trees
+
+    def _readable(self, param: str, tree) -> bool:
+        """Whether an argument not differentiated of this structure can be flattened."""
+        if param in self.static or param in self.constants:
+            return False
+        if (param, tree) not in self._leaves_read:
+            from .frontend.parse import parse
+            self._leaves_read[param, tree] = readable(parse(self.fun).tree, param, tree)
+        return self._leaves_read[param, tree]
 
     def _regroup(self, trees: dict, flat: tuple) -> Any:
         grads = regroup(self.wrt, trees, flat)
@@ -449,7 +461,7 @@ class _Regrouped:
         self._pullback, self._group = pullback, group
 
     def __call__(self, cotangent):
-        return self._group(self._pullback(cotangent))
+        return self._group(_tree(_plain, self._pullback(cotangent)))
 
 
 class _Transposed:

@@ -17,6 +17,8 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
   is its length; `a, b = c` (a tuple, list or NamedTuple, nested targets too) assigns the
   leaves; `for v in c` over one is unrolled, one copy of the body per entry, with
   `v = <entry>` first;
+* (a parameter that is not differentiated is flattened only where `readable` says
+  that nothing below is refused; else it stays the container it is.)
 * any other use of the container (passed whole, bound to another name, a computed key,
   written into, iterated as a dict, a method or unknown field, a loop over it with
   `break`, `continue` or `else`) is refused with `UnsupportedSyntax` naming the line and
@@ -219,7 +221,8 @@ class _Flatten(gast.NodeTransformer):
         """The leaf at `path` as a name (a container: refused, where it is not unpacked)."""
         if not tree.leaf:
             raise self.refuse(node, "using it whole (passing it to a function, returning "
-                                    "it, binding it to another name, iterating a dict)")
+                                    "it, binding it to another name, iterating a dict); "
+                                    "pass its entries instead")
         whole = self.trees[root]
         index = sum(count(c) for c in _before(whole, path))
         return b.located(b.name(self.names[root][index]), node)
@@ -229,7 +232,8 @@ class _Flatten(gast.NodeTransformer):
             if not isinstance(node.ctx, gast.Load):
                 raise self.refuse(node, "assigning to its name")
             raise self.refuse(node, "using it whole (passing it to a function, returning "
-                                    "it, binding it to another name, iterating a dict)")
+                                    "it, binding it to another name, iterating a dict); "
+                                    "pass its entries instead")
         return node
 
     def _entry(self, node):
@@ -318,18 +322,42 @@ def _before(tree: Tree, path: list[int]) -> list[Tree]:
     return out
 
 
-def split(params: list[str], wrt: list[str], values: tuple,
-          where: str) -> tuple[dict[str, Tree], tuple]:
-    """The structures of the `wrt` arguments that are containers, and the arguments with
-    those flattened (as `leaf_names(params, trees)` names them)."""
+def split(params: list[str], wrt: list[str], values: tuple, where: str,
+          readable=lambda param, tree: False) -> tuple[dict[str, Tree], tuple]:
+    """The structures of the `wrt` arguments that are containers (and of the others whose
+    leaves are all floats, where `readable(param, tree)`: the function only reads their
+    entries), and the arguments with those flattened (as `leaf_names(params, trees)`)."""
     trees, flat = {}, []
     for p, v in zip(params, values, strict=True):
         if p in wrt and is_container(v):
             trees[p], leaves = flatten(v, f"{where}: argument {p!r}")
             flat += leaves
-        else:
-            flat.append(v)
+            continue
+        if p not in wrt and is_container(v):
+            try:
+                tree, leaves = flatten(v, p)
+            except SrcgradError:
+                tree, leaves = None, []
+            if tree is not None and all(_floats(x) for x in leaves) and readable(p, tree):
+                trees[p] = tree
+                flat += leaves
+                continue
+        flat.append(v)
     return trees, tuple(flat)
+
+
+def _floats(x: Any) -> bool:
+    return isinstance(x, (float, np.floating)) or \
+        isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+
+
+def readable(fn: gast.FunctionDef, param: str, tree: Tree) -> bool:
+    """Whether `flatten_params` takes `fn` with parameter `param` of structure `tree`."""
+    try:
+        flatten_params(fn, {param: tree}, "")
+    except UnsupportedSyntax:
+        return False
+    return True
 
 
 def regroup(wrt: list[str], trees: dict[str, Tree], flat: list[Any]) -> list[Any]:
