@@ -29,6 +29,7 @@ from .backend import NESTED, Forms
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
+from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
 
 def _jit_disabled() -> bool:
@@ -58,7 +59,8 @@ class Kind(enum.Enum):
 @dataclasses.dataclass(frozen=True)
 class Options:
     """A transform's options, as the user gave them (`wrt` a position, a name, or a tuple
-    of them), checked; `constants`: values of static arguments it is specialised for."""
+    of them), checked; `constants`: values of static arguments it is specialised for;
+    `trees`: (parameter, structure) of container arguments, flattened (`passes.pytrees`)."""
 
     wrt: Any = 0
     jit: bool | str = "auto"
@@ -66,6 +68,7 @@ class Options:
     unroll: bool = False
     checkpoint: Any = None
     constants: tuple = ()
+    trees: tuple = ()
 
     def __post_init__(self):
         if self.jit not in ("auto", True, False):
@@ -80,8 +83,10 @@ class Options:
             object.__setattr__(self, "jit", False)
 
     def but(self, **changes) -> Options:
-        """These options with some changed (no static arguments, unless given)."""
-        return dataclasses.replace(self, **{"static": (), "constants": (), **changes})
+        """These options with some changed (no static arguments or containers, unless
+        given)."""
+        return dataclasses.replace(self, **{"static": (), "constants": (), "trees": (),
+                                            **changes})
 
 
 class Transform:
@@ -104,7 +109,7 @@ class Transform:
                                f"{self.inner.name} is not one: use jvp or jacobian")
         self.constants = dict(options.constants)
         self._signature = _signature(fun)
-        self._params = list(self._signature.parameters)
+        self._params = leaf_names(list(self._signature.parameters), dict(options.trees))
         self._many = isinstance(options.wrt, (tuple, list))
         wrt = options.wrt if self._many else [options.wrt]
         self.wrt = [_param_name(w, self._params, fun) for w in wrt]
@@ -120,6 +125,7 @@ class Transform:
         self._recursive = not (self.static or self.constants or self.inner) \
             and calls_itself(fun)
         self._specialized: dict[tuple, Transform] = {}
+        self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
         self._forms: Forms | None = None
         self._lock = threading.Lock()
@@ -163,18 +169,19 @@ class Transform:
             return self._transposed.generated
         if self.kind is Kind.HVP:  # forward over reverse: the jvp of the gradient's code
             inner = Transform(self.fun, Kind.GRAD, self.options.but(
-                constants=self.options.constants))
+                constants=self.options.constants, trees=self.options.trees))
             return generate_jvp(inner.entry_function(), self.wrt, self._many,
                                 only=inner.projection)
         if self.kind is Kind.JVP:
             fun = self.inner.entry_function() if self.inner else self.fun
-            return generate_jvp(fun, self.wrt, self._many, self.constants, self.unroll)
+            return generate_jvp(fun, self.wrt, self._many, self.constants, self.unroll,
+                                trees=dict(self.options.trees))
         if self.inner is not None:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
         return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-                        value=self.kind is not Kind.GRAD)
+                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees))
 
     @property
     def role(self) -> str:
@@ -297,6 +304,12 @@ class Transform:
         values = self._args(args, kwargs)
         if self.static or self._recursive:
             return self.specialized(values)(*values)
+        if (structured := self._structured(values)) is not None:
+            flat, leaves, trees = structured
+            out, group = flat(*leaves), functools.partial(self._regroup, trees)
+            if self.kind is Kind.VJP:
+                return out[0], _Regrouped(out[1], group)
+            return (out[0], group(out[1])) if self.kind is Kind.VALUE_AND_GRAD else group(out)
         if self._transposing:
             pullback = _Columns if self.inner.custom else _Transposed
             return self.inner(*values), pullback(self._transposed, values)
@@ -312,6 +325,42 @@ class Transform:
         grads = self._shaped(grads if self._many else (grads,), values)
         grads = grads if self._many else grads[0]
         return (_plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
+
+    def _structured(self, values: tuple) -> tuple[Transform, tuple, dict] | None:
+        """For container arguments (`passes.pytrees.split`): the transform generated for
+        their structure (its parameters their leaves), the arguments flattened, the
+        structures."""
+        if self.inner is not None:   # (values: the arguments, then tangents)
+            if any(is_container(values[self._params.index(w)]) for w in self.wrt
+                   if w in self._params):
+                raise SrcgradError(f"{self.name}: a transform of a transform takes arrays, "
+                                   f"not containers")
+            return None
+        trees, leaves = split(self._params, self.wrt, values, self.fun.__qualname__,
+                              self._readable)
+        if not trees:
+            return None
+        key = ("trees", *trees.items())
+        if key not in self._specialized:
+            options = self.options.but(wrt=tuple(leaf_names(self.wrt, trees)),
+                                       constants=self.options.constants,
+                                       trees=tuple(trees.items()))
+            self._specialized[key] = t = Transform(self.fun, self.kind, options)
+            t._recursive = False
+        return self._specialized[key], leaves, trees
+
+    def _readable(self, param: str, tree) -> bool:
+        """Whether an argument not differentiated of this structure can be flattened."""
+        if param in self.static or param in self.constants:
+            return False
+        if (param, tree) not in self._leaves_read:
+            from .frontend.parse import parse
+            self._leaves_read[param, tree] = readable(parse(self.fun).tree, param, tree)
+        return self._leaves_read[param, tree]
+
+    def _regroup(self, trees: dict, flat: tuple) -> Any:
+        grads = regroup(self.wrt, trees, flat)
+        return tuple(grads) if self._many else grads[0]
 
     def _shaped(self, grads: tuple, values: tuple) -> tuple:
         """Each gradient at its argument's shape. A parameter the function rebinds in a
@@ -330,6 +379,11 @@ class Transform:
         values = self._args(args, kwargs)
         if self.static or self._recursive:
             return self.specialized(values)._along(values, {}, tangents)
+        if (structured := self._structured(values)) is not None:
+            flat, leaves, trees = structured
+            given = self._tangents(values, tangents, checked=False)
+            out = flat._along(leaves, {}, flat_tangents(self.wrt, trees, given, self.name))
+            return self._regroup(trees, out) if self.kind is Kind.HVP else out
         checked = self._tangents(values, tangents)
         if self.kind is Kind.HVP:  # the entry returns the product only
             return _tree(_plain, self._call(self.role, values + checked))
@@ -338,13 +392,15 @@ class Transform:
             value, dvalue = value[k], dvalue[k]
         return _tree(_plain, value), _tree(_plain, dvalue)
 
-    def _tangents(self, values: tuple, tangents: Any) -> tuple:
+    def _tangents(self, values: tuple, tangents: Any, checked: bool = True) -> tuple:
         """The tangents of a jvp or hvp call, one per wrt argument, checked against
-        `values` (the arguments)."""
+        `values` (the arguments) if `checked`."""
         given = tangents if self._many else (tangents,)
         if not isinstance(given, (tuple, list)) or len(given) != len(self.wrt):
             raise SrcgradError(f"{self.name} takes one tangent per wrt argument "
                                f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
+        if not checked:
+            return tuple(given)
         return tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
                      for name, t in zip(self.wrt, given, strict=True))
 
@@ -396,6 +452,16 @@ class _Pullback:
 
     def __call__(self, cotangent):
         return self._t._call("backward", tuple(self._saved) + (cotangent,))
+
+
+class _Regrouped:
+    """`vjp`'s pullback for container arguments: gradients with their structure."""
+
+    def __init__(self, pullback: _Pullback, group):
+        self._pullback, self._group = pullback, group
+
+    def __call__(self, cotangent):
+        return self._group(_tree(_plain, self._pullback(cotangent)))
 
 
 class _Transposed:
@@ -534,6 +600,10 @@ class Dense:
     def __call__(self, *args, **kwargs):
         t = self._forward
         values = t._args(args, kwargs)
+        if any(is_container(values[t._params.index(w)]) for w in self.wrt if w in t._params):
+            raise SrcgradError(f"{self.kind} of {self.fun.__qualname__}: a container argument "
+                               f"(tuple, list, dict, ...) has no one nesting of blocks; pass "
+                               f"its arrays as arguments, or use hvp/jvp with the container")
         inputs = [np.asarray(values[t._params.index(w)], dtype=float) for w in self.wrt]
         if self.kind == "jacobian" and self._reverse is not None:
             value, pullback = self._reverse(*values)

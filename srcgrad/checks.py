@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .errors import SrcgradError
+from .passes.pytrees import flatten, is_container, leaf_names, unflatten
 
 
 class GradientMismatch(SrcgradError, AssertionError):
@@ -39,6 +40,7 @@ def numerical_grad(fun, args: tuple, position: int, h: float = 1e-6) -> Any:
 
 def check_grad(fun, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-7, **options) -> None:
     """Raise `GradientMismatch` unless `grad(fun, wrt=wrt)(*args)` matches finite differences.
+    A container argument (dict, tuple, ...) is checked leaf by leaf.
 
     >>> def f(x):
     ...     return x ** 3
@@ -52,9 +54,29 @@ def check_grad(fun, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-7, **opti
     got = got if many else (got,)
     for w, value in zip(g.wrt, got, strict=True):
         position = g._params.index(w)
-        expected = numerical_grad(fun, args, position)
-        if np.shape(value) != np.shape(expected) or not np.allclose(
-                value, expected, rtol=rtol, atol=atol):
-            raise GradientMismatch(f"gradient of {fun.__qualname__} with respect to {w!r} "
-                                   f"does not match central differences:\n  srcgrad: "
-                                   f"{value!r}\n  numeric: {expected!r}")
+        if is_container(args[position]):   # each leaf, the others held
+            tree, leaves = flatten(args[position], w)
+            for k, (path, leaf) in enumerate(zip(leaf_names([w], {w: tree}),
+                                                 flatten(value, w)[1], strict=True)):
+                _compare(fun, path, leaf, numerical_grad(
+                    _of_leaf(fun, args, position, tree, leaves, k), args[:position] +
+                    (leaves[k],) + args[position + 1:], position), rtol, atol)
+        else:
+            _compare(fun, w, value, numerical_grad(fun, args, position), rtol, atol)
+
+
+def _of_leaf(fun, args: tuple, position: int, tree, leaves: list, k: int):
+    """`fun` with leaf k of container argument `position` as that argument instead."""
+    def at(*moved):
+        new = list(leaves)
+        new[k] = moved[position]
+        return fun(*moved[:position], unflatten(tree, new), *moved[position + 1:])
+    return at
+
+
+def _compare(fun, w: str, value, expected, rtol: float, atol: float) -> None:
+    if np.shape(value) != np.shape(expected) or not np.allclose(
+            value, expected, rtol=rtol, atol=atol):
+        raise GradientMismatch(f"gradient of {fun.__qualname__} with respect to {w!r} "
+                               f"does not match central differences:\n  srcgrad: "
+                               f"{value!r}\n  numeric: {expected!r}")

@@ -1,7 +1,8 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
-    parse -> annotate -> reject_unsupported -> unroll (static, unroll=) -> normalize
-    -> activity/tape/reverse (or forward) -> optimize  [the IR]  -> join -> fuse -> codegen
+    parse -> annotate -> pytrees (container `wrt`) -> reject_unsupported -> unroll (static,
+    unroll=) -> normalize -> activity/tape/reverse (or forward) -> optimize  [the IR]
+    -> join -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -46,6 +47,7 @@ from .passes.fuse import fuse
 from .passes.join import join
 from .passes.normalize import normalize
 from .passes.optimize import optimize
+from .passes.pytrees import flatten_params
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
@@ -108,8 +110,9 @@ def _debug(stage: str, tree: gast.AST) -> None:
 
 
 class _Module:
-    def __init__(self, unroll_loops: bool = False):
+    def __init__(self, unroll_loops: bool = False, trees: tuple = (None, {})):
         self.unroll_loops = unroll_loops
+        self.trees = trees   # (fun, {parameter: structure}): its containers flattened
         self.ns = Namespace()
         self.functions: list[gast.FunctionDef] = []
         # (fun, positions, kind, constants) -> generated function name
@@ -129,8 +132,12 @@ class _Module:
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
-        """parse -> annotate -> reject -> unroll -> normalize -> reverse (or forward)."""
+        """parse -> annotate -> pytrees -> reject -> unroll -> normalize -> reverse (or
+        forward)."""
         parsed = annotate(parse(fun))
+        if self.trees[1] and fun is self.trees[0] and not self.stack:
+            parsed = dataclasses.replace(parsed, tree=flatten_params(
+                parsed.tree, self.trees[1], parsed.filename))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)
@@ -282,11 +289,12 @@ class _Module:
 def generate_jvp(fun: Any, wrt: list[str], many: bool = False,
                  constants: dict[str, Any] | None = None,
                  unroll_loops: bool = False,
-                 only: tuple[int, ...] | None = None) -> Generated:
+                 only: tuple[int, ...] | None = None, trees: dict | None = None) -> Generated:
     """Generate `f_jvp(*params, *tangents) -> (value, tangent)` for parameters `wrt`;
     with `only`, `f_jvp(*params, *tangents) -> tangent[only]` (`hvp`: the tangent of the
-    gradient that a `grad` entry returns, not of its value), and no code for the rest."""
-    m = _Module(unroll_loops)
+    gradient that a `grad` entry returns, not of its value), and no code for the rest.
+    `trees`: parameters that are containers, by structure (`passes.pytrees`)."""
+    m = _Module(unroll_loops, (fun, trees or {}))
     parsed, fwd, namer = m.prepare(fun, wrt, constants or {}, forward_mode=True)
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
@@ -449,15 +457,17 @@ def _unshared(node: gast.AST) -> gast.AST:
 
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
              many: bool = False, constants: dict[str, Any] | None = None,
-             unroll_loops: bool = False, value: bool = True) -> Generated:
+             unroll_loops: bool = False, value: bool = True,
+             trees: dict | None = None) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
     kinds: "grad" gives `f_grad(*params) -> (value, grads)` (`-> grads` without
     `value`: then nothing computes the value that the gradient does not need); "vjp" gives
     `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
-    Gradients come as a tuple if `many`, else as the one gradient.
+    Gradients come as a tuple if `many`, else as the one gradient. `trees`: parameters
+    that are containers, by structure; `wrt` names their leaves (`passes.pytrees`).
     """
-    m = _Module(unroll_loops)
+    m = _Module(unroll_loops, (fun, trees or {}))
     parsed, rev, namer = m.prepare(fun, wrt, constants or {})
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]

@@ -1,0 +1,390 @@
+"""pytrees: containers of arrays as `wrt` arguments (a tuple, list, dict, NamedTuple or
+dataclass, nested), flattened at the boundary.
+
+The api flattens such an argument into its leaves (`flatten`), calls code generated for
+that structure (`Tree`, part of the specialisation key) with the leaves, and rebuilds the
+gradient (or tangent) with the argument's structure (`unflatten`).
+
+`flatten_params` is the pass. Requires the user's function tree as `annotate` left it, and
+the structure of some of its parameters. Runs before `reject_unsupported` and
+`normalize`. Guarantees a new FunctionDef, the input untouched, in which
+
+* each such parameter is replaced, at its place, by one parameter per leaf, named after
+  the path (`params_W`, `abc_0`, `p_layer_1`); a name that would clash with another of
+  the function's names, or two paths that give one name, is refused;
+* every read of a leaf by constant keys, indices and fields (`params["W"]`, `abc[0]`,
+  `abc[-1]`, `p.W`, nested) is a load of that leaf's parameter; `len(c)` of a container
+  is its length; `a, b = c` (a tuple, list or NamedTuple, nested targets too) assigns the
+  leaves; `for v in c` over one is unrolled, one copy of the body per entry, with
+  `v = <entry>` first;
+* (a parameter that is not differentiated is flattened only where `readable` says
+  that nothing below is refused; else it stays the container it is.)
+* any other use of the container (passed whole, bound to another name, a computed key,
+  written into, iterated as a dict, a method or unknown field, a loop over it with
+  `break`, `continue` or `else`) is refused with `UnsupportedSyntax` naming the line and
+  the construct: its derivative would otherwise be lost silently;
+* every statement made keeps the line of the one it comes from.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from typing import Any, NamedTuple
+
+import gast
+import numpy as np
+
+from .. import builder as b
+from ..errors import SrcgradError, UnsupportedSyntax
+from ..naming import names_in
+
+
+class Tree(NamedTuple):
+    """A container's structure: `kind` ("leaf", "tuple", "list", "dict", "namedtuple",
+    "dataclass"), its keys (dict keys, field names, or positions), its class (for a
+    NamedTuple or dataclass) and its children's structures. Hashable."""
+
+    kind: str
+    keys: tuple = ()
+    cls: Any = None
+    children: tuple = ()
+
+    @property
+    def leaf(self) -> bool:
+        return self.kind == "leaf"
+
+    @property
+    def sequence(self) -> bool:
+        return self.kind in ("tuple", "list", "namedtuple")
+
+
+LEAF = Tree("leaf")
+
+
+def is_container(value: Any) -> bool:
+    return isinstance(value, (tuple, list, dict)) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type))
+
+
+def flatten(value: Any, where: str) -> tuple[Tree, list[Any]]:
+    """`value`'s structure and its leaves (arrays and numbers), depth first in key order."""
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        kind, keys, items, cls = "namedtuple", type(value)._fields, list(value), type(value)
+    elif isinstance(value, (tuple, list)):
+        kind, cls = type(value).__name__, None
+        if type(value) not in (tuple, list):
+            raise SrcgradError(f"{where}: a {type(value).__name__} (a subclass of "
+                               f"{kind}) cannot be differentiated as a container")
+        keys, items = tuple(range(len(value))), list(value)
+    elif isinstance(value, dict):
+        kind, cls, keys, items = "dict", None, tuple(value), list(value.values())
+        for key in keys:
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                raise SrcgradError(f"{where}: a dict key {key!r}; a differentiated dict "
+                                   f"needs str or int keys")
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = [f for f in dataclasses.fields(value)]
+        if any(not f.init for f in fields):
+            raise SrcgradError(f"{where}: dataclass {type(value).__name__} has fields that "
+                               f"its constructor does not take; the gradient cannot be "
+                               f"built as one")
+        kind, cls = "dataclass", type(value)
+        keys, items = tuple(f.name for f in fields), [getattr(value, f.name) for f in fields]
+    else:
+        if isinstance(value, np.ndarray) and value.dtype == object:
+            raise SrcgradError(f"{where}: an array of objects cannot be differentiated")
+        return LEAF, [value]
+    children, leaves = [], []
+    for key, item in zip(keys, items, strict=True):
+        child, sub = flatten(item, f"{where}[{key!r}]")
+        children.append(child)
+        leaves += sub
+    if not leaves:
+        raise SrcgradError(f"{where}: an empty container has nothing to differentiate")
+    return Tree(kind, keys, cls, tuple(children)), leaves
+
+
+def unflatten(tree: Tree, leaves: list[Any]) -> Any:
+    """The container of structure `tree` holding `leaves` (consumed from the front)."""
+    if tree.leaf:
+        return leaves.pop(0)
+    items = [unflatten(child, leaves) for child in tree.children]
+    if tree.kind == "dict":
+        return dict(zip(tree.keys, items, strict=True))
+    if tree.kind == "list":
+        return items
+    if tree.kind == "tuple":
+        return tuple(items)
+    if tree.kind == "namedtuple":
+        return tree.cls(*items)
+    return tree.cls(**dict(zip(tree.keys, items, strict=True)))
+
+
+def count(tree: Tree) -> int:
+    return 1 if tree.leaf else sum(count(c) for c in tree.children)
+
+
+def _paths(tree: Tree, prefix: str) -> list[str]:
+    if tree.leaf:
+        return [prefix]
+    return [p for key, child in zip(tree.keys, tree.children, strict=True)
+            for p in _paths(child, f"{prefix}_{_word(key)}")]
+
+
+def _word(key: Any) -> str:
+    word = re.sub(r"\W", "_", str(key))
+    return word if word else "_"
+
+
+def leaf_names(params: list[str], trees: dict[str, Tree]) -> list[str]:
+    """The flat parameters: each structured parameter's leaves, named by path, in place."""
+    return [n for p in params for n in (_paths(trees[p], p) if p in trees else [p])]
+
+
+def flatten_params(fn: gast.FunctionDef, trees: dict[str, Tree],
+                   filename: str) -> gast.FunctionDef:
+    """`fn` with its parameters of structure `trees` flattened (see the module docstring)."""
+    fn = copy.deepcopy(fn)
+    params = [a.id for a in fn.args.args]
+    flat = leaf_names(params, trees)
+    taken = names_in(fn) - set(trees)
+    leaves = [n for p in trees for n in _paths(trees[p], p)]
+    clash = next((n for n in leaves if n in taken or flat.count(n) > 1), None)
+    if clash is not None:
+        raise UnsupportedSyntax(f"flattening {', '.join(trees)} gives a parameter "
+                                f"{clash!r} that clashes with another name of "
+                                f"{fn.name}; rename it", filename=filename, lineno=fn.lineno)
+    names = {p: _paths(trees[p], p) for p in trees}
+    ndefaults = len(fn.args.defaults)
+    if any(params.index(p) >= len(params) - ndefaults for p in trees):
+        fn.args.defaults = []   # the api passes every argument
+    fn.args.args = [b.make(gast.Name, id=n, ctx=gast.Param()) for n in flat]
+    fn.body = _Flatten(trees, names, filename).block(fn.body)
+    return fn
+
+
+class _Flatten(gast.NodeTransformer):
+    def __init__(self, trees: dict[str, Tree], names: dict[str, list[str]], filename: str):
+        self.trees, self.names, self.filename = trees, names, filename
+        self.line: int | None = None
+
+    def refuse(self, node: gast.AST, what: str) -> UnsupportedSyntax:
+        root = next(n.id for n in gast.walk(node)
+                    if isinstance(n, gast.Name) and n.id in self.trees)
+        kind = self.trees[root].kind
+        return UnsupportedSyntax(
+            f"{root!r} is a {kind} of arrays, differentiated entry by entry: srcgrad reads "
+            f"its entries by constant keys, indices or fields, `len` of it, unpacking and "
+            f"`for` over a tuple or list; not {what}",
+            filename=self.filename, lineno=getattr(node, "lineno", None) or self.line)
+
+    def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        out = []
+        for stmt in stmts:
+            new = self.visit(stmt)
+            out += new if isinstance(new, list) else [new]
+        return out
+
+    def visit(self, node):
+        if isinstance(node, gast.stmt):
+            self.line = getattr(node, "lineno", None) or self.line
+        return super().visit(node)
+
+    # which leaf or container an expression reads: (structure, path) or None
+    def resolve(self, node: gast.AST) -> tuple[Tree, list[Any], str] | None:
+        if isinstance(node, gast.Name):
+            return (self.trees[node.id], [], node.id) if node.id in self.trees else None
+        if not isinstance(node, (gast.Subscript, gast.Attribute)):
+            return None
+        inner = self.resolve(node.value)
+        if inner is None or inner[0].leaf:
+            return None
+        tree, path, root = inner
+        if not isinstance(node.ctx, gast.Load):
+            raise self.refuse(node, "writing into it")
+        if isinstance(node, gast.Attribute):
+            if tree.kind not in ("namedtuple", "dataclass") or node.attr not in tree.keys:
+                raise self.refuse(node, f"its attribute {node.attr!r}")
+            k = tree.keys.index(node.attr)
+        else:
+            key = _constant(node.slice)
+            if key is None:
+                raise self.refuse(node, "a key or index computed at run time (or a slice)")
+            k = _position(tree, key[0])
+            if k is None:
+                raise self.refuse(node, f"the key {key[0]!r}: it has no such entry")
+        return tree.children[k], path + [k], root
+
+    def load(self, tree: Tree, path: list[int], root: str, node: gast.AST) -> gast.AST:
+        """The leaf at `path` as a name (a container: refused, where it is not unpacked)."""
+        if not tree.leaf:
+            raise self.refuse(node, "using it whole (passing it to a function, returning "
+                                    "it, binding it to another name, iterating a dict); "
+                                    "pass its entries instead")
+        whole = self.trees[root]
+        index = sum(count(c) for c in _before(whole, path))
+        return b.located(b.name(self.names[root][index]), node)
+
+    def visit_Name(self, node):
+        if node.id in self.trees:
+            if not isinstance(node.ctx, gast.Load):
+                raise self.refuse(node, "assigning to its name")
+            raise self.refuse(node, "using it whole (passing it to a function, returning "
+                                    "it, binding it to another name, iterating a dict); "
+                                    "pass its entries instead")
+        return node
+
+    def _entry(self, node):
+        found = self.resolve(node)
+        if found is None:
+            return self.generic_visit(node)
+        return self.load(*found, node)
+
+    visit_Subscript = visit_Attribute = _entry
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id == "len" and \
+                len(node.args) == 1 and not node.keywords:
+            found = self.resolve(node.args[0])
+            if found is not None and not found[0].leaf:
+                return b.located(b.const(len(found[0].children)), node)
+        return self.generic_visit(node)
+
+    def unpacked(self, target: gast.AST, found, node: gast.AST) -> gast.AST:
+        """The value that `target = <container>` assigns, leaves as names."""
+        tree, path, root = found
+        if tree.leaf:
+            return self.load(tree, path, root, node)
+        if not isinstance(target, (gast.Tuple, gast.List)) or not tree.sequence:
+            return self.load(tree, path, root, node)   # refused: a whole container
+        if len(target.elts) != len(tree.children) or \
+                any(isinstance(e, gast.Starred) for e in target.elts):
+            raise self.refuse(node, f"unpacking its {len(tree.children)} entries into "
+                                    f"{len(target.elts)} targets (or a starred one)")
+        return b.located(b.tuple_([self.unpacked(t, (c, path + [k], root), node)
+                                   for k, (t, c) in enumerate(zip(target.elts, tree.children,
+                                                                  strict=True))]), node)
+
+    def visit_Assign(self, node):
+        found = self.resolve(node.value)
+        if found is not None and not found[0].leaf and len(node.targets) == 1:
+            node.value = self.unpacked(node.targets[0], found, node.value)
+            node.targets = [self.visit(t) for t in node.targets]
+            return node
+        return self.generic_visit(node)
+
+    def visit_For(self, node):
+        found = self.resolve(node.iter)
+        if found is None or found[0].leaf:
+            return self.generic_visit(node)
+        tree, path, root = found
+        if not tree.sequence:
+            raise self.refuse(node.iter, f"iterating a {tree.kind}")
+        jumps = any(isinstance(n, (gast.Break, gast.Continue)) for s in node.body
+                    for n in gast.walk(s))
+        if node.orelse or jumps:
+            raise self.refuse(node, "a `for` over it with `break`, `continue` or `else`")
+        out = []
+        for k, child in enumerate(tree.children):
+            value = self.unpacked(node.target, (child, path + [k], root), node.iter)
+            head = b.located(b.assign(copy.deepcopy(node.target), value), node)
+            out += self.block([head] + copy.deepcopy(node.body))
+        return out
+
+
+def _constant(node: gast.AST) -> tuple[Any] | None:
+    """(value,) of a literal key or index (`-1` too), else None."""
+    if isinstance(node, gast.Constant):
+        return (node.value,)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
+        return (-node.operand.value,)
+    return None
+
+
+def _position(tree: Tree, key: Any) -> int | None:
+    if tree.kind == "dict":
+        return tree.keys.index(key) if key in tree.keys else None
+    if tree.kind == "dataclass" or isinstance(key, bool) or not isinstance(key, int):
+        return None
+    n = len(tree.children)
+    return key % n if -n <= key < n else None
+
+
+def _before(tree: Tree, path: list[int]) -> list[Tree]:
+    """The subtrees that come before the one at `path`, depth first."""
+    out = []
+    for k in path:
+        out += tree.children[:k]
+        tree = tree.children[k]
+    return out
+
+
+def split(params: list[str], wrt: list[str], values: tuple, where: str,
+          readable=lambda param, tree: False) -> tuple[dict[str, Tree], tuple]:
+    """The structures of the `wrt` arguments that are containers (and of the others whose
+    leaves are all floats, where `readable(param, tree)`: the function only reads their
+    entries), and the arguments with those flattened (as `leaf_names(params, trees)`)."""
+    trees, flat = {}, []
+    for p, v in zip(params, values, strict=True):
+        if p in wrt and is_container(v):
+            trees[p], leaves = flatten(v, f"{where}: argument {p!r}")
+            flat += leaves
+            continue
+        if p not in wrt and is_container(v):
+            try:
+                tree, leaves = flatten(v, p)
+            except SrcgradError:
+                tree, leaves = None, []
+            if tree is not None and all(_floats(x) for x in leaves) and readable(p, tree):
+                trees[p] = tree
+                flat += leaves
+                continue
+        flat.append(v)
+    return trees, tuple(flat)
+
+
+def _floats(x: Any) -> bool:
+    return isinstance(x, (float, np.floating)) or \
+        isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+
+
+def readable(fn: gast.FunctionDef, param: str, tree: Tree) -> bool:
+    """Whether `flatten_params` takes `fn` with parameter `param` of structure `tree`."""
+    try:
+        flatten_params(fn, {param: tree}, "")
+    except UnsupportedSyntax:
+        return False
+    return True
+
+
+def regroup(wrt: list[str], trees: dict[str, Tree], flat: list[Any]) -> list[Any]:
+    """One entry per `wrt` name, from `flat` (one per leaf): a container's rebuilt."""
+    flat = list(flat)
+    return [unflatten(trees[w], flat) if w in trees else flat.pop(0) for w in wrt]
+
+
+def flat_tangents(wrt: list[str], trees: dict[str, Tree], given: tuple,
+                  where: str) -> tuple:
+    """Tangents (one per `wrt` name) as one per leaf; each container's of its structure."""
+    out = []
+    for w, t in zip(wrt, given, strict=True):
+        if w not in trees:
+            out.append(t)
+            continue
+        tree, leaves = flatten(t, f"{where}: the tangent for {w!r}") if is_container(t) \
+            else (LEAF, [t])
+        if tree != trees[w]:
+            raise SrcgradError(f"{where}: the tangent for {w!r} must have its structure "
+                               f"({_shape(trees[w])}), not {_shape(tree)}")
+        out += leaves
+    return tuple(out)
+
+
+def _shape(tree: Tree) -> str:
+    if tree.leaf:
+        return "an array"
+    name = tree.cls.__name__ if tree.cls is not None else tree.kind
+    return f"a {name} of {', '.join(map(repr, tree.keys))}"

@@ -1,0 +1,318 @@
+"""Containers of arrays as `wrt` arguments (issue 21): a tuple, list, dict, NamedTuple or
+dataclass, nested; the gradient has the argument's structure. Against gradients by hand
+or central differences, compiled and as Python."""
+
+import dataclasses
+import os
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import srcgrad
+from srcgrad.checks import GradientMismatch, check_grad, numerical_grad
+from srcgrad.errors import SrcgradError, UnsupportedSyntax
+
+
+def linear_loss(params, X, y):
+    r = X @ params["W"] + params["b"] - y
+    return np.sum(r ** 2)
+
+
+@pytest.fixture
+def data(rng):
+    return rng.normal(size=(6, 3)), rng.normal(size=6), rng.normal(size=3)
+
+
+def test_dict_linear_model_by_hand(jit, data):
+    X, y, W = data
+    params = {"W": W, "b": 0.25}
+    g = srcgrad.grad(linear_loss, jit=jit)(params, X, y)
+    r = X @ W + 0.25 - y
+    assert type(g) is dict and list(g) == ["W", "b"]
+    np.testing.assert_allclose(g["W"], 2 * X.T @ r, rtol=1e-12)
+    assert type(g["b"]) is float and g["b"] == pytest.approx(2 * r.sum(), rel=1e-12)
+    value, g2 = srcgrad.value_and_grad(linear_loss, jit=jit)(params, X, y)
+    assert value == pytest.approx(np.sum(r ** 2), rel=1e-12)
+    np.testing.assert_allclose(g2["W"], g["W"], rtol=1e-12)
+
+
+@pytest.mark.compiled
+@pytest.mark.skipif(os.environ.get("SRCGRAD_DISABLE_JIT", "") not in ("", "0"),
+                    reason="SRCGRAD_DISABLE_JIT is set")
+def test_dict_compiled(data):
+    """Done means (issue 21): grad(loss)(params) with a dict of arrays returns a dict,
+    compiled."""
+    X, y, W = data
+    g = srcgrad.grad(linear_loss, jit=True)
+    out = g({"W": W, "b": np.array([0.5])}, X, y)
+    assert type(out) is dict and out["b"].shape == (1,)
+    assert g._specialized and next(iter(g._specialized.values())).forms.compiled
+
+
+def unpack3(abc, s):
+    a, b, c = abc
+    return np.sum(a * b) * s + c ** 2 * len(abc)
+
+
+@pytest.mark.parametrize("kind", [tuple, list])
+def test_tuple_and_list_unpacking(jit, kind, rng):
+    a, b = rng.normal(size=4), rng.normal(size=4)
+    g = srcgrad.grad(unpack3, jit=jit)(kind([a, b, 1.5]), 2.0)
+    assert type(g) is kind and len(g) == 3
+    np.testing.assert_allclose(g[0], 2.0 * b, rtol=1e-12)
+    np.testing.assert_allclose(g[1], 2.0 * a, rtol=1e-12)
+    assert type(g[2]) is float and g[2] == pytest.approx(2 * 1.5 * 3)
+
+
+def indexed(abc):
+    total = abc[0][0] * abc[-1]
+    for v in abc:
+        total = total + np.sum(v ** 2)
+    return total
+
+
+def test_index_and_for_unrolled(jit, rng):
+    a = rng.normal(size=3)
+    g = srcgrad.grad(indexed, jit=jit)((a, 0.7))
+    want = [numerical_grad(lambda x: indexed((x, 0.7)), (a,), 0),
+            numerical_grad(lambda c: indexed((a, c)), (0.7,), 0)]
+    np.testing.assert_allclose(g[0], want[0], rtol=1e-6)
+    assert g[1] == pytest.approx(want[1], rel=1e-6)
+
+
+class Params(NamedTuple):
+    W: np.ndarray
+    b: float
+
+
+@dataclasses.dataclass
+class Layer:
+    W: np.ndarray
+    b: np.ndarray
+
+
+def attr_loss(p, X):
+    return np.sum(np.tanh(X @ p.W + p.b))
+
+
+def test_namedtuple(jit, rng):
+    X, W = rng.normal(size=(4, 3)), rng.normal(size=3)
+    g = srcgrad.grad(attr_loss, jit=jit)(Params(W, 0.3), X)
+    assert type(g) is Params
+    s = 1 - np.tanh(X @ W + 0.3) ** 2
+    np.testing.assert_allclose(g.W, X.T @ s, rtol=1e-12)
+    assert g.b == pytest.approx(s.sum(), rel=1e-12)
+
+
+def test_dataclass(jit, rng):
+    X, W, bias = rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=4)
+    g = srcgrad.grad(attr_loss, jit=jit)(Layer(W, bias), X)
+    assert type(g) is Layer
+    s = 1 - np.tanh(X @ W + bias) ** 2
+    np.testing.assert_allclose(g.W, X.T @ s, rtol=1e-12)
+    np.testing.assert_allclose(g.b, s, rtol=1e-12)
+
+
+def mlp(params, x):
+    W1, b1 = params["layer1"]
+    h = np.tanh(params["layer0"][0] @ x + params["layer0"][1])
+    return np.sum((W1 @ h + b1) ** 2) + params["scale"] * np.sum(x)
+
+
+def test_nested_dict_of_tuples(jit, rng):
+    params = {"layer0": (rng.normal(size=(3, 2)), rng.normal(size=3)),
+              "layer1": (rng.normal(size=(2, 3)), rng.normal(size=2)), "scale": 0.5}
+    x = rng.normal(size=2)
+    g = srcgrad.grad(mlp, jit=jit)(params, x)
+    assert list(g) == ["layer0", "layer1", "scale"] and type(g["layer1"]) is tuple
+    check_grad(mlp, params, x, jit=jit)   # leaf by leaf against central differences
+    assert g["scale"] == pytest.approx(np.sum(x), rel=1e-12)
+
+
+def _double(x):
+    return 2.0 * x
+
+
+@srcgrad.adjoint(_double)
+def _double_wrong(dy, y, x):
+    return 3.0 * dy   # wrong on purpose: check_grad must see it
+
+
+def test_check_grad_sees_a_wrong_leaf(rng):
+    def f(p):
+        return np.sum(_double(p["a"])) + np.sum(p["b"] ** 2)
+
+    with pytest.raises(GradientMismatch, match="'p_a'"):
+        check_grad(f, {"a": rng.normal(size=2), "b": rng.normal(size=2)}, jit=False)
+
+
+def two(p, q):
+    return np.sum(p["a"] * q[0]) + np.sum(p["a"] ** 2) * q[1]
+
+
+def test_wrt_two_containers(jit, rng):
+    p, q = {"a": rng.normal(size=3)}, (rng.normal(size=3), 0.4)
+    gp, gq = srcgrad.grad(two, wrt=(0, 1), jit=jit)(p, q)
+    np.testing.assert_allclose(gp["a"], q[0] + 2 * p["a"] * q[1], rtol=1e-12)
+    np.testing.assert_allclose(gq[0], p["a"], rtol=1e-12)
+    assert gq[1] == pytest.approx(np.sum(p["a"] ** 2), rel=1e-12)
+
+
+def test_vjp_pullback_has_the_structure(jit, data):
+    X, y, W = data
+    value, pullback = srcgrad.vjp(linear_loss, jit=jit)({"W": W, "b": 0.25}, X, y)
+    r = X @ W + 0.25 - y
+    assert value == pytest.approx(np.sum(r ** 2))
+    g = pullback(3.0)
+    np.testing.assert_allclose(g["W"], 3.0 * 2 * X.T @ r, rtol=1e-12)
+    assert type(g["b"]) is float and g["b"] == pytest.approx(3.0 * 2 * r.sum(), rel=1e-12)
+
+
+def test_jvp_tangent_of_the_structure(jit, data):
+    X, y, W = data
+    params, tangent = {"W": W, "b": 0.25}, {"W": np.array([1.0, -2.0, 0.5]), "b": 0.3}
+    value, d = srcgrad.jvp(linear_loss, jit=jit)(params, X, y, tangent)
+    h = 1e-6
+    moved = [linear_loss({k: params[k] + s * h * tangent[k] for k in params}, X, y)
+             for s in (1, -1)]
+    assert value == pytest.approx(linear_loss(params, X, y))
+    assert d == pytest.approx((moved[0] - moved[1]) / (2 * h), rel=1e-6)
+    with pytest.raises(SrcgradError, match="must have its structure"):
+        srcgrad.jvp(linear_loss, jit=jit)(params, X, y, (W, 0.3))
+
+
+def test_hvp_of_the_structure(jit, rng):
+    def f(p):
+        return np.sum(p["a"] ** 3) * p["c"] + np.sum(np.sin(p["a"]))
+
+    p, v = {"a": rng.normal(size=3), "c": 1.3}, {"a": rng.normal(size=3), "c": -0.4}
+    hv = srcgrad.hvp(f, jit=jit)(p, v)
+    grad = srcgrad.grad(f, jit=False)
+    h = 1e-5
+    ups = [grad({k: p[k] + s * h * v[k] for k in p}) for s in (1, -1)]
+    assert type(hv) is dict
+    np.testing.assert_allclose(hv["a"], (ups[0]["a"] - ups[1]["a"]) / (2 * h), rtol=1e-5)
+    assert hv["c"] == pytest.approx((ups[0]["c"] - ups[1]["c"]) / (2 * h), rel=1e-5)
+
+
+def test_hessian_refuses_containers():
+    with pytest.raises(SrcgradError, match="no one nesting of blocks"):
+        srcgrad.hessian(lambda p: np.sum(p[0] ** 2) + 0.0)((np.ones(2), 1.0))
+
+
+def whole(params):
+    return linear_loss(params, np.ones((2, 2)), np.ones(2))
+
+
+def computed(params, k):
+    return np.sum(params[k])
+
+
+def written(params):
+    params["W"] = params["W"] * 2
+    return np.sum(params["W"])
+
+
+def iterated(params):
+    total = 0.0
+    for v in params:
+        total = total + v
+    return total
+
+
+def aliased(params):
+    q = params
+    return np.sum(q["W"])
+
+
+def missing(params):
+    return np.sum(params["V"])
+
+
+def jumps(abc):
+    total = 0.0
+    for v in abc:
+        if np.sum(v) > 0:
+            break
+        total = total + np.sum(v)
+    return total
+
+
+@pytest.mark.parametrize("fun, arg, what", [
+    (whole, {"W": np.ones(2), "b": 0.0}, "using it whole"),
+    (computed, {"W": np.ones(2)}, "computed at run time"),
+    (written, {"W": np.ones(2)}, "writing into it"),
+    (iterated, {"W": np.ones(2)}, "iterating a dict"),
+    (aliased, {"W": np.ones(2)}, "using it whole"),
+    (missing, {"W": np.ones(2)}, "the key 'V'"),
+    (jumps, (np.ones(2), np.ones(2)), "`break`"),
+])
+def test_refused_uses(jit, fun, arg, what):
+    args = (arg, "W") if fun is computed else (arg,)
+    with pytest.raises(UnsupportedSyntax, match=what) as info:
+        srcgrad.grad(fun, jit=jit)(*args)
+    assert "test_pytrees.py:" in str(info.value) and "differentiated entry by entry" in \
+        str(info.value)
+
+
+def test_non_wrt_tuple_stays_a_value(jit):
+    def f(x, shape):
+        return np.sum(x * np.ones(shape))
+    assert srcgrad.grad(f, jit=jit)(2.0, (2, 3)) == pytest.approx(6.0)
+
+
+def test_transform_of_a_transform_refuses_containers():
+    def f(p):
+        return p[0] ** 3 * p[1]
+
+    with pytest.raises(SrcgradError, match="takes arrays, not containers"):
+        srcgrad.grad(srcgrad.grad(f, jit=False), jit=False)((2.0, 1.0))
+
+
+def test_int_leaf_is_named(jit):
+    def f(p):
+        return p["x"] * p["n"]
+
+    with pytest.raises(SrcgradError, match="'p_n'.*integer"):
+        srcgrad.grad(f, jit=jit)({"x": 2.0, "n": 3})
+
+
+def layers(params, n):
+    h = params["x"]
+    for i in range(n):
+        h = np.tanh(h * params["w"]) + i
+    return np.sum(h)
+
+
+def test_with_a_static_argument(jit, rng):
+    params = {"x": rng.normal(size=3), "w": 0.8}
+    g = srcgrad.grad(layers, static="n", jit=jit)(params, 3)
+    check_grad(layers, params, 3, static="n", jit=jit)
+    assert type(g) is dict and type(g["w"]) is float
+
+
+def test_leaf_name_clash_refused(jit):
+    def f(p, p_a):
+        return np.sum(p["a"]) * p_a
+
+    with pytest.raises(UnsupportedSyntax, match="'p_a' that clashes"):
+        srcgrad.grad(f, jit=jit)({"a": np.ones(2)}, 2.0)
+
+
+def batch_loss(w, batch, shape):
+    return np.sum((batch["X"] @ w - batch["y"]) ** 2) + np.sum(np.zeros(shape))
+
+
+def whole_batch(w, coeffs):
+    return np.sum(w * np.array(coeffs))
+
+
+def test_containers_not_differentiated(jit, rng):
+    """A dict of float arrays that is only read by key is flattened too (so it compiles);
+    a tuple of ints (a shape), or one the function uses whole, stays as it is."""
+    X, y, w = rng.normal(size=(5, 2)), rng.normal(size=5), rng.normal(size=2)
+    g = srcgrad.grad(batch_loss, jit=jit)(w, {"X": X, "y": y}, (2, 2))
+    np.testing.assert_allclose(g, 2 * X.T @ (X @ w - y), rtol=1e-12)
+    g = srcgrad.grad(whole_batch, jit=False)(w, (1.5, 2.5))
+    np.testing.assert_allclose(g, [1.5, 2.5])
