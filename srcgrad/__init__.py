@@ -17,8 +17,9 @@ from .annotations import (
     register_gradient,
     stop_gradient,
 )
-from .api import grad, hessian, hvp, jacobian, jvp, source, value_and_grad, vjp
+from .api import grad, hvp, jvp, source, value_and_grad, vjp
 from .checks import check_grad
+from .dense import hessian, jacobian
 from .errors import (
     JitFallbackWarning,
     MissingRule,
