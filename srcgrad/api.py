@@ -30,6 +30,7 @@ from .backend import NESTED, Forms
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
+from .methods import Method, for_method
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
 
@@ -111,6 +112,10 @@ class Transform:
         self.constants = dict(options.constants)
         self._signature = _signature(fun)
         self._params = leaf_names(list(self._signature.parameters), dict(options.trees))
+        # (*args, keyword-only: bound through the signature, `*args` as one tuple; the
+        # transforms specialised or of flattened containers take every argument, in order)
+        self._ordinary = all(p.kind is p.POSITIONAL_OR_KEYWORD
+                             for p in self._signature.parameters.values())
         self._many = isinstance(options.wrt, (tuple, list))
         wrt = options.wrt if self._many else [options.wrt]
         self.wrt = [_param_name(w, self._params, fun) for w in wrt]
@@ -263,7 +268,7 @@ class Transform:
             for name in self.wrt:
                 _check_differentiable(name, values[self._params.index(name)], self.fun)
             return values + self.inner._tangents(values, args[-1])
-        if not kwargs and len(args) == len(self._params):
+        if not kwargs and len(args) == len(self._params) and self._ordinary:
             for name in self.wrt:
                 if name in self._params:
                     _check_differentiable(name, args[self._params.index(name)], self.fun)
@@ -294,6 +299,7 @@ class Transform:
         if key not in self._specialized:
             t = Transform(self.fun, self.kind, self.options.but(constants=key))
             t._recursive = False   # (with no int argument, it is itself, not specialised)
+            t._ordinary = True
             self._specialized[key] = t
         return self._specialized[key]
 
@@ -347,7 +353,7 @@ class Transform:
                                        constants=self.options.constants,
                                        trees=tuple(trees.items()))
             self._specialized[key] = t = Transform(self.fun, self.kind, options)
-            t._recursive = False
+            t._recursive, t._ordinary = False, True
         return self._specialized[key], leaves, trees
 
     def _readable(self, param: str, tree) -> bool:
@@ -355,8 +361,9 @@ class Transform:
         if param in self.static or param in self.constants:
             return False
         if (param, tree) not in self._leaves_read:
-            from .frontend.parse import parse
-            self._leaves_read[param, tree] = readable(parse(self.fun).tree, param, tree)
+            from .frontend.parse import parse, positional
+            self._leaves_read[param, tree] = readable(positional(parse(self.fun).tree),
+                                                      param, tree)
         return self._leaves_read[param, tree]
 
     def _regroup(self, trees: dict, flat: tuple) -> Any:
@@ -507,9 +514,17 @@ def _transform(kind: Kind):
     def make(fun=None, *, wrt=0, jit="auto", static=(), unroll=False, checkpoint=None):
         options = Options(wrt, jit, static, unroll, checkpoint)
         if fun is None:
-            return lambda f: Transform(f, kind, options)
-        return Transform(fun, kind, options)
+            return lambda f: _of(f, kind, options)
+        return _of(fun, kind, options)
     return make
+
+
+def _of(fun, kind: Kind, options: Options) -> Transform | Method:
+    if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
+        return Method(Transform(fun.__func__, kind, for_method(fun, options)), fun.__self__)
+    return Transform(fun, kind, options)
+
+
 
 
 grad = _transform(Kind.GRAD)

@@ -1,8 +1,8 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
-    parse -> annotate -> pytrees (container `wrt`) -> reject_unsupported -> unroll (static,
-    unroll=) -> normalize -> activity/tape/reverse (or forward) -> optimize  [the IR]
-    -> join -> fuse -> codegen
+    parse -> positional (the entry's *args, keyword-only) -> annotate -> pytrees (container
+    `wrt`) -> reject_unsupported -> unroll (static, unroll=) -> normalize
+    -> activity/tape/reverse (or forward) -> optimize  [the IR] -> join -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -37,7 +37,7 @@ from . import builder as b
 from .analysis.aliasing import HelperWrites
 from .codegen import to_source
 from .errors import RecursiveFunction, SrcgradError, WrtError
-from .frontend.parse import Env, Parsed, nested_entry, parse, register_generated
+from .frontend.parse import Env, Parsed, nested_entry, parse, positional, register_generated
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
@@ -132,9 +132,12 @@ class _Module:
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
-        """parse -> annotate -> pytrees -> reject -> unroll -> normalize -> reverse (or
-        forward)."""
-        parsed = annotate(parse(fun))
+        """parse -> positional -> annotate -> pytrees -> reject -> unroll -> normalize ->
+        reverse (or forward)."""
+        parsed = parse(fun)
+        if not self.stack:   # the function differentiated, its arguments bound by the api
+            parsed = dataclasses.replace(parsed, tree=positional(parsed.tree))
+        parsed = annotate(parsed)
         if self.trees[1] and fun is self.trees[0] and not self.stack:
             parsed = dataclasses.replace(parsed, tree=flatten_params(
                 parsed.tree, self.trees[1], parsed.filename))

@@ -10,11 +10,15 @@ A function srcgrad generated (differentiated again: `hvp`, `grad(grad(f))`) is n
 from its text: its module registered it (`register_generated`) with the differentiable
 tree it was printed from, and `parse` returns a copy of that tree, whose lines are the
 user's lines it came from.
+
+`positional` gives the function differentiated ordinary parameters for its `*args` and
+keyword-only ones (the api binds each call through the signature).
 """
 
 from __future__ import annotations
 
 import builtins
+import copy
 import inspect
 import textwrap
 import types
@@ -158,6 +162,22 @@ def parse(fun: Any) -> Parsed:
             except ValueError:
                 continue
     return Parsed(fun, tree, filename, lines, Env(fun.__globals__, closure))
+
+
+def positional(tree: gast.FunctionDef) -> gast.FunctionDef:
+    """`tree` (the function differentiated, not a helper it calls) with its positional-only,
+    `*args` and keyword-only parameters made ordinary ones, in signature order, and no
+    defaults: the api binds a call through the signature and passes every argument, the
+    `*args` as one tuple (flattened as a container, its arity part of the key).
+    A `**kwargs` stays, for `reject_unsupported` to refuse."""
+    a = tree.args
+    if not (a.vararg or a.kwonlyargs or a.posonlyargs):
+        return tree
+    tree = copy.copy(tree)
+    tree.args = gast.arguments(args=a.posonlyargs + a.args + ([a.vararg] if a.vararg else [])
+                               + a.kwonlyargs, posonlyargs=[], vararg=None, kwonlyargs=[],
+                               kw_defaults=[], kwarg=a.kwarg, defaults=[])
+    return tree
 
 
 def _lambda_tree(source: str, fun: Any, filename: str, first: int) -> gast.FunctionDef:

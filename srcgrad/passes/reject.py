@@ -77,9 +77,15 @@ def _in_place(call: gast.Call) -> str | None:
 
 def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     """Raise `UnsupportedSyntax` at the first construct srcgrad cannot differentiate."""
-    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.posonlyargs:
-        raise UnsupportedSyntax("*args, **kwargs and keyword-only parameters cannot be "
-                                "differentiated", filename=filename, lineno=fn.lineno)
+    if fn.args.kwarg:
+        raise UnsupportedSyntax(f"**{fn.args.kwarg.id} cannot be differentiated: pass the "
+                                f"arrays as parameters, or as one dict parameter",
+                                filename=filename, lineno=fn.lineno)
+    if fn.args.vararg or fn.args.kwonlyargs or fn.args.posonlyargs:
+        # (the function differentiated has them made ordinary: `parse.positional`)
+        raise UnsupportedSyntax(f"{fn.name} takes *args, keyword-only or positional-only "
+                                f"parameters: only the function differentiated may, not "
+                                f"one it calls", filename=filename, lineno=fn.lineno)
     for stmt in fn.body:
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
