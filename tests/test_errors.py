@@ -59,6 +59,18 @@ def with_double_star(x):
     return np.sum(x, **kw)
 
 
+def with_bare_raise(x):
+    if x > 1.0:
+        raise
+    return x
+
+
+def with_raise_from(x):
+    if x > 1.0:
+        raise ValueError("x") from None
+    return x
+
+
 def with_nested_def(x):
     def inner(v):
         return v
@@ -74,6 +86,8 @@ def with_nested_def(x):
     (with_star, "starred arguments", "return np.sum(*args)"),
     (with_double_star, "'**' arguments in calls", "return np.sum(x, **kw)"),
     (with_nested_def, "nested function definitions", "def inner(v):"),
+    (with_bare_raise, "only 'raise E(...)'", "raise"),
+    (with_raise_from, "no 'from'", 'raise ValueError("x") from None'),
 ])
 def test_unsupported_syntax(fun, construct, line):
     with pytest.raises(UnsupportedSyntax) as info:

@@ -31,7 +31,9 @@ srcgrad.errors.MissingRule: ...: parts.append(...) is called for its effect, ...
 
 from __future__ import annotations
 
+import logging
 import operator
+import warnings
 
 import gast
 
@@ -127,7 +129,8 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
     rule that receives a value being differentiated (rules differentiate positional
     arguments), and a call kept for its effect (`parts.append(v)`, `x.sort()`,
     `np.copyto(z, v)`) that receives one, whose change this pass cannot follow. A
-    pure function (its result unused), `print`, and a user function (checked for
+    pure function (its result unused), a `side_call` (`print`, `warnings.warn`,
+    logging), and a user function (checked for
     writes into its arguments by normalize) are fine. `useful`: the names the result
     needs (a keyword of a rule whose result it does not need is harmless)."""
     if op is not None and op.kind == "rule" and op.rule is not None \
@@ -149,6 +152,8 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
     if not {n.id for n in gast.walk(call) if isinstance(n, gast.Name)} & varied:
         return
     obj = fp.p.env.resolve(call.func, fp.locals)
+    if side_call(obj):
+        return
     method = obj is MISSING and isinstance(call.func, gast.Attribute)
     r = lookup(obj) if obj is not MISSING else None
     if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
@@ -159,6 +164,23 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
                    f"being differentiated: srcgrad cannot follow what it changes; "
                    f"build values with a list display and np.stack or np.array, and "
                    f"use functions that return their result")
+
+
+_LOG_LEVELS = {"debug", "info", "warning", "error", "critical", "exception", "log"}
+
+
+def side_call(obj) -> bool:
+    """Whether `obj` is a call that only reports (`print`, `warnings.warn`, a `logging`
+    level function or a logger's level method): it reads its arguments and changes no
+    value the function computes, so it stays in the forward code with no derivative."""
+    if obj is print or obj is warnings.warn:
+        return True
+    name = getattr(obj, "__name__", None)
+    if name not in _LOG_LEVELS:
+        return False
+    owner = getattr(obj, "__self__", None)
+    return getattr(logging, name, None) is obj or \
+        isinstance(owner, (logging.Logger, logging.LoggerAdapter))
 
 
 def views(fp: FunctionPass) -> dict[str, str]:

@@ -10,6 +10,8 @@ guarantees what those passes do, and a new FunctionDef whose body is a list of:
   Call, Attribute, Subscript (index built from atoms and slices of atoms), Tuple, List;
 * ``name[index] = atom`` (a subscript write; `x[i] += v` reads, adds, writes);
 * ``Expr(call)`` for calls kept for their effect (`print`);
+* guards: ``assert atom[, atom]`` and ``raise E`` / ``raise E(atoms)`` (primal code,
+  with no derivative; a bare `raise` and `raise ... from` are refused);
 * ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
   for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
@@ -129,6 +131,15 @@ class _Normalizer:
             self.while_(stmt)
         elif isinstance(stmt, gast.With):
             self.hook(stmt)
+        elif isinstance(stmt, gast.Assert):   # a guard: primal code, no derivative
+            msg = self.atom(stmt.msg) if stmt.msg is not None else None
+            self.emit(b.make(gast.Assert, test=self.atom(stmt.test), msg=msg))
+        elif isinstance(stmt, gast.Raise):
+            if stmt.exc is None or stmt.cause is not None:
+                raise self.error(stmt, "only 'raise E(...)' of an exception class (no bare "
+                                       "'raise', no 'from') can be kept in a gradient")
+            exc = self.operation(stmt.exc) if isinstance(stmt.exc, gast.Call) else stmt.exc
+            self.emit(b.make(gast.Raise, exc=exc, cause=None))
         elif isinstance(stmt, gast.Break):
             self.emit(b.make(gast.Break))
         elif isinstance(stmt, gast.Continue):

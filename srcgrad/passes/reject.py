@@ -4,7 +4,7 @@ Requires a parsed function tree. Guarantees nothing is changed: it raises
 `UnsupportedSyntax` at the first construct outside the supported language and returns
 its input otherwise. Exists so that later passes can assume a known node set and a
 user sees `model.py:14: 'try' statements cannot be differentiated`, never a crash in a
-pass.
+pass. `assert` and `raise` are accepted: guards, kept in the forward code (normalize).
 """
 
 from __future__ import annotations
@@ -31,13 +31,11 @@ _FORBIDDEN = {
     gast.SetComp: "set comprehensions",
     gast.DictComp: "dict comprehensions",
     gast.Delete: "'del' statements",
-    gast.Raise: "'raise' statements",
     gast.Import: "imports inside a differentiated function",
     gast.ImportFrom: "imports inside a differentiated function",
     gast.NamedExpr: "assignment expressions (:=)",
     gast.Starred: "starred arguments (*args)",
     gast.Match: "'match' statements",
-    gast.Assert: "'assert' statements",
     gast.Dict: "dict literals",
     gast.Set: "set literals",
 }
