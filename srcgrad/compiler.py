@@ -41,7 +41,7 @@ from .frontend.parse import Env, Parsed, nested_entry, parse, positional, regist
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
-from .passes.check import check
+from .passes.check import check, side_call
 from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
 from .passes.join import join
@@ -85,6 +85,7 @@ class Generated:
     # each function as it was before the lowering passes (join, fuse), and its origin
     ir: dict[str, gast.FunctionDef] = field(default_factory=dict)
     origins: dict[str, Origin] = field(default_factory=dict)
+    reporting: bool = False          # it prints, warns or logs (so no call runs twice)
 
     def register(self, module: Any) -> None:
         """Let `parse` read the functions of `module` (this source, loaded) as their IR."""
@@ -415,8 +416,10 @@ def _assemble(main: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
     _debug("generate", module)
     last = parsed.tree.body[-1]
     has_loops = any(isinstance(n, (gast.For, gast.While)) for n in gast.walk(module))
+    reporting = any(reports(n, m.ns) for n in gast.walk(module) if isinstance(n, gast.stmt))
     return Generated(source, m.ns, entries, (parsed.filename, getattr(last, "lineno", 0)),
-                     [f.name for f in functions], has_loops, m.custom, kernels, ir, origins)
+                     [f.name for f in functions], has_loops, m.custom, kernels, ir, origins,
+                     reporting)
 
 
 _CITATION = re.compile(r"(?:grad of )?line (\d+):")
@@ -502,8 +505,8 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
         # the tape lives in one call, and a branch defines names on one path only: then
         # the backward pass runs the forward code again
         replay = rev.taped or any(isinstance(s, gast.If) for s in rev.forward)
-        if replay:
-            read, backward = list(params), rev.forward + rev.adjoint
+        if replay:   # (what only reports, print or logging, reports on the forward call)
+            read, backward = list(params), _unreported(rev.forward, m.ns) + rev.adjoint
         else:
             local = set(params) | {n.id for s in rev.forward for n in gast.walk(s)
                                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -519,6 +522,32 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
             bwd, read + [dout], backward + [b.ret(grads)],
             f"Gradient of {fname} with respect to {of}, given the cotangent {dout}."))
     return _assemble(main, m, entries, parsed)
+
+
+def reports(stmt: gast.stmt, ns: Namespace) -> bool:
+    """Whether `stmt` is a call that only reports (`print`, `warnings.warn`, logging)."""
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
+        return False
+    func = stmt.value.func
+    obj = ns.resolve(func)
+    if obj is None and isinstance(func, gast.Attribute):   # a logger's method
+        owner = ns.resolve(func.value)
+        obj = getattr(owner, func.attr, None) if owner is not None else None
+    return side_call(obj)
+
+
+def _unreported(stmts: list[gast.stmt], ns: Namespace) -> list[gast.stmt]:
+    """`stmts` without the calls that only report, in nested blocks too."""
+    out = []
+    for stmt in stmts:
+        if reports(stmt, ns):
+            continue
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt = copy.copy(stmt)
+            stmt.body = _unreported(stmt.body, ns) or [b.make(gast.Pass)]
+            stmt.orelse = _unreported(stmt.orelse, ns)
+        out.append(stmt)
+    return out
 
 
 def _through_adjoint(parsed: Parsed) -> Parsed:

@@ -110,6 +110,17 @@ def test_hvp_and_vjp_of_a_guarded_function(capsys):
     assert capsys.readouterr().out.splitlines() == ["step 0", "step 1", "step 2"]
     np.testing.assert_allclose(pullback(3.0), 6.0 * X)
     np.testing.assert_allclose(pullback(1.0), 2.0 * X)
+    assert capsys.readouterr().out == ""   # the pullback replays the loop, not its prints
+
+
+@compiles
+def test_auto_prints_once_per_call_when_it_switches_to_compiled(capsys):
+    # jit="auto" runs straight-line code as Python, then compiled; it does not time the
+    # two forms against each other on code that reports (each try would print)
+    g = srcgrad.grad(printed)
+    for _ in range(3):
+        np.testing.assert_allclose(g(X), 2.0 * X)
+    assert capsys.readouterr().out.splitlines() == ["loss 14.0"] * 3
 
 
 def test_warning_kept_once_as_python():

@@ -5,7 +5,8 @@ Every generated module has a Python form (`codegen.load`, no wait) and a compile
 `jit=False` the Python form, `jit=True` the compiled form (a compile failure is a
 `SrcgradError` naming the user's line), `jit="auto"` straight-line code as Python on its
 first call, then compiled and timed against Python once per argument types (`race`);
-code with loops compiled at once. Where numba cannot type the code, "auto" runs it as
+code with loops compiled at once, and so is code that prints or logs (`Generated.reporting`:
+a try would report twice). Where numba cannot type the code, "auto" runs it as
 Python after one `JitFallbackWarning` naming the reason.
 
 Once both forms are loaded, the Python form's kernels (`runtime.elementwise`) and matrix
@@ -164,7 +165,7 @@ class Forms:
         code times both once per argument types, where a try is cheap. Code with loops is
         where Python loses by orders of magnitude, so it is never tried.
         """
-        if self.gen.has_loops:
+        if self.gen.has_loops or self.gen.reporting:   # (a try would print again)
             return "compiled"
         compiled = self.functions(jit=True)[name]
         python = self.functions(jit=False)[name]
