@@ -4,10 +4,10 @@ Every generated module has a Python form (`codegen.load`, no wait) and a compile
 (`compile.jit_module`). `Forms` holds both for one module and answers each call with one:
 `jit=False` the Python form, `jit=True` the compiled form (a compile failure is a
 `SrcgradError` naming the user's line), `jit="auto"` straight-line code as Python on its
-first call, then compiled and timed against Python once per argument types (`race`);
-code with loops compiled at once, and so is code that prints or logs (`Generated.reporting`:
-a try would report twice). Where numba cannot type the code, "auto" runs it as
-Python after one `JitFallbackWarning` naming the reason.
+first call, then compiled and timed against Python once per argument types (`race`;
+code that prints or logs is not timed, a try would report twice: it runs compiled); code
+with loops compiled at once. Where numba cannot type the code, "auto" runs it as Python
+after one `JitFallbackWarning` naming the reason.
 
 Once both forms are loaded, the Python form's kernels (`runtime.elementwise`) and matrix
 products (helpers with the `looped` fact) run their compiled loops too: that is decided
