@@ -89,12 +89,11 @@ def triangle_grad(s, upper):
 
 
 @rule(np.linalg.cholesky)
-def cholesky_grad(dy, y, a, upper=False):
-    low = as_lower(y, upper)
-    inverse = np.linalg.inv(low)   # once: the adjoint's cost is this and three products
+def cholesky(dy, y, a, upper=False):
     return triangle_grad(
-        transposed(inverse) @ lower_half(transposed(low) @ as_lower(dy, upper)) @ inverse,
-        upper)
+        transposed(np.linalg.inv(as_lower(y, upper))) @
+        lower_half(transposed(as_lower(y, upper)) @ as_lower(dy, upper)) @
+        np.linalg.inv(as_lower(y, upper)), upper)
 
 
 @tangent(np.linalg.cholesky)
