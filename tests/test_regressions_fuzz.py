@@ -1255,3 +1255,23 @@ def test_generated_source_does_not_depend_on_string_hashes():
                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout
                for seed in ("1", "3")}
     assert len(digests) == 1
+
+
+def views_row_then_scales_all(x0):
+    x0 *= np.tanh(np.multiply(x0, x0[1, 2]))
+    t2 = x0[0] - 1.0            # its tangent is the tangent of x0[0]: a view
+    x0 *= np.tanh(t2)           # written through x0, so t2's tangent must be a copy
+    v4 = x0[1]                  # noqa: F841 (a view taken after: x0[0] is one too)
+    x0[1, 0] = t2[-1]
+    return np.sum(np.sin(x0))
+
+
+def test_jvp_of_a_shifted_row_of_an_array_written_later(jit):
+    # fuzzer seed 3403774 (jvp silently wrong): `t2 = x0[0] - 1.0` took the tangent of the
+    # view x0[0] as its own, and the write `x0 *= ...` changed it
+    x = np.array([[1.43, -0.88, 1.80], [-0.93, -1.04, -0.03]])
+    v = np.array([[-0.95, 0.59, -0.30], [-1.64, 0.70, -0.70]])
+    h = 1e-6
+    want = (views_row_then_scales_all(x + h * v) - views_row_then_scales_all(x - h * v)) / (2 * h)
+    _, slope = srcgrad.jvp(views_row_then_scales_all, jit=jit)(x.copy(), v)
+    assert slope == pytest.approx(want, rel=1e-6)

@@ -41,7 +41,7 @@ from ..rules.inline import instantiate
 from ..runtime import add_items, broadcast_like, snapshot, unbroadcast, zeros_like
 from .annotate import hook
 from .base import FunctionPass, Namespace, Operation, by_line, is_write, target_of
-from .check import check_followed
+from .check import check_followed, view_root, views
 
 # `adder(out, *args)` is `out += helper(*args)`, in place
 
@@ -101,7 +101,9 @@ class _Forward(FunctionPass):
         self.ops = self.classify_statements(self.operation, writes=False)
         result = self.fn.body[-1].value
         self.varied = activity(self.flow(), self.wrt, result).varied
-        self.written = {s.targets[0].value.id for s in self.statements if is_write(s)}
+        written = {s.targets[0].value.id for s in self.statements if is_write(s)}
+        shared = views(self)   # a view of an array written into is written into too
+        self.written = written | {v for v in shared if view_root(shared, v) in written}
         for s in self.statements:   # (an append or an add into an array, it follows)
             if not (isinstance(s, gast.Expr) and self.effect(s.value)):
                 check_followed(self, s, self.ops.get(id(s)), self.varied)
