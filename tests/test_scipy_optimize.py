@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import least_squares, minimize
 
 import srcgrad
-from tests.fd import numerical_grad
+from srcgrad.checks import numerical_grad
 
 
 def logistic(w, X, y):
