@@ -1275,3 +1275,27 @@ def test_jvp_of_a_shifted_row_of_an_array_written_later(jit):
     want = (views_row_then_scales_all(x + h * v) - views_row_then_scales_all(x - h * v)) / (2 * h)
     _, slope = srcgrad.jvp(views_row_then_scales_all, jit=jit)(x.copy(), v)
     assert slope == pytest.approx(want, rel=1e-6)
+
+
+def _tail_of_second(a, b):
+    return b[1:]
+
+
+def scales_a_number_beside_a_helper_view(x, y):
+    v = _tail_of_second(x, y)   # v may be either argument: both are copied on entry
+    v[0] = 1.0
+    x *= 3.0
+    return x * np.sum(v)
+
+
+def test_a_number_parameter_written_beside_a_helper_view_is_not_copied_as_an_array(jit):
+    # fuzzer seed 3801190 (crash): `x *= ...` on a float parameter, with a helper's result
+    # written into, made the copy on entry `x.copy()` on a float (AttributeError)
+    y = np.array([0.5, -2.0, 4.0])
+    g = srcgrad.grad(scales_a_number_beside_a_helper_view, wrt=(0, 1), jit=jit)
+    dx, dy = g(2.0, y.copy())
+    # f = 3x (1 + y[2]): df/dx = 3 (1 + y[2]) = 15, df/dy = (0, 0, 3x) = (0, 0, 6)
+    assert dx == pytest.approx(15.0)
+    np.testing.assert_allclose(dy, [0.0, 0.0, 6.0])
+    assert_grad(scales_a_number_beside_a_helper_view, (dx, dy), (2.0, y), (0, 1))
+    assert np.array_equal(y, [0.5, -2.0, 4.0])   # the caller's array is unchanged

@@ -5,8 +5,9 @@ Requires the user's function body (nested expressions allowed, docstring removed
 final `return`). Guarantees the same body, where
 
 * ``x = x.copy()`` comes first for each parameter whose array the body writes into
-  (`x[i] = ...`, `x[i] += ...`, or through a view: `v = x[1:]; v[0] = ...`), unless
-  `copy_args` is false (a helper, whose caller sees its writes);
+  (`x[i] = ...`, `x[i] += ...`, or through a view: `v = x[1:]; v[0] = ...`; it is
+  ``x = snapshot(x)``, which keeps a number, where only what a helper returns of x is
+  written into), unless `copy_args` is false (a helper, whose caller sees its writes);
 * ``z op= e`` on an array a view is taken of (or on a view) is ``z[:] op= e``: NumPy
   changes it in place, and the views see the change;
 * ``v op= e`` on a name that may share its array with another (a row `v = z[1]` of a
@@ -39,7 +40,7 @@ from ..analysis.aliasing import (
     writes,
 )
 from ..frontend.parse import MISSING, Env
-from ..runtime import unshared
+from ..runtime import snapshot, unshared
 
 
 def bound_name(env: Env, name: str, helper: Any) -> str:
@@ -153,9 +154,14 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     body = [Unshared().visit(s) for s in body]
     body = [t for s in body for t in (s if isinstance(s, list) else [s])]
     reached = through_views(written, views)
-    copies = [b.located(b.assign(p, b.call(b.make(gast.Attribute, value=b.name(p), attr="copy",
-                                                  ctx=gast.Load()))), fn)
-              for p in params if p in reached and copy_args]
+
+    def copy(p: str) -> gast.expr:
+        if p in written:   # (written through a subscript: an array)
+            return b.call(b.make(gast.Attribute, value=b.name(p), attr="copy", ctx=gast.Load()))
+        # reached through what a helper may return of it: a number there stays one
+        return b.call(b.name(bound_name(env, "snapshot", snapshot)), b.name(p))
+
+    copies = [b.located(b.assign(p, copy(p)), fn) for p in params if p in reached and copy_args]
     return copies + list(body)
 
 

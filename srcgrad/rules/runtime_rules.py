@@ -123,6 +123,11 @@ def retake_adjoint(dy, y, old, new):
     return retake_grad(dy, old)
 
 
+@rule(snapshot)
+def snapshot_adjoint(dy, y, x):
+    return dy
+
+
 @rule(unshared)
 def unshared_adjoint(dy, y, v, message):
     return dy, None
