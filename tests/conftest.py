@@ -37,10 +37,11 @@ def _compiled(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    """SRCGRAD_TEST_SHARD=k/n (tox's py310..py313 envs set it): this env makes the compiled
-    runs whose shard is k, so each compiled run is made under one of the n interpreters
-    (numba is the same release under all four; `oldest`, whose numba differs, makes them
-    all), and every Python-form run everywhere. A test's shard is a hash of its id."""
+    """SRCGRAD_TEST_SHARD=k/n (tox sets it): this env makes the compiled runs whose shard
+    is k, and every Python-form run. py310..py313 take a quarter each, so each compiled
+    run is made under one of the four interpreters (numba is the same release under all
+    four); `oldest`, whose numba differs, takes half of them, for the matrix's time
+    budget. A test's shard is a hash of its id."""
     shard = os.environ.get("SRCGRAD_TEST_SHARD")
     if not shard:
         return
