@@ -165,6 +165,8 @@ class Transform:
     # ---- generated code ----
     @property
     def generated(self) -> Generated:
+        if self._generated is not None:   # (set once: no lock on every call)
+            return self._generated
         with self._lock:
             if self._generated is None:
                 self._generated = self._generate()
@@ -229,6 +231,8 @@ class Transform:
     @property
     def forms(self) -> Forms:
         """The generated code's Python and compiled forms, and the choice between them."""
+        if self._forms is not None:
+            return self._forms
         gen = self.generated
         with self._lock:
             if self._forms is None:
@@ -337,6 +341,8 @@ class Transform:
         """For container arguments (`passes.pytrees.split`): the transform generated for
         their structure (its parameters their leaves), the arguments flattened, the
         structures."""
+        if all(type(v) in _LEAF_TYPES for v in values):   # (the common call, made fast)
+            return None
         if self.inner is not None:   # (values: the arguments, then tangents)
             if any(is_container(values[self._params.index(w)]) for w in self.wrt
                    if w in self._params):
@@ -377,6 +383,10 @@ class Transform:
         out = []
         for name, g in zip(self.wrt, grads, strict=True):
             x = values[self._params.index(name)] if name in self._params else g
+            if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
+                    and g.ndim:
+                out.append(g)   # (the common case, made fast)
+                continue
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
                 g = runtime.unbroadcast(g, np.asarray(x))
             out.append(_plain(g))
@@ -695,6 +705,11 @@ def _check_differentiable(name: str, value: Any, fun) -> None:
         what = "a boolean" if kind == "b" else "an integer"
         raise WrtError(f"cannot differentiate {fun.__qualname__} with respect to {name!r}: "
                        f"it is {what} ({value!r}); pass a float (e.g. {name}=5.0)")
+
+
+# argument types that are never containers (`passes.pytrees.is_container`)
+_LEAF_TYPES = frozenset({np.ndarray, float, int, bool, np.float64, np.float32, np.int64,
+                         np.int32, np.bool_})
 
 
 def _plain(value: Any) -> Any:
