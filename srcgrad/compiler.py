@@ -47,7 +47,7 @@ from .passes.fuse import fuse
 from .passes.join import join
 from .passes.normalize import normalize
 from .passes.optimize import optimize
-from .passes.pytrees import flatten_params
+from .passes.pytrees import flatten_dicts, flatten_params
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
@@ -142,6 +142,7 @@ class _Module:
         if self.trees[1] and fun is self.trees[0] and not self.stack:
             parsed = dataclasses.replace(parsed, tree=flatten_params(
                 parsed.tree, self.trees[1], parsed.filename))
+        parsed = dataclasses.replace(parsed, tree=flatten_dicts(parsed.tree, parsed.filename))
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)

@@ -316,3 +316,68 @@ def test_containers_not_differentiated(jit, rng):
     np.testing.assert_allclose(g, 2 * X.T @ (X @ w - y), rtol=1e-12)
     g = srcgrad.grad(whole_batch, jit=False)(w, (1.5, 2.5))
     np.testing.assert_allclose(g, [1.5, 2.5])
+
+
+# ---- dict literals inside the function ----
+
+
+def local_dict_layer(w, b, x):
+    layer = {"W": w, "b": b, "act": {"scale": 2.0}}
+    h = layer["act"]["scale"] * np.tanh(layer["W"] @ x + layer["b"])
+    return np.sum(h) + len(layer)
+
+
+def test_local_dict_literal_by_hand_and_differences(jit, rng):
+    # at W = 0: h = 2 tanh(b), so d/db = 2 (1 - tanh(b)^2) and d/dW = d/db x^T
+    b, x = np.array([0.3, -0.4]), np.array([1.0, 2.0, -1.0])
+    dw, db = srcgrad.grad(local_dict_layer, wrt=(0, 1), jit=jit)(np.zeros((2, 3)), b, x)
+    np.testing.assert_allclose(db, 2.0 * (1.0 - np.tanh(b) ** 2))
+    np.testing.assert_allclose(dw, np.outer(db, x))
+    w = rng.standard_normal((2, 3))
+    dw, db = srcgrad.grad(local_dict_layer, wrt=(0, 1), jit=jit)(w, b, x)
+    np.testing.assert_allclose(dw, numerical_grad(local_dict_layer, (w, b, x), 0), rtol=1e-6)
+    np.testing.assert_allclose(db, numerical_grad(local_dict_layer, (w, b, x), 1), rtol=1e-6)
+
+
+def dict_built_in_a_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        terms = {"square": x ** 2, "shift": x * i}
+        s = s + np.sum(terms["square"] - terms["shift"])
+    return s
+
+
+def test_local_dict_in_a_loop_and_forward_mode(jit):
+    # s = n sum(x^2) - sum(x) n(n-1)/2: ds/dx = 2 n x - n(n-1)/2
+    x, n = np.array([0.5, -1.5]), 3
+    np.testing.assert_allclose(srcgrad.grad(dict_built_in_a_loop, jit=jit)(x, n),
+                               2 * n * x - 3.0)
+    _, slope = srcgrad.jvp(dict_built_in_a_loop, jit=jit)(x, n, np.array([1.0, 0.0]))
+    assert slope == pytest.approx(2 * n * x[0] - 3.0)
+
+
+def dict_returned_whole(x):
+    p = {"a": x}
+    return p
+
+
+def dict_computed_key(x, k):
+    p = {"a": x, "b": 2.0 * x}
+    return np.sum(p[k])
+
+
+def dict_rebound(x):
+    p = {"a": x}
+    p = {"a": 2.0 * x}
+    return np.sum(p["a"])
+
+
+@pytest.mark.parametrize("fun, args, what", [
+    (dict_returned_whole, (np.ones(2),), "using it whole"),
+    (dict_computed_key, (np.ones(2), "a"), "computed at run time"),
+    (dict_rebound, (np.ones(2),), "dict literals cannot be differentiated"),
+])
+def test_local_dict_uses_refused(fun, args, what):
+    with pytest.raises(UnsupportedSyntax, match=what) as info:
+        srcgrad.grad(fun, jit=False)(*args)
+    assert "test_pytrees.py:" in str(info.value)

@@ -24,10 +24,14 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
   `break`, `continue` or `else`) is refused with `UnsupportedSyntax` naming the line and
   the construct: its derivative would otherwise be lost silently;
 * every statement made keeps the line of the one it comes from.
+
+`flatten_dicts` does the same for a dict literal of constant keys assigned once to a
+local name (`p = {"W": a}`): one name per entry, assigned where the literal was.
 """
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import re
@@ -163,6 +167,65 @@ def flatten_params(fn: gast.FunctionDef, trees: dict[str, Tree],
     fn.args.args = [b.make(gast.Name, id=n, ctx=gast.Param()) for n in flat]
     fn.body = _Flatten(trees, names, filename).block(fn.body)
     return fn
+
+
+def flatten_dicts(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
+    """`fn` with each local dict literal of constant keys (`p = {"W": a, "b": b}`, nested
+    dict literals too) assigned once to a name, as one name per entry (`p_W = a`,
+    `p_b = b`, in the literal's order) and its reads flattened as a parameter's are (see
+    the module docstring: `p["W"]` is `p_W`; using it whole is refused). Any other dict
+    literal stays, and `reject` refuses it."""
+    stores = collections.Counter(
+        n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+        isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)))
+    literals = {s.targets[0].id: s for s in gast.walk(fn)
+                if isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Dict) and
+                stores[s.targets[0].id] == 1 and _literal_tree(s.value) is not None}
+    if not literals:
+        return fn
+    fn = copy.deepcopy(fn)
+    assigns = {s.targets[0].id: s for s in gast.walk(fn) if isinstance(s, gast.Assign)
+               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+               and s.targets[0].id in literals}
+    trees = {name: _literal_tree(s.value) for name, s in assigns.items()}
+    names = {p: _paths(trees[p], p) for p in trees}
+    taken = names_in(fn) - set(trees)
+    leaves = [n for p in trees for n in names[p]]
+    clash = next((n for n in leaves if n in taken or leaves.count(n) > 1), None)
+    if clash is not None:
+        raise UnsupportedSyntax(f"the entries of {', '.join(trees)} become names, and "
+                                f"{clash!r} clashes with another name of {fn.name}; "
+                                f"rename it", filename=filename, lineno=fn.lineno)
+
+    class Split(gast.NodeTransformer):
+        def visit_Assign(self, node):
+            if node not in assigns.values():
+                return self.generic_visit(node)
+            name = node.targets[0].id
+            return [b.located(b.assign(leaf, value), node)
+                    for leaf, value in zip(names[name], _literal_values(node.value),
+                                           strict=True)]
+
+    fn.body = _Flatten(trees, names, filename).block(Split().visit(fn).body)
+    return fn
+
+
+def _literal_tree(node: gast.Dict) -> Tree | None:
+    """The structure of a dict literal of distinct constant keys (nested ones too)."""
+    keys = [_constant(k) if k is not None else None for k in node.keys]
+    if any(k is None or not isinstance(k[0], (str, int)) or isinstance(k[0], bool)
+           for k in keys) or len({k[0] for k in keys}) != len(keys) or not keys:
+        return None
+    children = [_literal_tree(v) if isinstance(v, gast.Dict) else LEAF for v in node.values]
+    if any(c is None for c in children):
+        return None
+    return Tree("dict", tuple(k[0] for k in keys), None, tuple(children))
+
+
+def _literal_values(node: gast.Dict) -> list[gast.expr]:
+    return [leaf for v in node.values
+            for leaf in (_literal_values(v) if isinstance(v, gast.Dict) else [v])]
 
 
 class _Flatten(gast.NodeTransformer):
