@@ -225,3 +225,30 @@ def test_take_along_an_axis(jit):
     assert_grad(take_along, (g,), (a,), (0,))
     # column 2 is taken twice, with weights 0 + 2 in row 0: d/da[0, 2] = 2
     assert g[0, 2] == 2.0
+
+
+def weighted_by_position(a, b, c):
+    x = a, b, c
+    s = 0.0
+    for i in range(3):
+        s = s + x[i] * (i + 1.0)
+    return s
+
+
+def squares_over_a_tuple(a, b):
+    t = (a, b)
+    s = 0.0
+    for v in t:
+        s = s + np.sum(v ** 2)
+    return s
+
+
+def test_a_tuple_read_at_a_loop_index_compiles(jit):
+    # the adjoint of x[i] is a list of the items' adjoints, which numba compiled only
+    # for np.split's pieces: s = a + 2 b + 3 c, and sum(a^2) + sum(b^2)
+    g = srcgrad.grad(weighted_by_position, wrt=(0, 1, 2), jit=jit)(1.0, 2.0, 3.0)
+    assert g == pytest.approx((1.0, 2.0, 3.0))
+    a, b = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    da, db = srcgrad.grad(squares_over_a_tuple, wrt=(0, 1), jit=jit)(a, b)
+    np.testing.assert_allclose(da, 2 * a)
+    np.testing.assert_allclose(db, 2 * b)

@@ -1,8 +1,7 @@
 """Joins and splits: the records of np.hstack, vstack, dstack, column_stack, row_stack,
 append, split, array_split, hsplit, vsplit and dsplit, the helpers their rules call
 (`unjoin`, `unsplit`), each beside its numba form, and the numba forms of the calls
-numba lacks (vectors among matrices to np.vstack, np.row_stack) and of `zeros_like` for
-the list of pieces np.split gives.
+numba lacks (vectors among matrices to np.vstack, np.row_stack).
 
 Both are linear and move entries without copying any. A join lays the arrays (each
 raised to the join's rank first) end to end along an axis, so the adjoint cuts dy along
@@ -18,7 +17,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from ..numba_ext import normalize_axis
-from ..runtime import reshape_as, zeros_like
+from ..runtime import reshape_as
 from . import describe, linear, rule
 from .shapes import _absent
 
@@ -172,17 +171,6 @@ def _unsplit_typer(dy, ary, axis):
             raise ValueError("unsplit: the pieces do not make up the array")
         return out
     return join
-
-
-@overload(zeros_like)
-def _zeros_like_pieces(x):
-    # the zero gradient of the pieces np.split gives (a list of arrays): one each
-    if not (isinstance(x, types.List) and isinstance(x.dtype, types.Array)):
-        return None
-    dtype = as_dtype(x.dtype.dtype)
-    if dtype.kind not in "fc":
-        dtype = np.dtype(np.float64)
-    return lambda x: [np.zeros(p.shape, dtype) for p in x]
 
 
 linear(np.hstack, *_VSTACKS, np.dstack, np.column_stack, np.split, np.array_split, np.hsplit,

@@ -147,6 +147,11 @@ def zeros_like(x):
 
 @overload(zeros_like)
 def _zeros_like_typer(x):
+    if isinstance(x, (types.UniTuple, types.List)):
+        # one zero per item, as a list: the pieces np.split gives, or the adjoint of a
+        # tuple read at an index known at run time (`p[i]` in a loop: the list of its
+        # items' adjoints; numba lists take entries, tuples do not)
+        return lambda x: [zeros_like(item) for item in x]
     cast = _float_scalar(x)
     if _is_scalar(x):
         return lambda x: cast(0.0)
