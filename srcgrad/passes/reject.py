@@ -36,7 +36,7 @@ _FORBIDDEN = {
     gast.NamedExpr: "assignment expressions (:=)",
     gast.Starred: "starred arguments (*args)",
     gast.Match: "'match' statements",
-    gast.Dict: "dict literals",
+    gast.Dict: "dict literals (but one of constant keys assigned once to a name)",
     gast.Set: "set literals",
 }
 for _extra in ("TryStar",):
