@@ -517,6 +517,7 @@ def _transform(kind: Kind):
         if fun is None:
             return lambda f: _of(f, kind, options)
         return _of(fun, kind, options)
+    make.__name__ = make.__qualname__ = kind.value   # help(), pickle and the API docs
     return make
 
 
