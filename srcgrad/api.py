@@ -30,6 +30,7 @@ from .backend import NESTED, Forms
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
+from .frontend.portable import portable
 from .methods import Method, for_method
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
@@ -452,7 +453,7 @@ class Transform:
         # generates the code again (or loads it from the disk cache) on first use
         if _module_attribute(self) is self:   # @grad on a module-level function
             return self.__qualname__
-        return Transform, (self.fun, self.kind, self.options)
+        return Transform, (portable(self.fun), self.kind, self.options)
 
     def __dask_tokenize__(self):
         return ("srcgrad", self.kind.value, repr(self.options), _token(self.fun))
@@ -526,6 +527,7 @@ def _transform(kind: Kind):
         if fun is None:
             return lambda f: _of(f, kind, options)
         return _of(fun, kind, options)
+    make.__name__ = make.__qualname__ = kind.value   # help(), pickle and the API docs
     return make
 
 

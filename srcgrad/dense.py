@@ -20,6 +20,7 @@ from .api import (
     _unit_like,
 )
 from .errors import SrcgradError
+from .frontend.portable import portable
 from .passes.pytrees import is_container
 
 
@@ -113,7 +114,7 @@ class Dense:
     def __reduce__(self):
         if _module_attribute(self) is self:
             return self.__qualname__
-        return Dense, self._given
+        return Dense, (portable(self._given[0]), *self._given[1:])
 
     def __dask_tokenize__(self):
         fun, kind, wrt, jit, unroll = self._given

@@ -35,3 +35,10 @@ def test_supported_functions_page_is_current():
     from srcgrad.rules.supported import markdown
     page = (ROOT / "docs" / "supported.md").read_text()
     assert page == markdown(), "run: python -m srcgrad.rules.supported > docs/supported.md"
+
+
+def test_api_reference_lists_every_public_name():
+    # docs/api.md is generated from docstrings, name by name: a new public name needs a line
+    import srcgrad
+    listed = re.findall(r"^::: srcgrad\.(\w+)$", (ROOT / "docs" / "api.md").read_text(), re.M)
+    assert sorted(listed) == sorted(srcgrad.__all__)
