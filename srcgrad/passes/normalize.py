@@ -41,6 +41,7 @@ from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from .comprehensions import COMPREHENSIONS, lower, shared_names
 from .inplace import copy_written_params
 from .jumps import structure_jumps
 from .views import retake_views
@@ -61,7 +62,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         return _t2
     """
     fn = copy.deepcopy(fn)
-    norm = _Normalizer(env, assigned_names(fn), namer, filename)
+    norm = _Normalizer(env, assigned_names(fn), namer, filename, shared_names(fn))
     body = fn.body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring
@@ -79,8 +80,10 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
 
 
 class _Normalizer:
-    def __init__(self, env: Env, local_names: frozenset[str], namer: Namer, filename: str):
+    def __init__(self, env: Env, local_names: frozenset[str], namer: Namer, filename: str,
+                 shared: set[str]):
         self.env = env
+        self.shared = shared   # names a comprehension's variable must not keep
         self.locals = local_names
         self.namer = namer
         self.filename = filename
@@ -336,6 +339,8 @@ class _Normalizer:
         if isinstance(node, gast.BoolOp):
             return b.make(gast.BoolOp, op=node.op, values=[self.atom(v) for v in node.values])
         if isinstance(node, gast.Call):
+            if any(isinstance(a, COMPREHENSIONS) for a in node.args):
+                return self.comprehension(node)
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -348,7 +353,25 @@ class _Normalizer:
             return b.make(type(node), elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.IfExp):
             return self.if_exp(node)
+        if isinstance(node, COMPREHENSIONS):
+            raise self.error(node, "a list comprehension or generator expression can be "
+                                   "differentiated only as the argument of sum, max, min, "
+                                   "any or all (lowered to a loop), not as a list value; "
+                                   "build arrays with a loop that writes into one")
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
+
+    def comprehension(self, node: gast.Call) -> gast.Name:
+        """A call reducing a comprehension (`sum(... for ...)`): its loop, normalized here
+        at the line of the statement it is in (`comprehensions.lower`)."""
+        func = self.env.resolve(node.func, self.locals)
+        stmts, result = lower(node, func, self.namer, self.shared, self.error)
+        origin = self.origin
+        stmts = [b.located(s, origin) for s in stmts]
+        self.locals = self.locals | assigned_names(b.function("_", [], stmts))
+        for stmt in stmts:
+            self.statement(stmt)
+        self.origin = origin
+        return result
 
     def if_exp(self, node: gast.IfExp) -> gast.AST:
         """`a if c else b`: an if statement that sets a temporary (only the branch taken

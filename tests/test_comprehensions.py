@@ -1,0 +1,164 @@
+"""Comprehensions and generator expressions reduced by sum, max, min, any, all (issue 21).
+
+Each form is lowered to a loop by `passes/comprehensions.py`; every gradient is checked
+against central differences, and against a value by hand where there is one, compiled
+with numba and as Python (the `jit` fixture), in reverse and forward mode.
+"""
+
+import os
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+from srcgrad import UnsupportedSyntax
+from srcgrad.checks import numerical_grad
+
+HERE = os.path.basename(__file__)
+X = np.array([0.3, -1.2, 0.7, 2.0, -0.4])
+
+
+def sum_of_squares(x):
+    return sum(x[i] ** 2 for i in range(x.shape[0]))
+
+
+def list_sum(x, n):
+    return sum([np.sin(x[i]) * x[0] for i in range(n)])
+
+
+def nested_filtered(x, n):
+    return sum(np.sin(x[i]) * x[j] for i in range(n) if x[i] > 0 for j in range(i + 1))
+
+
+def over_an_array(x):
+    pairs = sum(np.tanh(v) * w for v, w in zip(x, x[::-1]))  # noqa: B905 (numba's zip)
+    return pairs + sum(k * v for k, v in enumerate(x))
+
+
+def largest_and_smallest(x, n):
+    return max(np.cos(v) for v in x) - min(x[k] * x[0] for k in range(1, n))
+
+
+def max_with_default(x, n):
+    return max((x[i] ** 3 for i in range(n) if x[i] > 5.0), default=x[0] * 2.0)
+
+
+def any_all_guard(x):
+    if any(v > 1.5 for v in x) and all(abs(v) < 3.0 for v in x):
+        return sum(v * v for v in x)
+    return np.sum(x)
+
+
+def sum_of_arrays(x):
+    total = sum((x[i] * x for i in range(x.shape[0])), np.zeros_like(x))
+    return np.sum(total ** 2)
+
+
+def np_sum_of_list(x):
+    return np.sum([np.sin(x[i] * x) for i in range(3)])
+
+
+def shadowed(x):
+    i = 1.5
+    s = sum(x[i] * i for i in range(x.shape[0]))
+    return s * i + sum(sum(x[i] * x[j] for j in range(i)) + x[i] for i in range(3))
+
+
+def in_a_loop(x, n):
+    out = 0.0
+    for t in range(n):
+        out = out + sum(x[i] * x[t] for i in range(t, n)) * 0.5
+    return out
+
+
+CASES = [
+    (sum_of_squares, (X,)),
+    (list_sum, (X, 4)),
+    (nested_filtered, (X, 5)),
+    (over_an_array, (X,)),
+    (largest_and_smallest, (X, 5)),
+    (max_with_default, (X, 5)),
+    (max_with_default, (X * 3.0, 5)),
+    (any_all_guard, (X,)),
+    (any_all_guard, (X * 0.5,)),
+    (sum_of_arrays, (X,)),
+    (np_sum_of_list, (X,)),
+    (shadowed, (X,)),
+    (in_a_loop, (X, 5)),
+]
+
+
+@pytest.mark.parametrize("fun,args", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_reverse_against_differences(fun, args, jit):
+    value, dx = srcgrad.value_and_grad(fun, jit=jit)(*args)
+    assert np.isclose(value, fun(*args))
+    assert_grad(fun, (dx,), args, [0])
+
+
+@pytest.mark.parametrize("fun,args", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_forward_against_differences(fun, args, jit):
+    direction = np.linspace(-1.0, 1.0, X.size)
+    value, slope = srcgrad.jvp(fun, jit=jit)(*args, direction)
+    assert np.isclose(value, fun(*args))
+    assert np.isclose(slope, numerical_grad(fun, args, 0) @ direction, rtol=1e-5, atol=1e-7)
+
+
+def first_max(x):
+    return max(x[i] * 1.0 for i in range(3))
+
+
+def test_by_hand(jit):
+    # sum(x_i^2) has gradient 2x and Hessian 2I; max picks the first maximum, as Python
+    np.testing.assert_allclose(srcgrad.grad(sum_of_squares, jit=jit)(X), 2.0 * X)
+    np.testing.assert_allclose(srcgrad.hvp(sum_of_squares, jit=jit)(X, np.ones(5)),
+                               2.0 * np.ones(5))
+
+    assert list(srcgrad.grad(first_max, jit=jit)(np.array([2.0, 2.0, 1.0]))) == [1, 0, 0]
+    assert srcgrad.grad(list_sum, jit=jit)(X, 0)[0] == 0.0   # no item: sum is 0
+
+
+def test_empty_max_raises_as_python(jit):
+    with pytest.raises(ValueError, match="empty sequence"):
+        srcgrad.grad(largest_and_smallest, jit=jit)(X[:0], 1)
+
+
+def test_source_is_a_loop_under_the_line_comment():
+    src = srcgrad.grad(nested_filtered).source
+    line = nested_filtered.__code__.co_firstlineno + 1
+    forward = src[:src.index("# adjoint")].splitlines()
+    head = next(k for k, text in enumerate(forward) if f"# line {line}: return sum(" in text)
+    body = "\n".join(forward[head:])
+    assert "total = 0" in body and "for i in range(n):" in body
+    assert "for j in range(" in body and "if _t" in body
+    assert f"# grad of line {line}: return sum(" in src
+
+
+def with_stack(x):
+    return np.sum(np.stack([x * i for i in range(3)]))
+
+
+def with_list_value(x):
+    parts = [x[i] for i in range(2)]
+    return parts[0]
+
+
+def with_key(x):
+    return max((v for v in x), key=abs)
+
+
+def with_dict_comprehension(x):
+    return sum({i: x[i] for i in range(2)}.values())
+
+
+@pytest.mark.parametrize("fun,construct,line", [
+    (with_stack, "a list comprehension passed to np.stack", "return np.sum(np.stack("),
+    (with_list_value, "not as a list value", "parts = [x[i] for i in range(2)]"),
+    (with_key, "with the comprehension as its only argument", "return max((v for v"),
+    (with_dict_comprehension, "dict comprehensions", "return sum({i: x[i]"),
+])
+def test_refused_forms(fun, construct, line):
+    with pytest.raises(UnsupportedSyntax) as info:
+        srcgrad.grad(fun, jit=False)(X)
+    message = str(info.value)
+    assert f"{HERE}:" in message and construct in message and line in message
