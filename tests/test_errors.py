@@ -46,7 +46,7 @@ def with_set_comprehension(x):
 
 
 def with_comprehension(x):
-    return np.sum(np.array([x * i for i in range(3)]))
+    return np.sum(np.array([x * i for i in range(int(x))]))
 
 
 def with_star(x):
@@ -82,7 +82,7 @@ def with_nested_def(x):
     (with_class, "class definitions", "class A:"),
     (with_global, "'global' statements", "global G"),
     (with_set_comprehension, "set comprehensions", "return sum({v for v in (x, x)})"),
-    (with_comprehension, "a list comprehension passed to np.array",
+    (with_comprehension, "a list comprehension or generator expression whose list is the value",
      "return np.sum(np.array([x * i for i"),
     (with_star, "starred arguments", "return np.sum(*args)"),
     (with_double_star, "'**' arguments in calls", "return np.sum(x, **kw)"),

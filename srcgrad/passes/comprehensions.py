@@ -9,8 +9,12 @@ Guarantees the statements compute the call's value into a fresh name, evaluating
 Python evaluates in its order: each `for` clause a loop nested in the one before, each
 `if` clause an `if` in it, the element once per item the filters pass. A comprehension
 variable does not leak in Python 3: one whose name is used anywhere else in the function
-(or by another comprehension) is renamed. A call whose value needs the list itself
-(`np.stack([...])`, a list value) is refused with the user's `file:line`.
+(or by another comprehension) is renamed.
+
+A list comprehension whose list is the value (`np.stack([...])`, `parts = [...]`) is the
+list display it stands for (`unrolled`) when its `for` clauses run over ranges of int
+literals (a `static=` argument is one by then) with no `if`; normalize refuses any other
+with the user's `file:line`.
 
 Exists so that a comprehension needs no rule: `sum(x[i] ** 2 for i in range(n))` is the
 loop a user would write by hand, with the tape and adjoint loops have. `max` keeps the
@@ -84,15 +88,14 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
             if x[i] > 0:
                 total = total + x[i] ** 2
     """
-    kind = _REDUCERS.get(func) if _hashable(func) else None
+    kind = reducer(func)
     comp = next(a for a in call.args if isinstance(a, COMPREHENSIONS))
     what = "a list comprehension" if isinstance(comp, gast.ListComp) else \
         "a generator expression"
     if kind is None or kind == "np.sum" and not isinstance(comp, gast.ListComp):
         raise error(comp, f"{what} passed to {_dotted(call.func)} cannot be differentiated: "
                           f"only sum, max, min, any, all (and np.sum of a list "
-                          f"comprehension) of one are lowered to a loop; build the list "
-                          f"with a loop that writes into an array, or stack a list display")
+                          f"comprehension) of one are lowered to a loop")
     keywords = {k.arg: k.value for k in call.keywords}
     allowed = {"sum": {"start"}, "max": {"default"}, "min": {"default"}}.get(kind, set())
     extra = [a for a in call.args if a is not comp]
@@ -141,6 +144,77 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
             inner = [b.make(gast.If, test=test, body=inner)]
         inner = [b.make(gast.For, target=gen.target, iter=gen.iter, body=inner)]
     return before + inner + after, b.name(acc)
+
+
+def reducer(func) -> str | None:
+    """The reduction `lower` makes a loop of, if `func` (a called object) is one."""
+    return _REDUCERS.get(func) if _hashable(func) else None
+
+
+def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.List | None:
+    """The list display a list comprehension stands for when each `for` clause runs over
+    `range` of int literals (a `static=` argument is one by then; the variable of an
+    outer clause counts, `range(i + 1)`) and none has an `if`: each item the element with
+    the variables' values in it; else None. `is_range(func)`: whether a call's function
+    is the builtin range. At most `MAX_ITEMS` items.
+
+    >>> import astor
+    >>> comp = gast.parse("[x[i] * x[j] for i in range(2) for j in range(i, 2)]").body[0].value
+    >>> print(astor.to_source(gast.gast_to_ast(unrolled(comp, lambda f: True))).strip())
+    [x[0] * x[0], x[0] * x[1], x[1] * x[1]]
+    """
+    items: list[gast.AST] = []
+
+    def expand(k: int, values: dict[str, int]) -> bool:
+        if k == len(comp.generators):
+            items.append(_substituted(copy.deepcopy(comp.elt), values))
+            return len(items) <= MAX_ITEMS
+        gen = comp.generators[k]
+        it = _substituted(copy.deepcopy(gen.iter), values)
+        if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name) or \
+                not isinstance(it, gast.Call) or it.keywords or not is_range(it.func):
+            return False
+        bounds = [_int_value(a) for a in it.args]
+        if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
+            return False
+        return all(expand(k + 1, {**values, gen.target.id: v}) for v in range(*bounds))
+
+    binds = {n.id for g in comp.generators for n in gast.walk(g.target)
+             if isinstance(n, gast.Name)}
+    nested = [n for n in gast.walk(comp) if isinstance(n, (*COMPREHENSIONS, gast.SetComp,
+                                                           gast.DictComp)) and n is not comp]
+    if any(n.id in binds for c in nested for g in c.generators for n in gast.walk(g.target)
+           if isinstance(n, gast.Name)):
+        return None   # (a nested comprehension rebinding a variable: not substituted)
+    if not expand(0, {}):
+        return None
+    return b.make(gast.List, elts=items, ctx=gast.Load())
+
+
+MAX_ITEMS = 256
+
+
+def _substituted(node: gast.AST, values: dict[str, int]) -> gast.AST:
+    """`node` with each read of a name in `values` its int literal."""
+    if isinstance(node, gast.Name) and node.id in values:
+        return b.located(b.const(values[node.id]), node)
+    return b.map_children(node, lambda child: _substituted(child, values))
+
+
+def _int_value(node: gast.AST) -> int | None:
+    """The value of an int literal, or of `+`, `-`, `*` of them, else None."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        v = _int_value(node.operand)
+        return None if v is None else -v
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+        left, right = _int_value(node.left), _int_value(node.right)
+        if left is None or right is None:
+            return None
+        return {gast.Add: left + right, gast.Sub: left - right,
+                gast.Mult: left * right}[type(node.op)]
+    return None
 
 
 def _renamed_targets(comp: gast.AST, namer: Namer, shared: set[str]) -> gast.AST:

@@ -41,7 +41,7 @@ from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from .comprehensions import COMPREHENSIONS, lower, shared_names
+from .comprehensions import COMPREHENSIONS, lower, reducer, shared_names, unrolled
 from .inplace import copy_written_params
 from .jumps import structure_jumps
 from .views import retake_views
@@ -339,7 +339,8 @@ class _Normalizer:
         if isinstance(node, gast.BoolOp):
             return b.make(gast.BoolOp, op=node.op, values=[self.atom(v) for v in node.values])
         if isinstance(node, gast.Call):
-            if any(isinstance(a, COMPREHENSIONS) for a in node.args):
+            if any(isinstance(a, COMPREHENSIONS) for a in node.args) and \
+                    reducer(self.env.resolve(node.func, self.locals)) is not None:
                 return self.comprehension(node)
             return self.call(node)
         if isinstance(node, gast.Attribute):
@@ -353,11 +354,16 @@ class _Normalizer:
             return b.make(type(node), elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.IfExp):
             return self.if_exp(node)
+        if isinstance(node, gast.ListComp) and (display := unrolled(
+                node, lambda f: self.env.resolve(f, self.locals) is range)) is not None:
+            return self.operation(display)
         if isinstance(node, COMPREHENSIONS):
-            raise self.error(node, "a list comprehension or generator expression can be "
-                                   "differentiated only as the argument of sum, max, min, "
-                                   "any or all (lowered to a loop), not as a list value; "
-                                   "build arrays with a loop that writes into one")
+            raise self.error(node, "a list comprehension or generator expression whose list "
+                                   "is the value (not reduced by sum, max, min, any or all) "
+                                   "can be differentiated only over ranges of int literals "
+                                   "or static= arguments, with no 'if' (it is then the list "
+                                   "display it stands for); else write the items into an "
+                                   "array in a loop")
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
 
     def comprehension(self, node: gast.Call) -> gast.Name:
@@ -398,10 +404,21 @@ class _Normalizer:
                           ctx=gast.Load())
         elif not isinstance(func, (gast.Name, gast.Attribute)):
             func = self.atom(func)
-        args = [self.atom(a) for a in node.args]
+        args = [self.atom(self.as_tuple(a, node.func)) for a in node.args]
         keywords = [b.make(gast.keyword, arg=k.arg, value=self.atom(k.value))
                     for k in node.keywords]
         return b.make(gast.Call, func=func, args=args, keywords=keywords)
+
+    def as_tuple(self, arg: gast.AST, func: gast.AST) -> gast.AST:
+        """A list comprehension passed to a NumPy function (`np.stack([...])`) as the tuple
+        display it stands for: NumPy reads the two alike, and numba stacks tuples."""
+        obj = self.env.resolve(func, self.locals)
+        if isinstance(arg, gast.ListComp) and \
+                (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy" and \
+                (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
+                                     is range)) is not None:
+            return b.tuple_(display.elts)
+        return arg
 
     def index(self, node: gast.AST) -> gast.AST:
         if isinstance(node, gast.Slice):
