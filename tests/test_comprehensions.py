@@ -72,6 +72,27 @@ def in_a_loop(x, n):
     return out
 
 
+def pairs(a, n):
+    return sum(a[i] * a[i + 1] for i in range(n - 1))
+
+
+def in_a_helper_over_its_own_name(x):
+    return pairs(np.sin(x), x.shape[0]) + sum(x * 2.0 for x in x)
+
+
+def in_a_while_test(x):
+    y = x * 1.0
+    k = 0
+    while sum(v * v for v in y) > 0.5 and k < 20:
+        y = y * 0.9
+        k = k + 1
+    return np.sum(y) + (x[0] if all(v < 5 for v in x) else -x[0])
+
+
+def in_a_conditional_expression(x):
+    return sum(x[i] for i in range(3)) if x[0] > 0 else max(x[i] ** 2 for i in range(2))
+
+
 def stacked(x):
     rows = np.stack([x[i] * x for i in range(3)])
     return np.sum(np.array([np.sin(x[i]) for i in range(-1, 4, 2)]) ** 2) + np.sum(rows ** 3)
@@ -104,6 +125,10 @@ CASES = [
     (shadowed, (X,)),
     (in_a_loop, (X, 5)),
     (stacked, (X,)),
+    (in_a_helper_over_its_own_name, (X,)),
+    (in_a_while_test, (X,)),
+    (in_a_conditional_expression, (X,)),
+    (in_a_conditional_expression, (-X,)),
 ]
 
 
@@ -134,6 +159,15 @@ def test_by_hand(jit):
 
     assert list(srcgrad.grad(first_max, jit=jit)(np.array([2.0, 2.0, 1.0]))) == [1, 0, 0]
     assert srcgrad.grad(list_sum, jit=jit)(X, 0)[0] == 0.0   # no item: sum is 0
+
+
+def test_hvp_against_differences_of_the_gradient(jit):
+    v = np.linspace(-1.0, 1.0, X.size)
+    got = srcgrad.hvp(in_a_helper_over_its_own_name, jit=jit)(X, v)
+    gradient = srcgrad.grad(in_a_helper_over_its_own_name, jit=False)
+    h = 1e-6
+    want = (gradient(X + h * v) - gradient(X - h * v)) / (2 * h)   # central differences
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
 def test_empty_max_raises_as_python(jit):
