@@ -239,3 +239,99 @@ def test_refused_forms(fun, construct, line):
         srcgrad.grad(fun, jit=False)(*((X, 3) if fun is issue_example else (X,)))
     message = str(info.value)
     assert f"{HERE}:" in message and construct in message and line in message
+
+
+# ---- lists built by append in straight-line code (passes/lists.py) ----
+
+
+def appended_rows(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] * x)
+    return np.sum(np.stack(parts) ** 2)
+
+
+def appended_numbers(x):
+    vals = []
+    vals.append(np.sin(x[0]))
+    y = x[1] * 2.0
+    vals.append(y)
+    total = np.sum(np.array(vals)) * len(vals)
+    vals.append(x[2] ** 2)
+    return total * vals[-1] + vals[0] + np.sum(np.array(vals) ** 2)
+
+
+def appended_then_iterated(x):
+    vals = []
+    vals.append(np.sin(x[0]))
+    vals.append(x[1] * x[2])
+    total = 0.0
+    for v in vals:
+        total = total + v * vals[-1]
+    return total
+
+
+def appended_in_an_unrolled_loop(x):
+    rows = []
+    for i in range(3):
+        rows.append(np.tanh(x[i] * x[1:]))
+    return np.sum(np.concatenate(rows) * np.array([1.0, 2.0, 3.0, 4.0] * 3))
+
+
+def test_appended_rows_by_hand(jit):
+    # sum_{i<n} sum_j (x_i x_j)^2 = T S, T = sum_{i<n} x_i^2, S = sum_j x_j^2
+    n, S, T = 3, np.sum(X ** 2), np.sum(X[:3] ** 2)
+    want = 2.0 * X * T + 2.0 * X * S * (np.arange(X.size) < n)
+    np.testing.assert_allclose(srcgrad.grad(appended_rows, static="n", jit=jit)(X, n), want)
+    slope = srcgrad.jvp(appended_rows, static="n", jit=jit)(X, n, np.ones(5))[1]
+    assert np.isclose(slope, np.sum(want))
+
+
+@pytest.mark.parametrize("fun,options", [(appended_numbers, {}),
+                                         (appended_in_an_unrolled_loop, {"unroll": True})],
+                         ids=["numbers", "unrolled"])
+def test_appended_against_differences(fun, options, jit):
+    value, dx = srcgrad.value_and_grad(fun, jit=jit, **options)(X)
+    assert np.isclose(value, fun(X))
+    assert_grad(fun, (dx,), (X,), [0])
+    direction = np.linspace(-1.0, 1.0, X.size)
+    slope = srcgrad.jvp(fun, jit=jit, **options)(X, direction)[1]
+    assert np.isclose(slope, numerical_grad(fun, (X,), 0) @ direction)
+
+
+def test_appended_then_iterated():
+    # as Python only: numba has no zeros_like of a tuple, which the adjoint of a display
+    # read in a loop starts from (as for test_a_list_value)
+    dx = srcgrad.grad(appended_then_iterated, jit=False)(X)
+    assert_grad(appended_then_iterated, (dx,), (X,), [0])
+
+
+def test_appended_source_is_a_display():
+    src = srcgrad.grad(appended_numbers, jit=False).source
+    code = [line for line in src.splitlines() if not line.strip().startswith("#")]
+    assert not any("vals.append" in line for line in code)
+    assert any(line.strip().startswith("vals_1 = _t") for line in code)
+
+
+def appended_with_an_alias(x):
+    parts = []
+    kept = parts
+    parts.append(x * 2.0)
+    return np.sum(np.stack(kept))
+
+
+def appended_to_a_parameter(x, parts):
+    parts.append(x * 2.0)
+    parts = []
+    parts.append(x)
+    return np.sum(np.stack(parts))
+
+
+@pytest.mark.parametrize("fun,args", [(appended_rows, (X, 3)), (appended_with_an_alias, (X,)),
+                                      (appended_to_a_parameter, (X, []))],
+                         ids=["trip count not static", "alias", "parameter"])
+def test_appended_refused(fun, args):
+    with pytest.raises(srcgrad.MissingRule) as info:
+        srcgrad.grad(fun, jit=False)(*args)
+    message = str(info.value)
+    assert f"{HERE}:" in message and ".append(...) is called for its effect" in message

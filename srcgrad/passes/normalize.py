@@ -2,8 +2,11 @@
 
 Requires a tree accepted by `reject_unsupported`. Runs `inplace` (arguments written into
 copied on entry, in-place changes of shared arrays checked), `jumps`, the desugaring and
-single assignment here, then `views` (views taken again after writes, or checked), and
-guarantees what those passes do, and a new FunctionDef whose body is a list of:
+single assignment here (a comprehension reduced by `sum`, `max`, `min`, `any`, `all`
+becomes its loop, and one whose list is the value its display, by `comprehensions`; a
+list appended to in straight-line code a display where it is read, by `lists`), then
+`views` (views taken again after writes, or checked), and guarantees what those
+passes do, and a new FunctionDef whose body is a list of:
 
 * ``name = op`` where ``op`` is an atom (a Name, a Constant or a global such as `np.pi`),
   or one operation whose operands are atoms: BinOp, UnaryOp, a single Compare, BoolOp,
@@ -44,6 +47,7 @@ from ..naming import Namer
 from .comprehensions import COMPREHENSIONS, lower, reducer, shared_names, unrolled
 from .inplace import copy_written_params
 from .jumps import structure_jumps
+from .lists import display_appends
 from .views import retake_views
 
 
@@ -71,7 +75,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     body = copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
-    out = norm.block(body)
+    out = display_appends(norm.block(body), env, norm.locals, namer)
     fn.body = retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
                            [a.id for a in fn.args.args], env, namer, filename, norm.locals)
     return fn
