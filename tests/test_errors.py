@@ -41,12 +41,12 @@ def with_global(x):
     return x
 
 
-def with_generator(x):
-    return sum(v for v in (x, x))
+def with_set_comprehension(x):
+    return sum({v for v in (x, x)})
 
 
 def with_comprehension(x):
-    return np.sum(np.array([x * i for i in range(3)]))
+    return np.sum(np.array([x * i for i in range(int(x))]))
 
 
 def with_star(x):
@@ -81,8 +81,9 @@ def with_nested_def(x):
     (with_try, "'try' statements", "try:"),
     (with_class, "class definitions", "class A:"),
     (with_global, "'global' statements", "global G"),
-    (with_generator, "generator expressions", "return sum(v for v in (x, x))"),
-    (with_comprehension, "list comprehensions", "return np.sum(np.array([x * i for i"),
+    (with_set_comprehension, "set comprehensions", "return sum({v for v in (x, x)})"),
+    (with_comprehension, "a list comprehension or generator expression whose list is the value",
+     "return np.sum(np.array([x * i for i"),
     (with_star, "starred arguments", "return np.sum(*args)"),
     (with_double_star, "'**' arguments in calls", "return np.sum(x, **kw)"),
     (with_nested_def, "nested function definitions", "def inner(v):"),

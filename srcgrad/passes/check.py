@@ -20,7 +20,8 @@ differentiable, and the refusals are in one place.
 >>> from srcgrad.passes.normalize import normalize
 >>> def f(x):
 ...     parts = []
-...     parts.append(x)
+...     for i in range(2):
+...         parts.append(x)
 ...     return x
 >>> p = parse(f)
 >>> check(p, normalize(p.tree, p.env, Namer({"x", "parts"}), p.filename), ["x"])

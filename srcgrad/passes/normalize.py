@@ -2,8 +2,11 @@
 
 Requires a tree accepted by `reject_unsupported`. Runs `inplace` (arguments written into
 copied on entry, in-place changes of shared arrays checked), `jumps`, the desugaring and
-single assignment here, then `views` (views taken again after writes, or checked), and
-guarantees what those passes do, and a new FunctionDef whose body is a list of:
+single assignment here (a comprehension reduced by `sum`, `max`, `min`, `any`, `all`
+becomes its loop, and one whose list is the value its display, by `comprehensions`; a
+list appended to in straight-line code a display where it is read, by `lists`), then
+`views` (views taken again after writes, or checked), and guarantees what those
+passes do, and a new FunctionDef whose body is a list of:
 
 * ``name = op`` where ``op`` is an atom (a Name, a Constant or a global such as `np.pi`),
   or one operation whose operands are atoms: BinOp, UnaryOp, a single Compare, BoolOp,
@@ -41,8 +44,10 @@ from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from .comprehensions import COMPREHENSIONS, lower, reducer, shared_names, unrolled
 from .inplace import copy_written_params
 from .jumps import structure_jumps
+from .lists import display_appends
 from .views import retake_views
 
 
@@ -61,7 +66,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         return _t2
     """
     fn = copy.deepcopy(fn)
-    norm = _Normalizer(env, assigned_names(fn), namer, filename)
+    norm = _Normalizer(env, assigned_names(fn), namer, filename, shared_names(fn))
     body = fn.body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring
@@ -70,7 +75,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     body = copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
-    out = norm.block(body)
+    out = display_appends(norm.block(body), env, norm.locals, namer)
     fn.body = retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
                            [a.id for a in fn.args.args], env, namer, filename, norm.locals)
     return fn
@@ -79,8 +84,10 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
 
 
 class _Normalizer:
-    def __init__(self, env: Env, local_names: frozenset[str], namer: Namer, filename: str):
+    def __init__(self, env: Env, local_names: frozenset[str], namer: Namer, filename: str,
+                 shared: set[str]):
         self.env = env
+        self.shared = shared   # names a comprehension's variable must not keep
         self.locals = local_names
         self.namer = namer
         self.filename = filename
@@ -336,6 +343,9 @@ class _Normalizer:
         if isinstance(node, gast.BoolOp):
             return b.make(gast.BoolOp, op=node.op, values=[self.atom(v) for v in node.values])
         if isinstance(node, gast.Call):
+            if any(isinstance(a, COMPREHENSIONS) for a in node.args) and \
+                    reducer(self.env.resolve(node.func, self.locals)) is not None:
+                return self.comprehension(node)
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -348,7 +358,30 @@ class _Normalizer:
             return b.make(type(node), elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.IfExp):
             return self.if_exp(node)
+        if isinstance(node, gast.ListComp) and (display := unrolled(
+                node, lambda f: self.env.resolve(f, self.locals) is range)) is not None:
+            return self.operation(display)
+        if isinstance(node, COMPREHENSIONS):
+            raise self.error(node, "a list comprehension or generator expression whose list "
+                                   "is the value (not reduced by sum, max, min, any or all) "
+                                   "can be differentiated only over ranges of int literals "
+                                   "or static= arguments, with no 'if' (it is then the list "
+                                   "display it stands for); else write the items into an "
+                                   "array in a loop")
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
+
+    def comprehension(self, node: gast.Call) -> gast.Name:
+        """A call reducing a comprehension (`sum(... for ...)`): its loop, normalized here
+        at the line of the statement it is in (`comprehensions.lower`)."""
+        func = self.env.resolve(node.func, self.locals)
+        stmts, result = lower(node, func, self.namer, self.shared, self.error)
+        origin = self.origin
+        stmts = [b.located(s, origin) for s in stmts]
+        self.locals = self.locals | assigned_names(b.function("_", [], stmts))
+        for stmt in stmts:
+            self.statement(stmt)
+        self.origin = origin
+        return result
 
     def if_exp(self, node: gast.IfExp) -> gast.AST:
         """`a if c else b`: an if statement that sets a temporary (only the branch taken
@@ -375,10 +408,21 @@ class _Normalizer:
                           ctx=gast.Load())
         elif not isinstance(func, (gast.Name, gast.Attribute)):
             func = self.atom(func)
-        args = [self.atom(a) for a in node.args]
+        args = [self.atom(self.as_tuple(a, node.func)) for a in node.args]
         keywords = [b.make(gast.keyword, arg=k.arg, value=self.atom(k.value))
                     for k in node.keywords]
         return b.make(gast.Call, func=func, args=args, keywords=keywords)
+
+    def as_tuple(self, arg: gast.AST, func: gast.AST) -> gast.AST:
+        """A list comprehension passed to a NumPy function (`np.stack([...])`) as the tuple
+        display it stands for: NumPy reads the two alike, and numba stacks tuples."""
+        obj = self.env.resolve(func, self.locals)
+        if isinstance(arg, gast.ListComp) and \
+                (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy" and \
+                (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
+                                     is range)) is not None:
+            return b.tuple_(display.elts)
+        return arg
 
     def index(self, node: gast.AST) -> gast.AST:
         if isinstance(node, gast.Slice):

@@ -26,8 +26,6 @@ _FORBIDDEN = {
     gast.AsyncWith: "'async with'",
     gast.FunctionDef: "nested function definitions",
     gast.Lambda: "lambdas inside a differentiated function",
-    gast.GeneratorExp: "generator expressions",
-    gast.ListComp: "list comprehensions",
     gast.SetComp: "set comprehensions",
     gast.DictComp: "dict comprehensions",
     gast.Delete: "'del' statements",

@@ -178,6 +178,8 @@ class Grammar:
         if helpers and self.chance(0.5):
             name, args, _ = self.pick(helpers)
             return f"{name}({', '.join(self.expr(env, s, depth - 1) for s in args)})"
+        if self.chance(0.15):
+            return self.comprehension(env, shape, depth)
         e2, e3 = self.expr(env, (2,), depth - 1), self.expr(env, (3,), depth - 1)
         if shape == (2, 3):
             return self.pick([f"np.outer({e2}, {e3})", f"({e2}).reshape(2, 1) * ({e3})",
@@ -220,6 +222,33 @@ class Grammar:
                           f"np.where(({e3})[0] > {self.const()}, ({e3})[1], ({e3})[2])",
                           f"np.linalg.det(np.eye(2) * 2.0 + np.outer({e2}, {e2}) * 0.2)",
                           f"scipy.special.logsumexp({e3})", f"np.trace(np.outer({e2}, {e2}))"])
+
+    def comprehension(self, env: dict, shape: tuple, depth: int) -> str:
+        """sum, max or min of a generator expression or list comprehension, over a range of
+        a data-dependent length (filtered, nested) or over an array's entries; or the list
+        of one over a range of literals, stacked."""
+        c, d = self.fresh("c"), self.fresh("c")
+        n = "n" if env.get("n") == "int" else "2"    # (a helper has no n)
+        inner = dict(env, **{c: "int"})
+        if shape != ():   # a list over a range of literals: the display it stands for
+            if shape == (3,) and self.chance(0.5):
+                return f"sum(({self.expr(inner, (3,), depth - 1)} for {c} in range({n})), " \
+                       f"np.zeros(3))"
+            item = self.expr(inner, shape[1:], depth - 1)
+            return f"np.{self.pick(['array', 'stack'])}([{item} for {c} in range({shape[0]})])"
+        if self.chance(0.3):
+            over = self.pick([(3,), (2,)])
+            inner = dict(env, **{c: ()})
+            return f"sum([{self.expr(inner, (), depth - 1)} for {c} in {self.expr(env, over, 1)}])"
+        kind = self.pick(["sum", "sum", "max", "min", "nested"])
+        if kind == "nested":
+            both = dict(inner, **{d: "int"})
+            return f"sum({self.expr(both, (), depth - 1)} for {c} in range({n}) " \
+                   f"for {d} in range({c} + 1))"
+        value = self.expr(inner, (), depth - 1)
+        if kind == "sum":
+            return f"sum({value} for {c} in range({n}) if {self.cond(inner)})"
+        return f"{kind}({value} for {c} in range(1, {n} + 1))"
 
     def cond(self, env: dict) -> str:
         loop = [n for n, s in env.items() if s == "int"]

@@ -1,0 +1,253 @@
+"""comprehensions: a comprehension reduced by the call it is passed to becomes a loop.
+
+Requires a tree accepted by `reject_unsupported` (set and dict comprehensions are refused
+there). `normalize` calls `lower` on each call that is passed a list comprehension or a
+generator expression, and normalizes the statements it returns as the user's own code,
+at the line of the statement the comprehension is in; so the generated source shows a
+loop under that line's comment, and reverse and forward mode differentiate the loop.
+Guarantees the statements compute the call's value into a fresh name, evaluating what
+Python evaluates in its order: each `for` clause a loop nested in the one before, each
+`if` clause an `if` in it, the element once per item the filters pass. A comprehension
+variable does not leak in Python 3: one whose name is used anywhere else in the function
+(or by another comprehension) is renamed.
+
+A list comprehension whose list is the value (`np.stack([...])`, `parts = [...]`) is the
+list display it stands for (`unrolled`) when its `for` clauses run over ranges of int
+literals (a `static=` argument is one by then) with no `if`; normalize refuses any other
+with the user's `file:line`.
+
+Exists so that a comprehension needs no rule: `sum(x[i] ** 2 for i in range(n))` is the
+loop a user would write by hand, with the tape and adjoint loops have. `max` keeps the
+first of equal items, as Python does, and its gradient goes to that one.
+
+| call | statements (`acc` a fresh name) |
+|---|---|
+| `sum(c)`, `sum(c, start)` | `acc = start` (0), each item: `acc = acc + elt` |
+| `np.sum([...])` | `acc = 0`, each item: `acc = acc + np.sum(elt)` |
+| `max(c)`, `min(c)` | each item: `if n == 0 or elt > acc: acc = elt` (`<` for min) |
+| | after: `if n == 0: raise ValueError(...)` (or `acc = default`) |
+| `any(c)`, `all(c)` | `acc = False`, each item: `if elt: acc = True` (`all` negated) |
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+from collections.abc import Callable
+
+import gast
+import numpy as np
+
+from .. import builder as b
+from ..naming import Namer
+
+COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
+
+_REDUCERS = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min",
+             builtins.any: "any", builtins.all: "all", np.sum: "np.sum"}
+
+
+def shared_names(fn: gast.FunctionDef) -> set[str]:
+    """The names a comprehension's variable must not keep: those used outside
+    comprehensions, and those more than one comprehension binds (one nested in another
+    would overwrite it)."""
+    outside = {a.id for a in fn.args.args}
+    bound: dict[str, int] = {}
+
+    def visit(node: gast.AST, inside: bool) -> None:
+        if isinstance(node, (*COMPREHENSIONS, gast.SetComp, gast.DictComp)):
+            for gen in node.generators:
+                for n in gast.walk(gen.target):
+                    if isinstance(n, gast.Name):
+                        bound[n.id] = bound.get(n.id, 0) + 1
+            inside = True
+        elif isinstance(node, gast.Name) and not inside:
+            outside.add(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child, inside)
+
+    for stmt in fn.body:
+        visit(stmt, False)
+    return outside | {name for name, k in bound.items() if k > 1}
+
+
+def lower(call: gast.Call, func, namer: Namer, shared: set[str],
+          error: Callable[[gast.AST, str], Exception]) -> tuple[list[gast.stmt], gast.Name]:
+    """The statements computing `call`, whose one argument is a comprehension, and the
+    name they leave its value in. `func` is the object the call calls; `shared` what
+    `shared_names` gives (the new names are added to it); `error(node, message)` the
+    exception to raise.
+
+    >>> import astor
+    >>> call = gast.parse("sum(x[i] ** 2 for i in range(n) if x[i] > 0)").body[0].value
+    >>> out, acc = lower(call, sum, Namer({"x", "n", "i"}), {"x", "n"}, None)
+    >>> print(astor.to_source(gast.gast_to_ast(b.function("f", [], out))).strip())
+    def f():
+        total = 0
+        for i in range(n):
+            if x[i] > 0:
+                total = total + x[i] ** 2
+    """
+    kind = reducer(func)
+    comp = next(a for a in call.args if isinstance(a, COMPREHENSIONS))
+    what = "a list comprehension" if isinstance(comp, gast.ListComp) else \
+        "a generator expression"
+    if kind is None or kind == "np.sum" and not isinstance(comp, gast.ListComp):
+        raise error(comp, f"{what} passed to {_dotted(call.func)} cannot be differentiated: "
+                          f"only sum, max, min, any, all (and np.sum of a list "
+                          f"comprehension) of one are lowered to a loop")
+    keywords = {k.arg: k.value for k in call.keywords}
+    allowed = {"sum": {"start"}, "max": {"default"}, "min": {"default"}}.get(kind, set())
+    extra = [a for a in call.args if a is not comp]
+    if call.args[0] is not comp or set(keywords) - allowed or \
+            len(extra) > (1 if kind == "sum" else 0):
+        raise error(comp, f"{_dotted(call.func)}(...) of {what} can be differentiated with "
+                          f"the comprehension as its only argument"
+                          + (" (and start=)" if kind == "sum" else
+                             " (and default=)" if kind in ("max", "min") else ""))
+    comp = _renamed_targets(copy.deepcopy(comp), namer, shared)
+    names = {"sum": "total", "np.sum": "total", "max": "largest", "min": "smallest",
+             "any": "found", "all": "every"}
+    acc = namer.fresh(names[kind])
+    elt = comp.elt
+    if kind in ("sum", "np.sum"):
+        start = extra[0] if extra else keywords.get("start", b.const(0))
+        before = [b.assign(acc, start)]
+        item = b.call(b.dotted("np.sum"), elt) if kind == "np.sum" else elt
+        inner = [b.assign(acc, b.binop(b.name(acc), gast.Add(), item))]
+        after = []
+    elif kind in ("max", "min"):
+        count, value = namer.fresh("count"), namer.temp()
+        better = b.make(gast.Compare, left=b.name(value),
+                        ops=[gast.Gt() if kind == "max" else gast.Lt()],
+                        comparators=[b.name(acc)])
+        first = b.make(gast.Compare, left=b.name(count), ops=[gast.Eq()],
+                       comparators=[b.const(0)])
+        before = [b.assign(count, b.const(0)), b.assign(acc, b.const(0))]
+        inner = [b.assign(value, elt),
+                 b.make(gast.If, test=b.make(gast.BoolOp, op=gast.Or(), values=[first, better]),
+                        body=[b.assign(acc, b.name(value))]),
+                 b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1)))]
+        empty = [b.assign(acc, keywords["default"])] if "default" in keywords else \
+            [b.make(gast.Raise, exc=b.call(b.name("ValueError"),
+                                           b.const(f"{kind}() arg is an empty sequence")))]
+        after = [b.make(gast.If, test=copy.deepcopy(first), body=empty)]
+    else:
+        test = elt if kind == "any" else b.make(gast.UnaryOp, op=gast.Not(), operand=elt)
+        before = [b.assign(acc, b.const(kind == "all"))]
+        inner = [b.make(gast.If, test=test, body=[b.assign(acc, b.const(kind == "any"))])]
+        after = []
+    for gen in reversed(comp.generators):
+        if gen.is_async:
+            raise error(comp, "'async for' in a comprehension cannot be differentiated")
+        for test in reversed(gen.ifs):
+            inner = [b.make(gast.If, test=test, body=inner)]
+        inner = [b.make(gast.For, target=gen.target, iter=gen.iter, body=inner)]
+    return before + inner + after, b.name(acc)
+
+
+def reducer(func) -> str | None:
+    """The reduction `lower` makes a loop of, if `func` (a called object) is one."""
+    return _REDUCERS.get(func) if _hashable(func) else None
+
+
+def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.List | None:
+    """The list display a list comprehension stands for when each `for` clause runs over
+    `range` of int literals (a `static=` argument is one by then; the variable of an
+    outer clause counts, `range(i + 1)`) and none has an `if`: each item the element with
+    the variables' values in it; else None. `is_range(func)`: whether a call's function
+    is the builtin range. At most `MAX_ITEMS` items.
+
+    >>> import astor
+    >>> comp = gast.parse("[x[i] * x[j] for i in range(2) for j in range(i, 2)]").body[0].value
+    >>> print(astor.to_source(gast.gast_to_ast(unrolled(comp, lambda f: True))).strip())
+    [x[0] * x[0], x[0] * x[1], x[1] * x[1]]
+    """
+    items: list[gast.AST] = []
+
+    def expand(k: int, values: dict[str, int]) -> bool:
+        if k == len(comp.generators):
+            items.append(_substituted(copy.deepcopy(comp.elt), values))
+            return len(items) <= MAX_ITEMS
+        gen = comp.generators[k]
+        it = _substituted(copy.deepcopy(gen.iter), values)
+        if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name) or \
+                not isinstance(it, gast.Call) or it.keywords or not is_range(it.func):
+            return False
+        bounds = [_int_value(a) for a in it.args]
+        if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
+            return False
+        return all(expand(k + 1, {**values, gen.target.id: v}) for v in range(*bounds))
+
+    binds = {n.id for g in comp.generators for n in gast.walk(g.target)
+             if isinstance(n, gast.Name)}
+    nested = [n for n in gast.walk(comp) if isinstance(n, (*COMPREHENSIONS, gast.SetComp,
+                                                           gast.DictComp)) and n is not comp]
+    if any(n.id in binds for c in nested for g in c.generators for n in gast.walk(g.target)
+           if isinstance(n, gast.Name)):
+        return None   # (a nested comprehension rebinding a variable: not substituted)
+    if not expand(0, {}):
+        return None
+    return b.make(gast.List, elts=items, ctx=gast.Load())
+
+
+MAX_ITEMS = 256
+
+
+def _substituted(node: gast.AST, values: dict[str, int]) -> gast.AST:
+    """`node` with each read of a name in `values` its int literal."""
+    if isinstance(node, gast.Name) and node.id in values:
+        return b.located(b.const(values[node.id]), node)
+    return b.map_children(node, lambda child: _substituted(child, values))
+
+
+def _int_value(node: gast.AST) -> int | None:
+    """The value of an int literal, or of `+`, `-`, `*` of them, else None."""
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        v = _int_value(node.operand)
+        return None if v is None else -v
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
+        left, right = _int_value(node.left), _int_value(node.right)
+        if left is None or right is None:
+            return None
+        return {gast.Add: left + right, gast.Sub: left - right,
+                gast.Mult: left * right}[type(node.op)]
+    return None
+
+
+def _renamed_targets(comp: gast.AST, namer: Namer, shared: set[str]) -> gast.AST:
+    """`comp` with each variable its `for` clauses bind renamed where the name is used
+    elsewhere, in that clause's target and everything after it (later clauses, the
+    element; a comprehension nested in those that binds the same name is renamed again
+    when it is lowered)."""
+    for k, gen in enumerate(comp.generators):
+        bound = {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        new = {name: namer.fresh(name) for name in sorted(bound) if name in shared}
+        if not new:
+            continue
+        shared |= set(new.values())   # a comprehension nested in this one may bind it too
+        later = [gen.target, *gen.ifs] + [part for g in comp.generators[k + 1:]
+                                          for part in (g.target, g.iter, *g.ifs)] + [comp.elt]
+        for part in later:
+            for n in gast.walk(part):
+                if isinstance(n, gast.Name) and n.id in new:
+                    n.id = new[n.id]
+    return comp
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _dotted(node: gast.AST) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return "a call"
