@@ -186,13 +186,12 @@ def test_source_is_a_loop_under_the_line_comment():
     assert f"# grad of line {line}: return sum(" in src
 
 
-def test_a_list_value():
-    # as Python only: numba has no zeros_like of a list, which the adjoint of a list
-    # display read in a loop (`parts[k]`) starts from, whether a comprehension made it or not
-    value, dx = srcgrad.value_and_grad(list_value, jit=False)(X)
+def test_a_list_value(jit):
+    # the adjoint of a list display read in a loop (`parts[k]`) is a list of zeros first
+    value, dx = srcgrad.value_and_grad(list_value, jit=jit)(X)
     assert np.isclose(value, list_value(X))
     assert_grad(list_value, (dx,), (X,), [0])
-    slope = srcgrad.jvp(list_value, jit=False)(X, np.ones(5))[1]
+    slope = srcgrad.jvp(list_value, jit=jit)(X, np.ones(5))[1]
     assert np.isclose(slope, np.sum(numerical_grad(list_value, (X,), 0)))
 
 
@@ -299,10 +298,10 @@ def test_appended_against_differences(fun, options, jit):
     assert np.isclose(slope, numerical_grad(fun, (X,), 0) @ direction)
 
 
-def test_appended_then_iterated():
-    # as Python only: numba has no zeros_like of a tuple, which the adjoint of a display
-    # read in a loop starts from (as for test_a_list_value)
-    dx = srcgrad.grad(appended_then_iterated, jit=False)(X)
+def test_appended_then_iterated(jit):
+    # the adjoint of a display read in a loop is a list of zeros first (as for
+    # test_a_list_value)
+    dx = srcgrad.grad(appended_then_iterated, jit=jit)(X)
     assert_grad(appended_then_iterated, (dx,), (X,), [0])
 
 
