@@ -7,7 +7,8 @@ A transform returns a `Transform`: callable like the derivative it denotes, with
 entry point as plain Python) and `.fun` (the original). It is a `Kind` and an `Options`;
 code is generated on first use (first call or `.source`), so a function may refer to
 helpers defined after it. How the generated code runs (Python or compiled, the choice
-between them, the fallback) is `backend`'s; `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
+between them, the fallback, the background compile) is `backend`'s; `compile(*args)` compiles
+ahead of time. `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import runtime
-from .backend import NESTED, Forms
+from .backend import NESTED, Forms, eager
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
@@ -244,6 +245,23 @@ class Transform:
 
     def _call(self, role: str, args: tuple) -> Any:
         return self.forms.call(role, args)
+
+    def compile(self, *args, **kwargs) -> Transform:
+        """Compile now, blocking, for arguments of the types of these (as a call takes
+        them; a jvp's or hvp's tangents last), e.g. when a service starts: the transform
+        runs once on them, compiled, and a vjp's pullback once on a cotangent of ones.
+        Under jit="auto", calls of these types then choose between the forms by their
+        times at once, without a background compile; under jit=False nothing is compiled.
+        Returns the transform."""
+        with eager():
+            out = self(*args, **kwargs)
+            if self.kind is Kind.VJP:
+                value, pullback = out
+                if isinstance(value, np.ndarray):
+                    pullback(np.ones_like(value))
+                elif isinstance(value, float):
+                    pullback(1.0)
+        return self
 
     def _nonscalar(self) -> NonScalarOutput:
         if self.inner is not None:
