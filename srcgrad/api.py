@@ -7,8 +7,8 @@ A transform returns a `Transform`: callable like the derivative it denotes, with
 entry point as plain Python) and `.fun` (the original). It is a `Kind` and an `Options`;
 code is generated on first use (first call or `.source`), so a function may refer to
 helpers defined after it. How the generated code runs (Python or compiled, the choice
-between them, the fallback, the background compile) is `backend`'s; `compile(*args)` compiles
-ahead of time. `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
+between them, the fallback, compiling in the background or now: `.compile(*args)`) is
+`backend`'s; `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
 """
 
 from __future__ import annotations
@@ -247,20 +247,13 @@ class Transform:
         return self.forms.call(role, args)
 
     def compile(self, *args, **kwargs) -> Transform:
-        """Compile now, blocking, for arguments of the types of these (as a call takes
-        them; a jvp's or hvp's tangents last), e.g. when a service starts: the transform
-        runs once on them, compiled, and a vjp's pullback once on a cotangent of ones.
-        Under jit="auto", calls of these types then choose between the forms by their
-        times at once, without a background compile; under jit=False nothing is compiled.
-        Returns the transform."""
+        """Compile now, blocking, for arguments like these (as a call takes them): the
+        transform runs once on them compiled (a vjp's pullback too, on ones); returns it.
+        Under jit="auto" calls like these then time the forms at once; jit=False: no-op."""
         with eager():
             out = self(*args, **kwargs)
-            if self.kind is Kind.VJP:
-                value, pullback = out
-                if isinstance(value, np.ndarray):
-                    pullback(np.ones_like(value))
-                elif isinstance(value, float):
-                    pullback(1.0)
+            if self.kind is Kind.VJP and isinstance(out[0], (np.ndarray, float)):
+                out[1](np.ones_like(out[0]) if isinstance(out[0], np.ndarray) else 1.0)
         return self
 
     def _nonscalar(self) -> NonScalarOutput:

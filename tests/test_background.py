@@ -165,6 +165,10 @@ def test_compile_ahead_of_time_and_its_log(caplog):
     assert len(compiled) == 1 and "cubed" in compiled[0] and "blocking" in compiled[0]
     assert "disk cache hit" in compiled[0] or "disk cache miss" in compiled[0]
     assert calls_until_chosen(g, (x,), 3.0 * x**2)
+    f = srcgrad.vjp(cubed)
+    assert f.compile(x) is f and f.state == "compiled: yes"   # the forward and pullback
+    value, pullback = f(x)
+    assert value == -7.0 and np.array_equal(pullback(2.0), 6.0 * x**2)
 
 
 def test_off_switch_compiles_on_the_second_call(monkeypatch):
