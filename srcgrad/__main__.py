@@ -1,7 +1,12 @@
-"""The command line: `python -m srcgrad show path/to/file.py:func [--wrt a,b]`.
+"""The command line.
 
-Prints the generated gradient source of one function, as a user would paste it into a
-bug report; a srcgrad error prints its message (with file:line) and exits with status 1.
+`python -m srcgrad show path/to/file.py:func [--wrt a,b]` prints the generated gradient
+source of one function, as a user would paste it into a bug report.
+`python -m srcgrad compile path/to/file.py:func --args "np.ones(3), 2.0" [--wrt a,b]`
+compiles its gradient for arguments of those types (an expression evaluated in the file's
+namespace, with `np`), filling the disk caches, as a service would at start; it prints
+the seconds it took. A srcgrad error prints its message (with file:line) and exits with
+status 1.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 
@@ -30,21 +36,37 @@ def _load(target: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from . import SrcgradError, source
+    from . import SrcgradError, grad, source
 
     parser = argparse.ArgumentParser(prog="python -m srcgrad",
-                                     description="Print srcgrad's generated gradient code.")
+                                     description="Print or compile srcgrad's gradient code.")
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="print the generated gradient source of a function")
-    show.add_argument("target", help="path/to/file.py:function")
-    show.add_argument("--wrt", default="0",
-                      help="comma-separated parameter names or positions (default: 0)")
+    build = sub.add_parser("compile", help="compile the gradient of a function now, for "
+                                           "arguments of given types (fills the disk caches)")
+    build.add_argument("--args", required=True,
+                       help="example arguments, a Python expression in the file's namespace "
+                            "(with np), e.g. \"np.ones(3), 2.0\"")
+    for command in (show, build):
+        command.add_argument("target", help="path/to/file.py:function")
+        command.add_argument("--wrt", default="0",
+                             help="comma-separated parameter names or positions (default: 0)")
     args = parser.parse_args(argv)
     fun = _load(args.target)
     wrt = tuple(int(w) if w.strip().lstrip("-").isdigit() else w.strip()
                 for w in args.wrt.split(","))
+    wrt = wrt if len(wrt) > 1 else wrt[0]
     try:
-        print(source(fun, wrt=wrt if len(wrt) > 1 else wrt[0]), end="")
+        if args.command == "show":
+            print(source(fun, wrt=wrt), end="")
+            return 0
+        import numpy as np
+        example = eval(args.args, {"np": np, **fun.__globals__})  # noqa: S307
+        example = example if isinstance(example, tuple) else (example,)
+        start = time.perf_counter()
+        grad(fun, wrt=wrt, jit=True).compile(*example)
+        print(f"compiled the gradient of {fun.__qualname__} in "
+              f"{time.perf_counter() - start:.2f} s")
     except SrcgradError as exc:
         print(f"srcgrad.{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

@@ -7,7 +7,8 @@ A transform returns a `Transform`: callable like the derivative it denotes, with
 entry point as plain Python) and `.fun` (the original). It is a `Kind` and an `Options`;
 code is generated on first use (first call or `.source`), so a function may refer to
 helpers defined after it. How the generated code runs (Python or compiled, the choice
-between them, the fallback) is `backend`'s; `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
+between them, the fallback, compiling in the background or now: `.compile(*args)`) is
+`backend`'s; `SRCGRAD_DISABLE_JIT=1` forces `jit=False`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import runtime
-from .backend import NESTED, Forms
+from .backend import NESTED, Forms, eager
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
@@ -249,6 +250,16 @@ class Transform:
 
     def _call(self, role: str, args: tuple) -> Any:
         return self.forms.call(role, args)
+
+    def compile(self, *args, **kwargs) -> Transform:
+        """Compile now, blocking, for arguments like these (as a call takes them): the
+        transform runs once on them compiled (a vjp's pullback too, on ones); returns it.
+        Under jit="auto" calls like these then time the forms at once; jit=False: no-op."""
+        with eager():
+            out = self(*args, **kwargs)
+            if self.kind is Kind.VJP and isinstance(out[0], (np.ndarray, float)):
+                out[1](np.ones_like(out[0]) if isinstance(out[0], np.ndarray) else 1.0)
+        return self
 
     def _nonscalar(self) -> NonScalarOutput:
         if self.inner is not None:

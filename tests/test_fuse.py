@@ -51,8 +51,10 @@ def test_tanh_adjoint_is_one_kernel(jit, rng):
 
 
 @pytest.mark.skipif(bool(os.environ.get("SRCGRAD_DISABLE_JIT")), reason="compiles loops")
-def test_auto_runs_compiled_loops(rng):
-    # jit="auto" on large arrays: the kernel's compiled loop (float64, broadcast bias)
+def test_auto_runs_compiled_loops(rng, monkeypatch):
+    # jit="auto" on large arrays: the kernel's compiled loop (float64, broadcast bias), in
+    # the Python form the caller runs when it compiles in the foreground
+    monkeypatch.setenv("SRCGRAD_BACKGROUND", "0")
     g = srcgrad.grad(mlp, wrt=(0, 1, 2))
     args = mlp_args(rng, n=300)
     for _ in range(3):

@@ -581,7 +581,9 @@ def test_hvp_through_joint_products(jit, rng):
 def test_python_form_of_a_compiled_hvp_runs_the_thin_product_loop(rng, monkeypatch):
     # once a transform has compiled, its Python form (which jit="auto" may pick) computes
     # h @ W2 with its tangent, and the tangent of W2's adjoint, in products' compiled
-    # loops; under jit=False it never does
+    # loops; under jit=False it never does (compiling in the foreground: in the
+    # background, a second Python form has the loops, test_background.py)
+    monkeypatch.setenv("SRCGRAD_BACKGROUND", "0")
     calls = []
 
     def counted(name):

@@ -9,7 +9,10 @@ transform's compiled entry point (`NESTED`).
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+import time
 import types
 import weakref
 from typing import Any
@@ -18,6 +21,11 @@ import gast
 
 from .. import codegen, runtime
 from ..compiler import Generated
+
+log = logging.getLogger("srcgrad")
+SLOW_COMPILE = 2.0   # seconds: a blocking compile this long is worth telling the user once
+_told_slow = False
+REREADS = 3   # compiles tried again after removing an unreadable disk cache entry
 
 _JIT_CACHE: dict[str, dict[str, Any]] = {}
 _JIT_LOCK = threading.RLock()  # (a nested transform compiles its own code inside)
@@ -92,3 +100,66 @@ def _callable_from_jit(fun, seen: set) -> None:
 
 
 _JITABLE: set = set()
+
+
+def compile_for(dispatcher, args: tuple, label: str, blocking: bool) -> None:
+    """Compile `dispatcher` for the numba types of `args` (without running it), reading
+    numba's disk cache again once if an entry of it could not be read."""
+    sig = tuple(dispatcher.typeof_pyval(a) for a in args)
+    start = time.perf_counter()
+    for attempt in range(REREADS + 1):
+        try:
+            dispatcher.compile(sig)
+            break
+        except Exception as exc:
+            if attempt == REREADS or not drop_unreadable_cache(exc):
+                raise
+    _report(dispatcher, sig, label, time.perf_counter() - start, blocking)
+
+
+def note_compile(dispatcher, known: int, label: str, seconds: float) -> None:
+    """Report the compile a call of `dispatcher` made, if it made one: it had `known`
+    compiled signatures before the call, and the call took `seconds`."""
+    if len(dispatcher.overloads) > known:
+        sig = list(dispatcher.overloads)[-1]
+        _report(dispatcher, sig, label, seconds, True)
+
+
+def _report(dispatcher, sig: tuple, label: str, seconds: float, blocking: bool) -> None:
+    global _told_slow
+    hit = dispatcher.stats.cache_hits.get(tuple(sig), 0) > 0
+    where = "blocking" if blocking else "in the background"
+    log.debug("srcgrad: compiled %s for (%s), %s: %.2f s (disk cache %s)", label,
+              ", ".join(map(str, sig)), where, seconds, "hit" if hit else "miss")
+    if blocking and seconds > SLOW_COMPILE and not _told_slow:
+        _told_slow = True
+        log.info("srcgrad: compiling %s took %.1f s, blocking the call; the compiled code is "
+                 "kept on disk for the next process (jit='auto' compiles straight-line code "
+                 "in the background, code with loops on its first call)", label, seconds)
+
+
+def drop_unreadable_cache(exc: BaseException) -> bool:
+    """If `exc` was raised reading numba's disk cache (a truncated or corrupt file),
+    remove the index of the entry it read, so that the next compile writes it again;
+    whether it was such an error."""
+    indexes, causes = set(), [exc]
+    while causes:   # (numba re-raises a callee's failure as its own typing error)
+        cause = causes.pop()
+        causes += [c for c in (cause.__cause__, cause.__context__) if c is not None]
+        tb = cause.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code.co_filename.endswith(os.path.join("numba", "core", "caching.py")):
+                owner = frame.f_locals.get("self")
+                owner = getattr(owner, "_cache_file", owner)
+                if getattr(owner, "_index_path", None) and "load" in frame.f_code.co_name:
+                    indexes.add(owner._index_path)
+            tb = tb.tb_next
+    for path in indexes:
+        log.warning("srcgrad: numba's disk cache entry %s could not be read (%s: %s); "
+                    "compiling it again", path, type(exc).__name__, exc)
+        try:
+            os.remove(path)
+        except FileNotFoundError:   # (another thread read it too, and removed it first)
+            pass
+    return bool(indexes)

@@ -15,10 +15,15 @@ from typing import Any
 
 
 def in_numba_compiler(exc: BaseException) -> bool:
-    """Whether `exc` was raised while numba compiled a function (not as it ran)."""
+    """Whether `exc` was raised while numba compiled a function (not as it ran): on a
+    call (`_compile_for_args`) or asked for types (`compile`, as a background compile
+    does)."""
+    dispatcher = os.path.join("numba", "core", "dispatcher.py")
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_name == "_compile_for_args":
+        code = tb.tb_frame.f_code
+        if code.co_name == "_compile_for_args" or code.co_name == "compile" and \
+                code.co_filename.endswith(dispatcher):
             return True
         tb = tb.tb_next
     return False

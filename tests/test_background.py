@@ -1,0 +1,246 @@
+"""jit="auto" compiles straight-line code in the background (`backend.background`): the
+Python form answers until the compiled form is ready, then the faster of the two serves.
+Nothing here is timed: each test waits for the switch (with a generous limit) and checks
+values by hand."""
+
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from marks import compiles
+
+import srcgrad
+from srcgrad.backend import background
+from srcgrad.backend import compile as compile_module
+
+pytestmark = [compiles, pytest.mark.compiled]
+PATIENCE = 600   # s: a compile on a busy 2-core machine takes up to a minute
+
+
+def wait_settled(g, timeout=PATIENCE):
+    deadline = time.monotonic() + timeout
+    while not g.forms.settled:
+        assert time.monotonic() < deadline, "the background compile did not finish"
+        time.sleep(0.02)
+
+
+def calls_until_chosen(g, args, want, timeout=PATIENCE):
+    """Call `g` until the forms have chosen for these arguments, checking each result."""
+    deadline = time.monotonic() + timeout
+    while True:
+        np.testing.assert_allclose(g(*args), want, rtol=1e-12)
+        states = {t.state for t in g.forms._tiers.values()}
+        if states <= {"python", "compiled"}:
+            return states
+        assert time.monotonic() < deadline, f"no choice yet: {states}"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def held_worker():
+    """The worker thread held on a job of this test's until `release()`."""
+    gate = threading.Event()
+    assert background.submit(gate.wait)
+    yield gate.set
+    gate.set()
+
+
+def sin_weighted(x):
+    return np.sum(np.sin(x) * x)
+
+
+def test_the_python_form_answers_then_the_forms_are_chosen(held_worker):
+    x = np.linspace(-1.0, 2.0, 7)
+    want = np.sin(x) + x * np.cos(x)
+    g = srcgrad.grad(sin_weighted)
+    for _ in range(3):   # the worker is held: these are answered by the Python form
+        np.testing.assert_allclose(g(x), want, rtol=1e-12)
+    assert g.state == "compiled: not yet" and not g.forms.settled
+    held_worker()
+    assert calls_until_chosen(g, (x,), want) <= {"python", "compiled"}
+    assert g.state == "compiled: yes"
+
+
+def tanh_layer(w, x):
+    return np.sum(np.tanh(x @ w) ** 2)
+
+
+def test_other_threads_are_answered_while_it_compiles(held_worker):
+    rng = np.random.default_rng(1)
+    w, x = rng.normal(size=(3, 2)), rng.normal(size=(4, 3))
+    h = np.tanh(x @ w)
+    want = x.T @ (2.0 * h * (1.0 - h**2))   # by hand
+    g = srcgrad.grad(tanh_layer)
+    results, errors = [], []
+
+    def caller():
+        try:
+            for _ in range(5):
+                results.append(g(w, x))
+        except Exception as exc:   # (reported below, in the test's thread)
+            errors.append(exc)
+    threads = [threading.Thread(target=caller) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(PATIENCE)
+    assert not errors and len(results) == 15
+    assert not g.forms.settled   # all of them answered before any compile
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    held_worker()
+    wait_settled(g)
+    threads = [threading.Thread(target=caller) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(PATIENCE)
+    assert not errors and len(results) == 25
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def tanh_bias(w, b, x):
+    return np.sum(np.tanh(x @ w + b) ** 2)
+
+
+def test_the_python_form_gets_its_compiled_loops_in_the_background():
+    rng = np.random.default_rng(2)
+    w, b, x = rng.normal(size=(3, 160)), rng.normal(size=160), rng.normal(size=(4, 3))
+    t = np.tanh(x @ w + b)
+    dz = 2.0 * t * (1.0 - t**2)
+    want = (x.T @ dz, dz.sum(axis=0))   # by hand
+    g = srcgrad.grad(tanh_bias, wrt=(0, 1))
+    got = g(w, b, x)
+    wait_settled(g)
+    (tier,) = g.forms._tiers.values()
+    kernels = [tier.loops[k] for k in g.forms.gen.kernels]
+    assert kernels and all(k.loops and k._compiled for k in kernels)
+    assert not any(g.py_func.__globals__[k].loops for k in g.forms.gen.kernels)
+    for _ in range(2 * tier.TIMED):   # both forms take turns
+        got += g(w, b, x)
+    for k, grad in enumerate(got):
+        np.testing.assert_allclose(grad, want[k % 2], rtol=1e-10)
+
+
+CONFIG = {"scale": 3.0}  # numba cannot type a global dict; Python can
+
+
+def configured(x):
+    return x * CONFIG["scale"]
+
+
+def test_a_compile_that_fails_in_the_background_warns_once_then_runs_python():
+    g = srcgrad.grad(configured)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert g(1.0) == 3.0
+        wait_settled(g)
+        for _ in range(3):
+            assert g(2.0) == 3.0
+    fallbacks = [w for w in caught if issubclass(w.category, srcgrad.JitFallbackWarning)]
+    assert len(fallbacks) == 1 and "numba cannot compile" in str(fallbacks[0].message)
+    assert g.state.startswith("compiled: no")
+
+
+def cubed(x):
+    return np.sum(x**3)
+
+
+def test_compile_ahead_of_time_and_its_log(caplog):
+    x = np.array([1.0, -2.0])
+    g = srcgrad.grad(cubed)
+    with caplog.at_level(logging.DEBUG, logger="srcgrad"):
+        assert g.compile(x) is g
+    assert g.state == "compiled: yes" and g.forms.settled
+    compiled = [r.getMessage() for r in caplog.records if "compiled the" in r.getMessage()]
+    assert len(compiled) == 1 and "cubed" in compiled[0] and "blocking" in compiled[0]
+    assert "disk cache hit" in compiled[0] or "disk cache miss" in compiled[0]
+    assert calls_until_chosen(g, (x,), 3.0 * x**2)
+    f = srcgrad.vjp(cubed)
+    assert f.compile(x) is f and f.state == "compiled: yes"   # the forward and pullback
+    value, pullback = f(x)
+    assert value == -7.0 and np.array_equal(pullback(2.0), 6.0 * x**2)
+
+
+def test_off_switch_compiles_on_the_second_call(monkeypatch):
+    monkeypatch.setenv("SRCGRAD_BACKGROUND", "0")
+    x = np.array([0.5, 1.5])
+    g = srcgrad.grad(sin_weighted)
+    np.testing.assert_allclose(g(x), np.sin(x) + x * np.cos(x), rtol=1e-12)
+    assert g.state == "compiled: not yet"
+    np.testing.assert_allclose(g(x), np.sin(x) + x * np.cos(x), rtol=1e-12)
+    assert g.state == "compiled: yes" and not g.forms._tiers
+
+
+SCRIPT = """
+import numpy as np, srcgrad
+
+def f(x):
+    return np.sum(np.exp(x) * x)
+
+x = np.array([0.25, 1.0])
+g = srcgrad.grad(f)
+print(g(x)[0])
+import time; time.sleep(0.5)  # the background compile is under way
+"""
+
+
+def test_exit_while_compiling_is_clean(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(SCRIPT))
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "srcgrad"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=PATIENCE)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert float(proc.stdout) == pytest.approx(np.exp(0.25) * 1.25)   # by hand: e^x (1 + x)
+
+
+def exp_weighted(x):
+    return np.sum(np.exp(x) * x)
+
+
+def test_a_corrupt_cache_entry_is_compiled_again(monkeypatch, caplog):
+    x = np.array([0.25, 1.0])
+    want = np.exp(x) * (1.0 + x)   # by hand
+    np.testing.assert_allclose(srcgrad.grad(exp_weighted, jit=True)(x), want, rtol=1e-12)
+    entry = srcgrad.grad(exp_weighted, jit=True).compiled_entry()
+    files = [p for p in Path(entry.stats.cache_path).glob("exp_weighted_*")
+             if p.suffix in (".nbi", ".nbc")]
+    assert {p.suffix for p in files} == {".nbi", ".nbc"}
+    for path in files:   # indexes cut short, data garbled
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if path.suffix == ".nbi" else b"garbled")
+    monkeypatch.setattr(compile_module, "_JIT_CACHE", {})   # as in a new process
+    with caplog.at_level(logging.WARNING, logger="srcgrad"), warnings.catch_warnings():
+        warnings.simplefilter("error", srcgrad.JitFallbackWarning)
+        g = srcgrad.grad(exp_weighted)
+        np.testing.assert_allclose(g.compile(x)(x), want, rtol=1e-12)
+    assert any("could not be read" in r.getMessage() for r in caplog.records)
+    monkeypatch.setattr(compile_module, "_JIT_CACHE", {})
+    entry = srcgrad.grad(exp_weighted, jit=True).compiled_entry()
+    entry.compile((entry.typeof_pyval(x),))
+    assert sum(entry.stats.cache_hits.values()) == 1   # the entry written again reads back
+
+
+def test_cli_compile_fills_the_disk_caches(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text("import numpy as np\n\ndef loss(w, x):\n    return np.sum(np.tanh(w * x))\n")
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "srcgrad"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.run([sys.executable, "-m", "srcgrad", "compile", f"{path}:loss",
+                          "--args", "np.ones(3), 2.0"], env=env, capture_output=True,
+                         text=True, timeout=PATIENCE)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("compiled the gradient of loss in ")
+    assert list((tmp_path / "numba").rglob("loss_*.nbc"))
