@@ -264,13 +264,31 @@ def einsum_products(a, w):
 
 
 def test_einsum_second_order(jit, rng):
-    # hvp reads the tangents of the operands' gradients (a tuple, added item by item);
+    # hvp reads the tangents of the operands' gradients (einsum_grad's, one per operand);
     # by hand: the trace's gradient I is constant, so hvp of tr(a) + sum(a w) is zero
     a, w = rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
     np.testing.assert_array_equal(
         srcgrad.hvp(einsum_trace_and_total, jit=jit)(a, w, rng.standard_normal((3, 3))), 0.0)
     assert_forward(einsum_products, (a, w), (rng.standard_normal((3, 3)),), jit)
     assert_forward(einsum_products, (a, w), (rng.standard_normal((3, 2)),), jit, wrt=1)
+
+
+def einsum_with_constants(x):
+    return np.sum(np.einsum("ij,jk,kl->il", x, W34, W34.T) ** 2)
+
+
+def einsum_twice(a):
+    # a is two operands: each one's gradient moves with the other (einsum_grad_along)
+    return np.sum(np.einsum("ij,jk,ki->i", a, a, W33) ** 2)
+
+
+def test_einsum_computes_the_differentiated_operands_gradients_only(jit, rng):
+    x = rng.standard_normal((2, 3))
+    g = srcgrad.grad(einsum_with_constants, jit=jit)
+    assert g.source.count("einsum_grad(") == 1, g.source   # W34's two are not computed
+    assert_grad(einsum_with_constants, [g(x)], (x,), [0])
+    assert_forward(einsum_twice, (W33 - 0.7 * np.eye(3),), (rng.standard_normal((3, 3)),),
+                   jit)
 
 
 def einsum_of(subscripts, a):

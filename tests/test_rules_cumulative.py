@@ -32,6 +32,18 @@ def gradient_op(a, v):
         + np.sum(np.gradient(v) ** 2) + np.sum(np.sin(np.gradient(v, 2.0)))
 
 
+def gradient_axes_op(a, b):
+    # several axes (a tuple of arrays): every axis, a tuple of axes, one spacing per
+    # axis, coordinates, edge_order 2 (Python only: the numba form takes one axis)
+    gx, gy = np.gradient(a)
+    p, q = np.gradient(a, 0.5, 2.0)
+    r, t = np.gradient(b, axis=(2, 0))
+    u = np.gradient(a, np.array([0.0, 0.5, 2.0, 2.25]), axis=-1, edge_order=2)
+    c, d, e = np.gradient(b, 1.5, edge_order=2)
+    return np.sum(gx * W) + np.sum(gy ** 3) + np.sum(p * q) + np.sum(r ** 2) + \
+        np.sum(np.sin(t)) + np.sum(u * W ** 2) + np.sum(c * d * e)
+
+
 def sort_op(a):
     return np.sum(np.sort(a) * W) + np.sum(np.sort(a, axis=0) ** 3) \
         + np.sum(np.sort(a, axis=None) * np.arange(12.0)) \
@@ -73,6 +85,8 @@ CASES = [
     ("cumprod", (np.cumprod,), cumprod_op, (with_zero(any_(3, 4)),), [0], True),
     ("diff", (np.diff,), diff_op, (any_(3, 4),), [0], True),
     ("gradient", (np.gradient,), gradient_op, (any_(3, 4), any_(5)), [0, 1], True),
+    ("gradient-axes", (np.gradient,), gradient_axes_op, (any_(3, 4), any_(3, 3, 4)), [0, 1],
+     False),
     ("sort", (np.sort,), sort_op, (distinct(3, 4),), [0], True),
     ("partition", (np.partition,), partition_op, (distinct(3, 4),), [0], True),
     ("select", (np.select,), select_op, (any_(3, 4), any_(3, 4)), [0, 1], True),
@@ -157,15 +171,29 @@ def gradient_second_order(x):
     return np.sum(np.gradient(x, edge_order=2) ** 2)
 
 
-def test_gradient_forms_without_a_rule_are_refused():
-    # as Python: several axes (a list of arrays), coordinates as spacing, edge_order 2
-    a = np.ones((3, 4))
-    with pytest.raises(srcgrad.MissingRule, match="several axes"):
-        srcgrad.grad(gradient_summed, jit=False)(a)
-    with pytest.raises(srcgrad.MissingRule, match="coordinates"):
-        srcgrad.grad(gradient_at, jit=False)(np.ones(4), np.array([0.0, 1.0, 3.0, 4.0]))
-    with pytest.raises(srcgrad.MissingRule, match="edge_order"):
-        srcgrad.grad(gradient_second_order, jit=False)(np.ones(4))
+def test_gradient_forms_by_hand():
+    # each is sum(y^2) with y = D f (D the stencil), so the gradient is 2 D^T y.
+    # edge_order 2, h = 1: D's rows (-3, 4, -1) / 2, (-1, 0, 1) / 2, (1, -4, 3) / 2, and
+    # f = (1, -2, 5) gives y = (-8, 2, 12), 2 D^T y = (34, -80, 46)
+    f = np.array([1.0, -2.0, 5.0])
+    np.testing.assert_allclose(srcgrad.grad(gradient_second_order, jit=False)(f),
+                               [34.0, -80.0, 46.0], rtol=1e-14)
+    # coordinates (0, 1, 3): rows (-1, 1, 0), (-2/3, 1/2, 1/6), (0, -1/2, 1/2);
+    # y = (-3, -5/6, 7/2), 2 D^T y = (64/9, -31/3, 29/9)
+    np.testing.assert_allclose(
+        srcgrad.grad(gradient_at, wrt=0, jit=False)(f, np.array([0.0, 1.0, 3.0])),
+        [64.0 / 9.0, -31.0 / 3.0, 29.0 / 9.0], rtol=1e-14)
+    # sum over both axes of a 2 x 3 matrix: the column sums of D, (-1, 1) along axis 0
+    # and (-3/2, 0, 3/2) along axis 1, added
+    np.testing.assert_allclose(srcgrad.grad(gradient_summed, jit=False)(np.ones((2, 3))),
+                               [[-3.5, -2.0, -0.5], [0.5, 2.0, 3.5]], rtol=1e-14)
+
+
+def test_gradient_axes_forward(rng):
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((3, 3, 4))
+    da, db = rng.standard_normal((3, 4)), rng.standard_normal((3, 3, 4))
+    got = srcgrad.jvp(gradient_axes_op, wrt=(0, 1), jit=False)(a, b, (da, db))[1]
+    assert got == pytest.approx(slope(gradient_axes_op, [a, b], [da, db]), rel=1e-6)
 
 
 @compiles

@@ -9,8 +9,11 @@ dx_j = y_{j-1} r_j with r_j = dy_j + x_{j+1} r_{j+1} summed from the end (y_{-1}
 tangent is dy_i = dy_{i-1} x_i + y_{i-1} dx_i. Neither divides by x, so zeros in x are
 no special case. np.diff and np.gradient are linear: the adjoint of a difference
 y_j = x_{j+1} - x_j gives dx_j = dy_{j-1} - dy_j, and np.gradient's (central differences
-inside, one-sided ones at the two ends) is the transpose of that stencil. Their `prepend`,
-`append` and spacing are constants of the rules.
+inside, one-sided ones at the two ends) is the transpose of that stencil, summed over
+the axes where it gives one array per axis; with coordinates as spacing or edge_order 2
+the stencil's weights are read from np.gradient itself (`_stencil_adjoint`). Their
+`prepend`, `append` and spacings are constants of the rules. The numba forms take one
+axis, one number as spacing and edge_order 1.
 """
 
 import numpy as np
@@ -19,7 +22,6 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from ..errors import MissingRule
 from ..numba_ext import normalize_axis
 from . import describe, linear, rule, tangent
 
@@ -435,34 +437,57 @@ describe(diff_grad, shape_only=1)
 # ---- np.gradient: central differences inside, one-sided ones at the ends ----
 
 
-def _gradient_axis(f, spacing, axis, edge_order):
-    """The axis np.gradient differentiates along, for the forms with a gradient rule:
-    one array, one axis (or a 1-D array), one number as spacing, edge_order 1."""
-    if np.ndim(spacing) != 0:
-        raise MissingRule("np.gradient with coordinates as spacing has no gradient rule: "
-                          "pass one number")
-    if edge_order != 1:
-        raise MissingRule("np.gradient with edge_order=2 has no gradient rule")
-    if axis is None and np.ndim(f) == 1:
-        return 0
-    if axis is None or not isinstance(axis, (int, np.integer)):
-        raise MissingRule("np.gradient along several axes (a list of arrays, or one "
-                          "spacing per axis) has no gradient rule: take one axis at a "
-                          "time, np.gradient(f, h, axis=k)")
-    return axis
+def _gradient_layout(f, spacings, axis):
+    """The axes np.gradient(f, *spacings, axis=axis) differentiates along, and the
+    spacing of each (a number, or coordinates along it)."""
+    nd = np.ndim(f)
+    axes = tuple(range(nd)) if axis is None else \
+        (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    given = [h for h in spacings if h is not None]
+    per = given * len(axes) if len(given) == 1 and np.ndim(given[0]) == 0 else given
+    return tuple(int(k) % nd for k in axes), per or [1.0] * len(axes)
 
 
-def gradient_grad(dy, f, spacing=1.0, axis=None, edge_order=1):
-    """The gradient of f of ``y = np.gradient(f, spacing, axis=axis)``: the transpose of
-    (f_1 - f_0) / h, (f_{i+1} - f_{i-1}) / 2h, (f_{n-1} - f_{n-2}) / h along the axis.
+def _stencil_adjoint(g, h, k, edge_order):
+    """The adjoint along axis k of np.gradient with spacing h (a number or coordinates)
+    and `edge_order`. Its stencil reaches no further than two entries from the diagonal,
+    so np.gradient of the five combs e_r (1 at j = r mod 5) gives it whole: row i of comb
+    r holds the weight of the one entry j = r (mod 5) in [i - 2, i + 2]."""
+    g = np.moveaxis(np.asarray(g, dtype=np.result_type(g, 1.0)), k, -1)
+    n = g.shape[-1]
+    combs = (np.arange(n) % 5 == np.arange(5)[:, None]) * 1.0
+    weights = np.gradient(combs, h, axis=1, edge_order=edge_order)
+    out = np.zeros(g.shape, g.dtype)
+    for step in range(-2, 3):   # dx_j += D[j + step, j] dy_{j + step}
+        j = np.arange(max(0, -step), min(n, n - step))
+        out[..., j] += weights[j % 5, j + step] * g[..., j + step]
+    return np.moveaxis(out, -1, k)
+
+
+def gradient_grad(dy, f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None,
+                  axis=None, edge_order=1):
+    """The gradient of f of ``y = np.gradient(f, spacing, spacing_1, ..., axis=axis,
+    edge_order=edge_order)`` (the spacings are np.gradient's positional *varargs): the
+    sum over the axes of the transposes of their stencils, dy holding one cotangent per
+    axis where y is a tuple.
 
     >>> gradient_grad(np.array([1.0, 0.0, 0.0]), np.zeros(3))
     array([-1.,  1.,  0.])
     """
-    k = _gradient_axis(f, spacing, axis, edge_order)
-    if np.shape(dy) != np.shape(f):   # several results (one spacing per axis)
-        raise MissingRule("np.gradient along several axes has no gradient rule: take one "
-                          "axis at a time, np.gradient(f, h, axis=k)")
+    axes, per = _gradient_layout(f, (spacing, spacing_1, spacing_2, spacing_3), axis)
+    cotangents = list(dy) if len(axes) > 1 else [dy]
+    out = np.zeros(np.shape(f), np.result_type(*cotangents, 1.0))
+    for k, h, g in zip(axes, per, cotangents, strict=True):
+        if np.ndim(h) == 0 and edge_order == 1:
+            out += _uniform_adjoint(g, h, k)
+        else:
+            out += _stencil_adjoint(g, h, k, edge_order)
+    return out
+
+
+def _uniform_adjoint(dy, spacing, k):
+    """The transpose of (f_1 - f_0) / h, (f_{i+1} - f_{i-1}) / 2h, (f_{n-1} - f_{n-2}) / h
+    along axis k."""
     g = np.moveaxis(np.asarray(dy), k, 0) / spacing
     dx = np.zeros(g.shape, np.result_type(g, 1.0))
     dx[1] += g[0]
@@ -502,9 +527,11 @@ def _central(x, h, axis, adjoint):
     return out.reshape(x.shape)
 
 
-def _check_gradient_form(f, spacing, axis, edge_order):
-    """Refuse, at typing, the np.gradient forms the numba forms lack (a list of results,
-    coordinates as spacing, edge_order 2)."""
+def _check_gradient_form(f, spacing, axis, edge_order, more=()):
+    """Refuse, at typing, the np.gradient forms the numba forms lack (a tuple of results,
+    coordinates as spacing, edge_order 2); `more`: the spacings after the first."""
+    if not all(_flat(h) for h in more):
+        raise TypingError("srcgrad: np.gradient compiles with one spacing only")
     if not (omitted(spacing) or isinstance(spacing, types.Number)):
         raise TypingError("srcgrad: np.gradient compiles with one number as spacing only")
     if not (omitted(edge_order) or getattr(edge_order, "literal_value", None) == 1):
@@ -517,15 +544,17 @@ def _check_gradient_form(f, spacing, axis, edge_order):
 
 
 @overload(gradient_grad)
-def _gradient_grad_typer(dy, f, spacing=1.0, axis=None, edge_order=1):
+def _gradient_grad_typer(dy, f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None,
+                         axis=None, edge_order=1):
     if not isinstance(f, types.Array):
         return None
-    _check_gradient_form(f, spacing, axis, edge_order)
-    if _flat(axis):
-        return lambda dy, f, spacing=1.0, axis=None, edge_order=1: _central(
-            np.ascontiguousarray(dy), spacing, 0, True)
-    return lambda dy, f, spacing=1.0, axis=None, edge_order=1: _central(
-        np.ascontiguousarray(dy), spacing, axis, True)
+    _check_gradient_form(f, spacing, axis, edge_order, (spacing_1, spacing_2, spacing_3))
+
+    def grad(dy, f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None, axis=None,
+             edge_order=1):
+        return _central(np.ascontiguousarray(dy), spacing, 0 if flat else axis, True)
+    flat = _flat(axis)
+    return grad
 
 
 @overload(np.gradient)
@@ -539,11 +568,12 @@ def _np_gradient(f, spacing=1.0, axis=None, edge_order=1):
     return lambda f, spacing=1.0, axis=None, edge_order=1: _central(f, spacing, axis, False)
 
 
-# the rule's `spacing` is np.gradient's first `*varargs`; a second one would land in
-# `axis`, which `_gradient_axis` refuses unless it is an integer
+# the rule's spacings are np.gradient's positional `*varargs` (its axis and edge_order are
+# keyword-only), up to four: one per axis of an array of up to four dimensions
 @rule(np.gradient)
-def gradient(dy, y, f, spacing=1.0, axis=None, edge_order=1):
-    return gradient_grad(dy, f, spacing, axis, edge_order)
+def gradient(dy, y, f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None,
+             axis=None, edge_order=1):
+    return gradient_grad(dy, f, spacing, spacing_1, spacing_2, spacing_3, axis, edge_order)
 
 
 linear(np.gradient, gradient_grad)

@@ -28,6 +28,7 @@ from numba.extending import overload, register_jitable
 
 from ..errors import MissingRule
 from . import describe, linear, rule, tangent
+from .builtin_rules import COMPLEX
 from .linalg import _ONE_MATRIX, transposed
 
 # ---- triangles ----
@@ -418,6 +419,8 @@ def norm_direction(x, n, ord=None, axis=None, keepdims=False):
     >>> norm_direction(np.array([3.0, 4.0]), 5.0)
     array([0.6, 0.8])
     """
+    if np.iscomplexobj(x):
+        raise MissingRule(f"np.linalg.norm {COMPLEX}")
     x = np.asarray(x, dtype=float)
     r = spread(n, x, axis, keepdims)
     if ord is None or ord == "fro":
@@ -451,6 +454,8 @@ def _norm_kind(x, ord, axis):
     if not (axis is None or isinstance(axis, (types.NoneType, types.Omitted, types.Integer))):
         raise TypingError("srcgrad: np.linalg.norm over a tuple of axes compiles with "
                           "numba only for the 2-norm of a matrix: give one axis")
+    if isinstance(x.dtype, types.Complex):
+        raise TypingError(f"srcgrad: np.linalg.norm {COMPLEX}")
     if ord is None or isinstance(ord, (types.NoneType, types.Omitted)):
         return "two"
     if isinstance(ord, (types.StringLiteral, types.UnicodeType)):

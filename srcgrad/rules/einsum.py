@@ -6,10 +6,11 @@ the other operands onto the operand's letters (axes): a letter the result or ano
 operand carries is kept, one of the operand's alone (or one it broadcasts) is summed
 over and broadcast back, and where a letter repeats in it the gradient is put on that
 diagonal (zeros elsewhere). Its tangent is the einsum with one operand replaced by its
-tangent. The gradients (`einsum_grads`) are linear in dy and in each operand other than
-their own, so their tangent along dy's is `einsum_grads` of it, and along operand k's
-the gradients with operand k replaced by its tangent, k's own entry zero
-(`einsum_grads_along`). An ellipsis is spelled out in letters first, and the implicit
+tangent. The rule asks for the gradient of each differentiated operand alone
+(`einsum_grad`), so a constant operand costs no contraction. That gradient is linear in
+dy and in each operand other than its own, so its tangent along dy's is `einsum_grad` of
+it, and along operand j's the gradient with operand j replaced by its tangent, zero for
+its own (`einsum_grad_along`). An ellipsis is spelled out in letters first, and the implicit
 result made explicit as NumPy makes it. Under numba each contraction is a loop nest,
 written for the subscripts (a string literal in the call) and the ranks of the operands
 when numba compiles the call.
@@ -96,34 +97,34 @@ def _operand_grad(dy, inputs, output, operands, k):
     return out
 
 
-def einsum_grads(dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None,
-                 h=None, dtype=None):
-    """The gradients of the operands of ``y = np.einsum(subscripts, a, b, ...)``, after
-    None for the subscripts: each is dy contracted with the other operands.
+def einsum_grad(k, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None,
+                h=None, dtype=None):
+    """The gradient of operand k (from 0) of ``y = np.einsum(subscripts, a, b, ...)``:
+    dy contracted with the other operands. The rule asks it of the operands being
+    differentiated only.
 
-    >>> einsum_grads(1.0, "i,i->", np.array([1.0, 2.0]), np.array([3.0, 4.0]))
-    (None, array([3., 4.]), array([1., 2.]))
+    >>> einsum_grad(1, 1.0, "i,i->", np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    array([1., 2.])
     """
     _no_einsum_dtype(dtype)
     operands = _operands(a, b, c, d, e, f, g, h)
     inputs, output = _spelled(subscripts, [np.ndim(x) for x in operands])
-    return (None,) + tuple(_operand_grad(dy, inputs, output, operands, k)
-                           for k in range(len(operands)))
+    return _operand_grad(dy, inputs, output, operands, k)
 
 
-def einsum_grads_along(k, dx, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None,
-                       g=None, h=None, dtype=None):
-    """The tangent of ``einsum_grads(dy, subscripts, a, b, ...)`` along dx, the tangent of
-    operand k (from 0): the gradients with operand k replaced by dx, k's own (which does
-    not read it) zero.
+def einsum_grad_along(k, j, dx, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None,
+                      g=None, h=None, dtype=None):
+    """The tangent of ``einsum_grad(k, dy, subscripts, a, b, ...)`` along dx, the tangent
+    of operand j: the gradient with operand j replaced by dx; zero for j = k (operand k's
+    gradient does not read it).
 
-    >>> einsum_grads_along(0, np.ones(2), 1.0, "i,i->", np.zeros(2), np.array([3.0, 4.0]))
-    (None, array([0., 0.]), array([1., 1.]))
+    >>> einsum_grad_along(1, 0, np.ones(2), 1.0, "i,i->", np.zeros(2), np.array([3.0, 4.0]))
+    array([1., 1.])
     """
     operands = _operands(a, b, c, d, e, f, g, h)
-    out = list(einsum_grads(dy, subscripts, *operands[:k], dx, *operands[k + 1:], dtype=dtype))
-    out[1 + k] = np.zeros(np.shape(dx), dtype=np.result_type(out[1 + k], 1.0))
-    return tuple(out)
+    if j == k:
+        return np.zeros(np.shape(operands[k]), np.result_type(dx, dy, *operands, 1.0))
+    return einsum_grad(k, dy, subscripts, *operands[:j], dx, *operands[j + 1:], dtype=dtype)
 
 
 def einsum_tangents(dx, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None,
@@ -235,47 +236,50 @@ def _given_operands(a, b, c, d, e, f, g, h):
     return [x for x in (a, b, c, d, e, f, g, h) if _given(x)]
 
 
-@overload(einsum_grads, prefer_literal=True)
-def _einsum_grads_typer(dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None,
-                        h=None, dtype=None):
+def _position(k, what):
+    if not isinstance(k, types.IntegerLiteral):
+        raise TypingError(f"srcgrad: {what} compiles with the operand's position written as "
+                          f"an int in the call")
+    return k.literal_value
+
+
+@overload(einsum_grad, prefer_literal=True)
+def _einsum_grad_typer(k, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None,
+                       h=None, dtype=None):
+    at = _position(k, "einsum_grad")
     if _given(dtype):
         raise TypingError("srcgrad: np.einsum with dtype= has no gradient rule")
     operands = _given_operands(a, b, c, d, e, f, g, h)
     inputs, output = _spelled(_literal(subscripts), _ndims(operands))
-    n = len(operands)
-    nests = {}
-    for k in range(n):
-        nests[f"grad{k}"] = _compiled(_nest([output] + inputs[:k] + inputs[k + 1:], inputs[k],
-                                             like=True, complex_=_complex([dy] + operands)))
-    names = _OPERANDS[:n]
-    calls = ", ".join(
-        f"grad{k}(dy, {', '.join(names[:k] + names[k + 1:])}{', ' if n > 1 else ''}"
-        f"{names[k]})" for k in range(n))
-    source = (f"def impl(dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, "
-              f"g=None, h=None, dtype=None):\n    return (None, {calls},)")
-    namespace = dict(nests)
+    names = _OPERANDS[:len(operands)]
+    grad = _compiled(_nest([output] + inputs[:at] + inputs[at + 1:], inputs[at], like=True,
+                           complex_=_complex([dy] + operands)))
+    source = (f"def impl(k, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, "
+              f"g=None, h=None, dtype=None):\n"
+              f"    return grad(dy, {''.join(v + ', ' for v in names[:at] + names[at + 1:])}"
+              f"{names[at]})")
+    namespace = {"grad": grad}
     exec(source, namespace)
     return namespace["impl"]
 
 
-@overload(einsum_grads_along, prefer_literal=True)
-def _einsum_grads_along_typer(k, dx, dy, subscripts, a, b=None, c=None, d=None, e=None,
-                              f=None, g=None, h=None, dtype=None):
-    if not isinstance(k, types.IntegerLiteral):
-        raise TypingError("srcgrad: einsum_grads_along compiles with the operand's position "
-                          "written as an int in the call")
+@overload(einsum_grad_along, prefer_literal=True)
+def _einsum_grad_along_typer(k, j, dx, dy, subscripts, a, b=None, c=None, d=None, e=None,
+                             f=None, g=None, h=None, dtype=None):
+    at, along = _position(k, "einsum_grad_along"), _position(j, "einsum_grad_along")
     if _given(dtype):
         raise TypingError("srcgrad: np.einsum with dtype= has no gradient rule")
-    names = _OPERANDS[:len(_given_operands(a, b, c, d, e, f, g, h))]
-    at = k.literal_value
-    swapped = ", ".join("dx" if j == at else v for j, v in enumerate(names))
-    entries = "".join(f"np.zeros_like(out[{1 + j}]), " if j == at else f"out[{1 + j}], "
-                      for j in range(len(names)))
-    source = (f"def impl(k, dx, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, "
-              f"g=None, h=None, dtype=None):\n"
-              f"    out = einsum_grads(dy, subscripts, {swapped})\n"
-              f"    return (None, {entries})")
-    namespace = {"einsum_grads": einsum_grads, "np": np}
+    operands = _given_operands(a, b, c, d, e, f, g, h)
+    names = _OPERANDS[:len(operands)]
+    head = ("def impl(k, j, dx, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None, "
+            "g=None, h=None, dtype=None):\n")
+    if along == at:
+        kind = "complex128" if _complex([dx, dy] + operands) else "float64"
+        source = head + f"    return np.zeros({names[at]}.shape, np.{kind})"
+    else:
+        swapped = ", ".join("dx" if i == along else v for i, v in enumerate(names))
+        source = head + f"    return einsum_grad({at}, dy, subscripts, {swapped})"
+    namespace = {"einsum_grad": einsum_grad, "np": np}
     exec(source, namespace)
     return namespace["impl"]
 
@@ -309,9 +313,19 @@ def _einsum_tangents_typer(dx, subscripts, a, b=None, c=None, d=None, e=None, f=
 @rule(np.einsum)
 def einsum(dy, y, subscripts, a, b=None, c=None, d=None, e=None, f=None, g=None, h=None,
            optimize=False, dtype=None, order="K", casting="safe"):
+    # one gradient per operand, so that only the differentiated operands' are computed;
     # optimize, order and casting change the order of the sums and the memory layout of
     # the result, not its value
-    return einsum_grads(dy, subscripts, a, b, c, d, e, f, g, h, dtype)
+    return (None,
+            einsum_grad(0, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(1, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(2, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(3, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(4, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(5, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(6, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad(7, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            None, None, None, None)
 
 
 @tangent(np.einsum)
@@ -320,19 +334,18 @@ def einsum_tangent(dx, y, subscripts, a, b=None, c=None, d=None, e=None, f=None,
     return einsum_tangents(dx, subscripts, a, b, c, d, e, f, g, h)
 
 
-@tangent(einsum_grads)
-def einsum_grads_tangent(dx, y, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None,
-                         g=None, h=None, dtype=None):
-    return (einsum_grads(dx, subscripts, a, b, c, d, e, f, g, h, dtype), None,
-            einsum_grads_along(0, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(1, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(2, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(3, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(4, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(5, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(6, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
-            einsum_grads_along(7, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype), None)
+@tangent(einsum_grad)
+def einsum_grad_tangent(dx, y, k, dy, subscripts, a, b=None, c=None, d=None, e=None, f=None,
+                        g=None, h=None, dtype=None):
+    return (None, einsum_grad(k, dx, subscripts, a, b, c, d, e, f, g, h, dtype), None,
+            einsum_grad_along(k, 0, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 1, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 2, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 3, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 4, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 5, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 6, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype),
+            einsum_grad_along(k, 7, dx, dy, subscripts, a, b, c, d, e, f, g, h, dtype), None)
 
 
-describe(einsum_grads, einsum_grads_along, tuple_result=True)
-describe(einsum_grads, einsum_grads_along, einsum_tangents, pure=True)
+describe(einsum_grad, einsum_grad_along, einsum_tangents, pure=True)

@@ -132,13 +132,15 @@ def _summed_axes(gshape: tuple, shape: tuple) -> tuple[tuple[int, ...], int, int
 
 
 def zeros_like(x):
-    """The zero gradient of `x`: a float scalar, or a float array of x's shape.
+    """The zero gradient of `x`: a float scalar, a float array of x's shape, or a list of
+    those for a list or tuple.
 
     >>> zeros_like(np.arange(3))
     array([0., 0., 0.])
     """
-    if isinstance(x, (list, tuple)):   # the items of np.stack([...]): one zero each
-        return type(x)(zeros_like(item) for item in x)
+    if isinstance(x, (list, tuple)):   # the items of np.stack([...]): one zero each, in a
+        # list, which the adjoint adds into item by item (a tuple result, np.gradient's)
+        return [zeros_like(item) for item in x]
     dtype = _float_dtype(np.result_type(x))
     if np.ndim(x) == 0:
         return dtype.type(0.0)
