@@ -29,7 +29,7 @@ import numpy as np
 from . import runtime
 from .backend import NESTED, Forms, eager
 from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
-from .errors import NonScalarOutput, SrcgradError, WrtError
+from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .frontend.portable import portable
 from .methods import Method, for_method
@@ -261,7 +261,13 @@ class Transform:
                 out[1](np.ones_like(out[0]) if isinstance(out[0], np.ndarray) else 1.0)
         return self
 
-    def _nonscalar(self) -> NonScalarOutput:
+    def _nonscalar(self, reason: str = "") -> NonScalarOutput:
+        if runtime.COMPLEX_RESULT in reason:
+            filename, lineno = self.generated.result_line
+            return NonScalarOutput(f"grad needs a real result, but {self.fun.__qualname__} "
+                                   f"returns a complex number, and srcgrad does not "
+                                   f"differentiate complex values",
+                                   filename=filename, lineno=lineno)
         if self.inner is not None:
             return NonScalarOutput(f"grad needs a scalar result, but {self.inner.name} returns "
                                    f"an array (use jacobian, or hessian of the function)")
@@ -396,9 +402,14 @@ class Transform:
         for name, g in zip(self.wrt, grads, strict=True):
             x = values[self._params.index(name)] if name in self._params else g
             if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
-                    and g.ndim:
+                    and g.ndim and g.dtype.kind == "f":
                 out.append(g)   # (the common case, made fast)
                 continue
+            if np.iscomplexobj(g) and not np.iscomplexobj(x):
+                filename, lineno = self.generated.result_line
+                raise MissingRule(f"the gradient of {self.fun.__qualname__} with respect to "
+                                  f"{name!r} went through complex values, which srcgrad does "
+                                  f"not differentiate", filename=filename, lineno=lineno)
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
                 g = runtime.unbroadcast(g, np.asarray(x))
             out.append(_plain(g))

@@ -49,3 +49,23 @@ def test_abs_of_a_real_value_by_hand(jit):
     a = np.array([0.3, -0.7])
     g = srcgrad.grad(abs_of_real, jit=jit)(a)
     np.testing.assert_allclose(g, [0.3 + 0.2, 0.7 + 0.8 - 1.0], rtol=1e-15)
+
+
+def complex_scaled_sum(a):
+    return np.sum(a * (1 + 2j))
+
+
+def complex_square(a):
+    z = a * (1 + 2j)
+    return np.sum(z * z) + 1.0
+
+
+@pytest.mark.parametrize("fun", [complex_scaled_sum, complex_square])
+def test_a_complex_result_is_refused_with_its_line(fun, jit):
+    # gave 1+2j per entry (silently wrong: the function has no real derivative); JAX
+    # refuses a complex output of grad too
+    with pytest.raises(srcgrad.SrcgradError, match="complex") as info:
+        srcgrad.grad(fun, jit=jit)(np.array([0.3, -0.7]))
+    assert "test_rules_complex.py:" in str(info.value)
+    with pytest.raises(srcgrad.SrcgradError, match="complex"):
+        srcgrad.value_and_grad(fun, jit=jit)(np.array([0.3, -0.7]))

@@ -101,10 +101,11 @@ class _Tier:
 
 class Forms:
     """The Python and compiled forms of one generated module (`gen`), for the user's
-    function `fun`; `nonscalar()` makes the error of a gradient of an array result."""
+    function `fun`; `nonscalar(reason)` makes the error of a gradient of an array (or
+    a complex) result."""
 
     def __init__(self, gen: Generated, jit: bool | str, fun: Callable,
-                 nonscalar: Callable[[], NonScalarOutput]):
+                 nonscalar: Callable[[str], NonScalarOutput]):
         self.gen, self.jit, self.fun, self.nonscalar = gen, jit, fun, nonscalar
         self.stem = getattr(fun, "__name__", "f").replace("<", "").replace(">", "")
         self.fallback: str | None = None   # why numba could not compile it ("auto")
@@ -306,7 +307,7 @@ class Forms:
             hint = (" (a variable that is a number, then an array: start it as an array "
                     "of the shape it will have, e.g. np.ones_like(x))")
         if NONSCALAR_MARKER in reason:
-            raise self.nonscalar() from None
+            raise self.nonscalar(reason) from None
         fn = self.functions(jit=True)[name]
         where = generated_location(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
         if self.jit is True:
@@ -330,8 +331,8 @@ class Forms:
     def _python(self, fn, args: tuple) -> Any:
         try:
             return fn(*args)
-        except NonScalarOutput:  # raised by `seed`, which cannot know the user's line
-            raise self.nonscalar() from None
+        except NonScalarOutput as exc:  # raised by `seed`, which cannot know the user's line
+            raise self.nonscalar(str(exc)) from None
         except Exception as exc:
             if not isinstance(exc, SrcgradError):
                 note_user_line(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)

@@ -21,6 +21,7 @@ once per signature and every caller shares it.
 
 from .. import numba_ext  # noqa: F401  (registers the NumPy forms generated code uses)
 from .broadcasting import (  # noqa: F401
+    COMPLEX_RESULT,
     broadcast_like,
     checked_grad,
     reshape_as,

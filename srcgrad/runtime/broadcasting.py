@@ -184,10 +184,16 @@ def _checked_grad_typer(g, x, where):
     return impl
 
 
+# what `seed` says of a complex result (the api's error names the user's line)
+COMPLEX_RESULT = "a complex result"
+
+
 def seed(y):
     """The cotangent 1.0 that starts the backward pass of a scalar result `y`."""
     if np.ndim(y) != 0:
         raise NonScalarOutput(_NONSCALAR)
+    if np.iscomplexobj(y):
+        raise NonScalarOutput(COMPLEX_RESULT)
     dtype = np.result_type(y)
     return dtype.type(1.0) if dtype.kind == "f" else 1.0
 
@@ -197,6 +203,8 @@ def _seed_typer(y):
     if isinstance(y, types.Array) and y.ndim > 0:
         raise TypingError(f"{NONSCALAR_MARKER}: {_NONSCALAR}")
     dtype = y.dtype if isinstance(y, types.Array) else y
+    if isinstance(dtype, types.Complex):
+        raise TypingError(f"{NONSCALAR_MARKER}: {COMPLEX_RESULT}")
     one = as_dtype(dtype).type(1.0) if isinstance(dtype, types.Float) else 1.0
     return lambda y: one
 
