@@ -108,9 +108,25 @@ def conditional_everywhere(x, a):
     return s
 
 
+def keywords_and_constant_defaults(x, a):
+    k = lambda v, s=2.0, t=-1.0: v * s + t * a  # noqa: E731
+    return np.sum(k(x)) + np.sum(k(v=x, s=3.0)) + np.sum(k(x, t=a))
+
+
+def doubled(f, v):
+    g = lambda u: f(u) * 2.0  # noqa: E731   (reads the function its helper was passed)
+    return g(v) + f(v)
+
+
+def helpers_taking_functions(x, a):
+    p = functools.partial(doubled, np.sin)
+    return np.sum(p(x * a)) + np.sum(doubled(lambda v: v * a, x))
+
+
 CASES = [squares, nested_in_a_loop, late_binding, defined_in_a_loop,
          default_taken_at_definition, closures_calling_closures, through_helpers,
-         with_partials, conditional_everywhere]
+         with_partials, conditional_everywhere, keywords_and_constant_defaults,
+         helpers_taking_functions]
 
 
 @pytest.fixture

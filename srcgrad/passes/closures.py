@@ -47,6 +47,7 @@ import copy
 import functools
 import inspect
 import types
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +59,7 @@ from ..frontend.parse import MISSING, Env, Parsed, is_user_function, parse, regi
 from ..naming import Namer, names_in
 
 _SCOPES = (gast.FunctionDef, gast.Lambda)
+_MADE: weakref.WeakSet = weakref.WeakSet()   # the functions lifted or specialised here
 
 
 @dataclass
@@ -74,6 +76,10 @@ class _Value:
 
     def extras(self) -> list[gast.expr]:
         return [*self.leading, *self.keywords.values(), *self.defaults.values()]
+
+    def plain(self) -> bool:
+        """Whether it is a global function as it is (`np.sin`): a global like any other."""
+        return not self.extras() and self.fun not in _MADE
 
 
 @dataclass
@@ -298,8 +304,8 @@ class _Lifter(gast.NodeTransformer):
     def take(self, expr: gast.expr, base: str, definition: str) -> gast.expr:
         """`expr` as it is where `definition` stands: a constant, or a new local that
         is assigned it there."""
-        if _constant(expr):
-            return copy.deepcopy(expr)
+        if _constant(expr) or self.env.resolve(expr, self.locals) is not MISSING:
+            return copy.deepcopy(expr)   # (globals are read once, at transform time)
         name = self.namer.fresh(base)
         self.emits[definition].append(b.located(b.assign(name, expr), expr))
         return b.name(name)
@@ -333,6 +339,8 @@ class _Lifter(gast.NodeTransformer):
         return stmt
 
     def visit_Name(self, node: gast.Name) -> gast.Name:
+        if node.id in self.values and self.values[node.id].plain():
+            return b.located(b.name(self.values[node.id].ref), node)
         if node.id in self.values:
             raise self.error(node, f"the function {node.id!r} can only be called, or passed "
                                    f"to a function of yours: it cannot be returned, stored "
@@ -357,6 +365,8 @@ class _Lifter(gast.NodeTransformer):
         found = {k: self.value_of(a, local_only=not mine) for k, a in enumerate(node.args)}
         found.update({k.arg: self.value_of(k.value, local_only=not mine)
                       for k in node.keywords})
+        if not mine:   # (a global function as it is passes as the global it is)
+            found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
         bound = {k: v for k, v in found.items() if v is not None}
         if bound and not mine:
             raise self.error(node, "a closure, lambda or partial can only be called, or "
@@ -507,6 +517,7 @@ def _materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionTyp
     defaults = tuple(ast.literal_eval(gast.gast_to_ast(d)) for d in tree.args.defaults)
     fun = types.FunctionType(code, glob, tree.name, defaults or None)
     fun.__qualname__ = qualname
+    _MADE.add(fun)
     register_generated(fun, lambda f: Parsed(f, copy.deepcopy(tree), parsed.filename,
                                              parsed.lines, parsed.env))
     return fun
