@@ -1,15 +1,16 @@
 """closures: lambdas, nested `def`s and `functools.partial` become ordinary user functions.
 
 Requires a parsed function (`Parsed`, after `annotate` and `pytrees`). Guarantees a new
-`Parsed` whose tree defines no function (no nested `def`, no lambda) and whose names
-denote no function value except as the callee of a call:
+`Parsed` whose tree defines no function (no nested `def`, no lambda), binds no local name
+to a function and passes no closure or partial as an argument, or `parsed` itself when
+there is nothing to do:
 
 * a nested `def` or lambda (named, `sq = lambda v: v * v`, or inline) is lifted: it
   becomes a function object of its own, whose parameters are the enclosing locals it
   reads (its captures) followed by its own, and each call passes the captures first,
   `sq(x)` -> `sq(a, x)` (the env resolves the callee to the lifted function);
-* `p = functools.partial(g, w)` binds `w` where it stands (`p_1 = w`) and `p(x)` calls
-  `g(p_1, x)`; a module-level partial object is called the same way;
+* `p = functools.partial(g, w)` takes `w` where it stands (`p_0 = w`) and `p(x)` calls
+  `g(p_0, x)`; a module-level partial object is called the same way;
 * a call of a user function that passes a function value (`apply(sq, x)`, `apply(np.sin,
   x)`, a lambda or a partial) calls a copy of that function specialised on it, whose
   parameter for the function is replaced by parameters for what the value adds to its
@@ -87,7 +88,7 @@ class _Session:
     """What one lifting shares with the liftings it starts (closures, specialised copies):
     the copies made so far, and the globals of the functions made, filled in at the end."""
 
-    specs: dict[tuple, _Value] = field(default_factory=dict)
+    specs: dict[tuple, types.FunctionType] = field(default_factory=dict)
     scopes: list[tuple[dict, dict]] = field(default_factory=list)   # (globals, env names)
 
     def finish(self) -> None:
@@ -98,10 +99,29 @@ class _Session:
 def lift_closures(parsed: Parsed) -> Parsed:
     """`parsed` with its closures, partials and function arguments made calls of user
     functions (see the module docstring); `parsed` itself when it has none."""
+    if not _lifts(parsed):
+        return parsed
     session = _Session()
     out = _Lifter(parsed, {}, (), session, None).run()
     session.finish()
     return out
+
+
+def _lifts(parsed: Parsed) -> bool:
+    """Whether `parsed` defines a function, makes a partial, calls a module-level one, or
+    passes a function (a global one: `apply(np.sin, x)`) to a user function."""
+    local = _locals(parsed.tree)
+    for node in _own(parsed.tree, True):
+        if isinstance(node, _SCOPES):
+            return True
+        if isinstance(node, gast.Call):
+            callee = parsed.env.resolve(node.func, local)
+            if callee is functools.partial or isinstance(callee, functools.partial) or \
+                    is_user_function(callee) and any(
+                        _function_like(parsed.env.resolve(a, local))
+                        for a in [*node.args, *(k.value for k in node.keywords)]):
+                return True
+    return False
 
 
 class _Lifter(gast.NodeTransformer):
@@ -129,9 +149,6 @@ class _Lifter(gast.NodeTransformer):
     # ---- the function ----
     def run(self) -> Parsed:
         named = self.definitions()
-        if not named and not self.values and not self.calls_with_functions() and \
-                not any(isinstance(n, _SCOPES) for n in _own(self.tree, True)):
-            return self.p
         for name in self.order(named):
             self.emits[name] = []
             self.values[name] = self.define(named[name], name)
@@ -192,18 +209,6 @@ class _Lifter(gast.NodeTransformer):
         for name in named:
             visit(name, ())
         return done
-
-    def calls_with_functions(self) -> bool:
-        """Whether a call passes a global function value (`apply(np.sin, x)`) to a user
-        function, or calls a module-level partial."""
-        for node in _own(self.tree, True):
-            if isinstance(node, gast.Call):
-                callee = self.env.resolve(node.func, self.locals)
-                if isinstance(callee, functools.partial) or is_user_function(callee) and any(
-                        _function_like(self.env.resolve(a, self.locals))
-                        for a in [*node.args, *(k.value for k in node.keywords)]):
-                    return True
-        return False
 
     # ---- definitions ----
     def define(self, stmt: gast.stmt, name: str) -> _Value:
