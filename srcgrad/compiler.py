@@ -1,7 +1,7 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
     parse -> positional (the entry's *args, keyword-only) -> annotate -> pytrees (container
-    `wrt`) -> reject_unsupported -> unroll (static, unroll=) -> normalize
+    `wrt`) -> lift_closures -> reject_unsupported -> unroll (static, unroll=) -> normalize
     -> activity/tape/reverse (or forward) -> optimize  [the IR] -> join -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
@@ -42,6 +42,7 @@ from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.check import check, side_call
+from .passes.closures import lift_closures
 from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
 from .passes.join import join
@@ -133,8 +134,8 @@ class _Module:
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
-        """parse -> positional -> annotate -> pytrees -> reject -> unroll -> normalize ->
-        reverse (or forward)."""
+        """parse -> positional -> annotate -> pytrees -> closures -> reject -> unroll ->
+        normalize -> reverse (or forward)."""
         parsed = parse(fun)
         if not self.stack:   # the function differentiated, its arguments bound by the api
             parsed = dataclasses.replace(parsed, tree=positional(parsed.tree))
@@ -143,6 +144,7 @@ class _Module:
             parsed = dataclasses.replace(parsed, tree=flatten_params(
                 parsed.tree, self.trees[1], parsed.filename))
         parsed = dataclasses.replace(parsed, tree=flatten_dicts(parsed.tree, parsed.filename))
+        parsed = lift_closures(parsed)
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
         tree = reject_unsupported(parsed.tree, parsed.filename)

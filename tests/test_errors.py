@@ -71,12 +71,6 @@ def with_raise_from(x):
     return x
 
 
-def with_nested_def(x):
-    def inner(v):
-        return v
-    return inner(x)
-
-
 @pytest.mark.parametrize("fun,construct,line", [
     (with_try, "'try' statements", "try:"),
     (with_class, "class definitions", "class A:"),
@@ -86,7 +80,6 @@ def with_nested_def(x):
      "return np.sum(np.array([x * i for i"),
     (with_star, "starred arguments", "return np.sum(*args)"),
     (with_double_star, "'**' arguments in calls", "return np.sum(x, **kw)"),
-    (with_nested_def, "nested function definitions", "def inner(v):"),
     (with_bare_raise, "only 'raise E(...)'", "raise"),
     (with_raise_from, "no 'from'", 'raise ValueError("x") from None'),
 ])

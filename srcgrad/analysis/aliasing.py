@@ -238,10 +238,11 @@ class HelperFacts:
 
 def _helper_facts(fun: Any) -> HelperFacts:
     # (imported here: normalize asks this analysis about the helpers it calls)
+    from ..passes.closures import lift_closures
     from ..passes.normalize import normalize
 
     try:
-        parsed = annotate(parse(fun))
+        parsed = lift_closures(annotate(parse(fun)))
         tree = reject_unsupported(parsed.tree, parsed.filename)
         tree = normalize(tree, parsed.env, Namer(assigned_names(tree)), parsed.filename,
                          copy_args=False)

@@ -12,6 +12,8 @@ sizes disagree (a kink or jump near the sample point).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 SHAPES = [(), (2,), (3,), (2, 3)]
@@ -91,6 +93,9 @@ class Grammar:
         self.helpers: list[tuple[str, list[tuple], object]] = []  # name, arg shapes, result
         self.helper_lines: list[str] = []   # helpers returning tuples, made on the way
         self.in_helper = False
+        # closures are drawn from a generator of their own: a program is the one its seed
+        # gave before they existed, some of its assignments made through a closure
+        self.closures = np.random.default_rng([seed, 21])
 
     # -- small utilities -----------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -281,9 +286,30 @@ class Grammar:
     def stmt_assign(self, env, depth):
         shape = self.pick(SHAPES)
         name = self.fresh()
-        line = f"{name} = {self.expr(env, shape)}"
+        lines = self.through_closure(name, self.expr(env, shape), env)
         env[name] = shape
-        return [line]
+        return lines
+
+    def through_closure(self, target: str, value: str, env: dict) -> list[str]:
+        """`target = value`; or, now and then, the same through a lambda or nested def
+        that reads the locals, one of those it reads made its parameter, called at once or
+        by a helper it is passed to."""
+        rng = self.closures
+        if rng.random() >= 0.15 or re.fullmatch(r"[\w.()]+", value):   # (not a bare name)
+            return [f"{target} = {value}"]
+        used = [n for n in self.floats(env) if re.search(rf"\b{n}\b", value)]
+        arg = used[int(rng.integers(len(used)))] if used else ""
+        param = f"v_{target}" if arg else ""
+        body = re.sub(rf"\b{arg}\b", param, value) if arg else value
+        name = f"c_{target}"
+        lines = [f"{name} = lambda {param}: {body}".replace("lambda :", "lambda:")] \
+            if rng.random() < 0.5 else [f"def {name}({param}):", f"    return {body}"]
+        if rng.random() < 0.3:
+            apply = f"apply_{target}"
+            self.helper_lines += [f"def {apply}(fn{', a' if arg else ''}):",
+                                  f"    return fn({'a' if arg else ''})"]
+            return lines + [f"{target} = {apply}({name}{', ' + arg if arg else ''})"]
+        return lines + [f"{target} = {name}({arg})"]
 
     def floats(self, env):
         return [n for n, s in env.items() if s != "int"]

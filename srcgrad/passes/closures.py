@@ -1,0 +1,613 @@
+"""closures: lambdas, nested `def`s and `functools.partial` become ordinary user functions.
+
+Requires a parsed function (`Parsed`, after `annotate` and `pytrees`). Guarantees a new
+`Parsed` whose tree defines no function (no nested `def`, no lambda), binds no local name
+to a function and passes no closure or partial as an argument, or `parsed` itself when
+there is nothing to do:
+
+* a nested `def` or lambda (named, `sq = lambda v: v * v`, or inline) is lifted: it
+  becomes a function object of its own, whose parameters are the enclosing locals it
+  reads (its captures) followed by its own, and each call passes the captures first,
+  `sq(x)` -> `sq(a, x)` (the env resolves the callee to the lifted function);
+* `p = functools.partial(g, w)` takes `w` where it stands (`p_0 = w`) and `p(x)` calls
+  `g(p_0, x)`; a module-level partial object is called the same way;
+* a call of a user function that passes a function value (`apply(sq, x)`, `apply(np.sin,
+  x)`, a lambda or a partial) calls a copy of that function specialised on it, whose
+  parameter for the function is replaced by parameters for what the value adds to its
+  calls (`apply(a, x)`);
+* a default that is not a constant (`lambda v, a=a: ...`) is taken where the function is
+  defined, as Python does, and passed by keyword at every call that leaves it out.
+
+The lifted functions and the specialised copies are registered with `parse`
+(`register_generated`), so the rest of the pipeline differentiates them as it does any
+helper (`compiler.callee`), in reverse and in forward mode. A capture is passed at the
+call, which is when Python reads a closure's free variable too (late binding).
+
+What cannot be followed is refused at the user's line: a closure that writes into
+(`buf[i] = ...`) or through (`obj.a = ...`) a captured value, `nonlocal`, a function value
+that escapes (returned, stored, compared, passed to a library function), a name bound
+to a function value more than once, a closure defined inside a `with` block, and
+recursion (a closure that calls itself, or a function value passed around a cycle).
+Exists so that the helper machinery, not a second one, differentiates closures.
+
+>>> import numpy as np
+>>> from srcgrad.frontend.parse import parse
+>>> from srcgrad.codegen import to_source
+>>> def f(x, a):
+...     sq = lambda v: a * v * v
+...     return np.sum(sq(x))
+>>> print(to_source(lift_closures(parse(f)).tree).strip())
+def f(x, a):
+    return np.sum(sq_1(a, x))
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import functools
+import inspect
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import gast
+
+from .. import builder as b
+from ..errors import RecursiveFunction, UnsupportedSyntax
+from ..frontend.parse import MISSING, Env, Parsed, is_user_function, parse, register_generated
+from ..naming import Namer, names_in
+
+_SCOPES = (gast.FunctionDef, gast.Lambda)
+_MADE: weakref.WeakSet = weakref.WeakSet()   # the functions lifted or specialised here
+
+
+@dataclass
+class _Value:
+    """A function value the code names: the function a call of it calls (as `ref` in the
+    env) and the arguments it adds to the call's."""
+
+    fun: Any
+    ref: str
+    params: list[str]                                   # the function's, in order
+    leading: list[gast.expr] = field(default_factory=list)       # captures, partial's args
+    keywords: dict[str, gast.expr] = field(default_factory=dict)  # a partial's keywords
+    defaults: dict[str, gast.expr] = field(default_factory=dict)  # taken at the definition
+
+    def extras(self) -> list[gast.expr]:
+        return [*self.leading, *self.keywords.values(), *self.defaults.values()]
+
+    def plain(self) -> bool:
+        """Whether it is a global function as it is (`np.sin`): a global like any other."""
+        return not self.extras() and self.fun not in _MADE
+
+
+@dataclass
+class _Session:
+    """What one lifting shares with the liftings it starts (closures, specialised copies):
+    the copies made so far, and the globals of the functions made, filled in at the end."""
+
+    specs: dict[tuple, types.FunctionType] = field(default_factory=dict)
+    scopes: list[tuple[dict, dict]] = field(default_factory=list)   # (globals, env names)
+
+    def finish(self) -> None:
+        for glob, names in self.scopes:
+            glob.update(names)
+
+
+def lift_closures(parsed: Parsed) -> Parsed:
+    """`parsed` with its closures, partials and function arguments made calls of user
+    functions (see the module docstring); `parsed` itself when it has none."""
+    if not _lifts(parsed):
+        return parsed
+    session = _Session()
+    out = _Lifter(parsed, {}, (), session, None).run()
+    session.finish()
+    return out
+
+
+def _lifts(parsed: Parsed) -> bool:
+    """Whether `parsed` defines a function, makes a partial, calls a module-level one, or
+    passes a function (a global one: `apply(np.sin, x)`) to a user function."""
+    local = _locals(parsed.tree)
+    for node in _own(parsed.tree, True):
+        if isinstance(node, _SCOPES):
+            return True
+        if isinstance(node, gast.Call):
+            callee = parsed.env.resolve(node.func, local)
+            if callee is functools.partial or isinstance(callee, functools.partial) or \
+                    is_user_function(callee) and any(
+                        _function_like(parsed.env.resolve(a, local))
+                        for a in [*node.args, *(k.value for k in node.keywords)]):
+                return True
+    return False
+
+
+class _Lifter(gast.NodeTransformer):
+    """Lifts the closures of one function and rewrites its uses of function values."""
+
+    def __init__(self, parsed: Parsed, values: dict[str, _Value], chain: tuple,
+                 session: _Session, namer: Namer | None):
+        self.p = parsed
+        self.tree = copy.deepcopy(parsed.tree)
+        self.values = dict(values)          # names of function values in scope
+        self.chain = chain                  # the functions specialised on the way here
+        self.session = session
+        self.names = dict(parsed.env.closure)
+        self.env = Env(parsed.env.globals, self.names)
+        self.glob = {**parsed.env.globals, **parsed.env.closure}
+        session.scopes.append((self.glob, self.names))
+        self.namer = namer or Namer(names_in(self.tree) | set(self.names))
+        self.locals = _locals(self.tree)
+        self.emits: dict[str, list[gast.stmt]] = {}   # definition -> what it takes
+
+    def error(self, node: gast.AST, message: str, kind=UnsupportedSyntax):
+        return kind(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
+                    col=getattr(node, "col_offset", None))
+
+    # ---- the function ----
+    def run(self) -> Parsed:
+        named = self.definitions()
+        for name in self.order(named):
+            self.emits[name] = []
+            self.values[name] = self.define(named[name], name)
+        self.tree.body = self.block(self.tree.body)
+        return Parsed(self.p.fun, self.tree, self.p.filename, self.p.lines, self.env)
+
+    def definitions(self) -> dict[str, gast.stmt]:
+        """The statements that bind a name to a function value: `def`, `= lambda`,
+        `= functools.partial(...)`; each such name bound once."""
+        named: dict[str, gast.stmt] = {}
+        params = {a.id for a in self.tree.args.args}
+        for stmt, inside_with in _statements(self.tree.body):
+            name = self.defined(stmt)
+            if inside_with and (name is not None or any(isinstance(n, _SCOPES)
+                                                        for n in _own(stmt))):
+                raise self.error(stmt, "a closure defined inside a 'with' block cannot be "
+                                       "differentiated: define it before the block")
+            if name is None:
+                continue
+            stores = [n for n in _own(self.tree, True) if isinstance(n, gast.Name)
+                      and n.id == name and not isinstance(n.ctx, gast.Load)]
+            if name in named or name in params or name in self.values or \
+                    len(stores) > (0 if isinstance(stmt, gast.FunctionDef) else 1):
+                raise self.error(stmt, f"{name!r} is bound to a function here and to "
+                                       f"something else elsewhere: give each its own name")
+            named[name] = stmt
+        return named
+
+    def defined(self, stmt: gast.stmt) -> str | None:
+        if isinstance(stmt, gast.FunctionDef):
+            return stmt.name
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], gast.Name) and (
+                    isinstance(stmt.value, gast.Lambda) or self.is_partial(stmt.value)):
+            return stmt.targets[0].id
+        return None
+
+    def is_partial(self, node: gast.AST) -> bool:
+        return isinstance(node, gast.Call) and \
+            self.env.resolve(node.func, self.locals) is functools.partial
+
+    def order(self, named: dict[str, gast.stmt]) -> list[str]:
+        """The names in an order where each comes after those it reads; a cycle (a
+        closure that calls itself, directly or through others) is refused."""
+        done: list[str] = []
+
+        def visit(name: str, path: tuple[str, ...]) -> None:
+            if name in done:
+                return
+            if name in path:
+                raise self.error(named[name], f"{name} calls itself (directly or through "
+                                              f"other closures): recursion cannot be "
+                                              f"differentiated", RecursiveFunction)
+            for other in _free(named[name]):
+                if other in named:
+                    visit(other, path + (name,))
+            done.append(name)
+        for name in named:
+            visit(name, ())
+        return done
+
+    # ---- definitions ----
+    def define(self, stmt: gast.stmt, name: str) -> _Value:
+        if isinstance(stmt, gast.FunctionDef):
+            value = self.lift(stmt, name)
+        elif isinstance(stmt.value, gast.Lambda):
+            value = self.lift(stmt.value, name)
+        else:
+            return self.partial(stmt.value, name)
+        value.defaults = {k: self.take(v, f"{name}_{k}", name)
+                          for k, v in value.defaults.items()}
+        return value
+
+    def lift(self, node: gast.FunctionDef | gast.Lambda, name: str) -> _Value:
+        """The lifted function of closure `node`, as a value: its captures first; its
+        defaults that are not constants in `defaults`, as written."""
+        a = node.args
+        if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or \
+                getattr(node, "decorator_list", None):
+            raise self.error(node, f"closure {name!r} takes *args, keyword-only or "
+                                   f"positional-only parameters, or is decorated: only "
+                                   f"plain parameters can be differentiated")
+        for inner in _own(node, True):
+            if isinstance(inner, gast.Nonlocal):
+                raise self.error(inner, "'nonlocal' cannot be differentiated: return the "
+                                        "new value from the closure instead")
+        free = _free(node)
+        captured: list[str] = []
+        for n in free:
+            if n in self.values:
+                captured += [m.id for e in self.values[n].extras() for m in gast.walk(e)
+                             if isinstance(m, gast.Name) and m.id not in self.names]
+            elif n in self.locals:
+                captured.append(n)
+        captured = list(dict.fromkeys(captured))
+        self.check_writes(node, name, set(captured))
+        params = [p.id for p in a.args]
+        count = len(a.args) - len(a.defaults)
+        defaults: list[gast.expr] = []
+        taken: dict[str, gast.expr] = {}
+        for param, default in zip(params[count:], a.defaults, strict=True):
+            if _constant(default):
+                defaults.append(copy.deepcopy(default))
+            else:   # evaluated where the closure is defined: passed by keyword
+                defaults.append(b.const(None))
+                taken[param] = default
+        body = node.body if isinstance(node, gast.FunctionDef) else \
+            [b.located(b.ret(node.body), node.body)]
+        fn = b.function(name, captured + params, copy.deepcopy(body))
+        fn.args.defaults = defaults
+        fn.lineno, fn.col_offset = node.lineno, node.col_offset
+        siblings = {n: v for n, v in self.values.items() if n in free}
+        inner = _Lifter(Parsed(None, fn, self.p.filename, self.p.lines, self.env), siblings,
+                        self.chain, self.session, self.namer)
+        fun = _materialize(inner.run(), inner.glob, self.qualname(name))
+        value = _Value(fun, self.namer.fresh(name), captured + params,
+                       [b.name(c) for c in captured], defaults=taken)
+        self.names[value.ref] = fun
+        return value
+
+    def qualname(self, name: str) -> str:
+        owner = getattr(self.p.fun, "__qualname__", None) or self.p.tree.name
+        return f"{owner}.<locals>.{name}"
+
+    def check_writes(self, node: gast.AST, name: str, captured: set[str]) -> None:
+        """A closure may read what it captures, never write into it: the write would be
+        the caller's array, changed where the adjoint cannot see it."""
+        for inner in _own(node, True):
+            target = inner.target if isinstance(inner, gast.AugAssign) else inner
+            if isinstance(target, (gast.Subscript, gast.Attribute)) and \
+                    isinstance(target.ctx, gast.Store):
+                base = target
+                while isinstance(base, (gast.Subscript, gast.Attribute)):
+                    base = base.value
+                if isinstance(base, gast.Name) and base.id in captured:
+                    raise self.error(inner, f"closure {name!r} writes into {base.id!r}, "
+                                            f"which it captures: return the new value "
+                                            f"from the closure and assign it outside")
+
+    def partial(self, call: gast.Call, name: str | None) -> _Value:
+        """The value of `functools.partial(fun, *args, **kw)`; for the partial `name`,
+        its arguments taken into new locals where it is defined (a partial binds values,
+        not names)."""
+        if not call.args or any(k.arg is None for k in call.keywords):
+            raise self.error(call, "functools.partial here needs the function first and "
+                                   "no '**' arguments")
+        base = self.value_of(call.args[0])
+        if base is None:
+            raise self.error(call, "functools.partial of something that is not a function "
+                                   "of yours, a closure or a function with a rule")
+        args = [self.take(a, f"{name}_{k}", name) if name else a
+                for k, a in enumerate(call.args[1:])]
+        kws = {k.arg: self.take(k.value, f"{name}_{k.arg}", name) if name else k.value
+               for k in call.keywords}
+        return _Value(base.fun, base.ref, base.params, base.leading + args,
+                      {**base.keywords, **kws}, dict(base.defaults))
+
+    def take(self, expr: gast.expr, base: str, definition: str) -> gast.expr:
+        """`expr` as it is where `definition` stands: a constant, or a new local that
+        is assigned it there."""
+        if _constant(expr) or self.env.resolve(expr, self.locals) is not MISSING:
+            return copy.deepcopy(expr)   # (globals are read once, at transform time)
+        name = self.namer.fresh(base)
+        self.emits[definition].append(b.located(b.assign(name, expr), expr))
+        return b.name(name)
+
+    # ---- uses ----
+    def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for stmt in stmts:
+            name = self.defined(stmt)
+            if name is not None:
+                out += [self.visit_statement(s) for s in self.emits[name]]
+                continue
+            for f in ("body", "orelse"):
+                if isinstance(getattr(stmt, f, None), list):
+                    inner = self.block(getattr(stmt, f))
+                    setattr(stmt, f, inner or ([b.make(gast.Pass)] if f == "body" else []))
+            out.append(self.visit_statement(stmt))
+        return out
+
+    def visit_statement(self, stmt: gast.stmt) -> gast.stmt:
+        """`stmt` with its expressions rewritten (not its blocks, nor a `with`'s items:
+        annotations)."""
+        for f, value in gast.iter_fields(stmt):
+            if f in ("body", "orelse") or isinstance(stmt, gast.With) and f == "items":
+                continue
+            if isinstance(value, gast.AST):
+                setattr(stmt, f, self.visit(value))
+            elif isinstance(value, list):
+                setattr(stmt, f, [self.visit(v) if isinstance(v, gast.AST) else v
+                                  for v in value])
+        return stmt
+
+    def visit_Name(self, node: gast.Name) -> gast.Name:
+        if node.id in self.values and self.values[node.id].plain():
+            return b.located(b.name(self.values[node.id].ref), node)
+        if node.id in self.values:
+            raise self.error(node, f"the function {node.id!r} can only be called, or passed "
+                                   f"to a function of yours: it cannot be returned, stored "
+                                   f"or compared")
+        return node
+
+    def visit_Lambda(self, node: gast.Lambda) -> gast.AST:
+        raise self.error(node, "a lambda can only be called, or passed to a function of "
+                               "yours: it cannot be returned or stored")
+
+    def visit_Call(self, node: gast.Call) -> gast.AST:
+        value = self.value_of(node.func, local_only=True)
+        obj = self.env.resolve(node.func, self.locals)
+        if value is None and isinstance(obj, functools.partial):
+            value = self.value_of(node.func)
+        if value is not None:
+            node = self.call_value(value, node)
+        else:
+            node.func = self.visit(node.func)
+        callee = self.env.resolve(node.func, self.locals)
+        mine = is_user_function(callee)
+        found = {k: self.value_of(a, local_only=not mine) for k, a in enumerate(node.args)}
+        found.update({k.arg: self.value_of(k.value, local_only=not mine)
+                      for k in node.keywords})
+        if not mine:   # (a global function as it is passes as the global it is)
+            found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
+        bound = {k: v for k, v in found.items() if v is not None}
+        if bound and not mine:
+            raise self.error(node, "a closure, lambda or partial can only be called, or "
+                                   "passed to a function of yours, not to a library "
+                                   "function")
+        node.args = [a if found[k] else self.visit(a) for k, a in enumerate(node.args)]
+        for k in node.keywords:
+            k.value = k.value if found[k.arg] else self.visit(k.value)
+        return self.specialize(callee, node, bound) if bound else node
+
+    def value_of(self, node: gast.AST, local_only: bool = False) -> _Value | None:
+        """The function value `node` denotes (a name of one, a lambda, a partial; unless
+        `local_only`, a global function or partial object too), or None."""
+        if isinstance(node, gast.Name) and node.id in self.values:
+            return self.values[node.id]
+        if isinstance(node, gast.Lambda):
+            value = self.lift(node, "lambda_")
+            value.defaults = {k: self.visit(v) for k, v in value.defaults.items()}
+            return value
+        if self.is_partial(node):
+            return self.partial(node, None)
+        if local_only or not isinstance(node, (gast.Name, gast.Attribute)):
+            return None
+        obj = self.env.resolve(node, self.locals)
+        if isinstance(obj, functools.partial) and _function_like(obj.func):
+            base = self.bind_global(obj.func)
+            return _Value(base.fun, base.ref, base.params, [self.constant(a) for a in obj.args],
+                          {k: self.constant(v) for k, v in obj.keywords.items()})
+        return self.bind_global(obj) if _function_like(obj) else None
+
+    def bind_global(self, obj: Any) -> _Value:
+        try:
+            params = list(inspect.signature(obj).parameters)
+        except (TypeError, ValueError):
+            params = []
+        ref = self.namer.fresh(_name_of(obj, "function"))
+        self.names[ref] = obj
+        return _Value(obj, ref, params)
+
+    def constant(self, obj: Any) -> gast.expr:
+        """A module-level partial's bound argument: a constant, or a global of its own."""
+        if obj is None or isinstance(obj, (bool, int, float, str)):
+            return b.const(obj)
+        ref = self.namer.fresh("bound")
+        self.names[ref] = obj
+        return b.name(ref)
+
+    def call_value(self, value: _Value, call: gast.Call) -> gast.Call:
+        """`call` of function value `value`: its function, with the arguments it adds."""
+        if any(k.arg is None for k in call.keywords):
+            raise self.error(call, "'**' arguments in calls cannot be differentiated")
+        keywords = {**value.keywords, **{k.arg: k.value for k in call.keywords}}
+        positional = value.params[:len(value.leading) + len(call.args)]
+        for param, default in value.defaults.items():
+            if param not in keywords and param not in positional:
+                keywords[param] = default
+        new = b.call(b.name(value.ref), *[copy.deepcopy(e) for e in value.leading],
+                     *call.args, **{k: copy.deepcopy(v) for k, v in keywords.items()})
+        return b.located(new, call)
+
+    def specialize(self, callee: Any, call: gast.Call, bound: dict) -> gast.Call:
+        """`call` of user function `callee` that passes function values (`bound`: by
+        position or keyword): a call of `callee` specialised on them, every argument
+        given in order."""
+        if callee in self.chain:
+            raise self.error(call, f"{callee.__name__} passes a function to itself "
+                                   f"(directly or through other functions): recursion "
+                                   f"cannot be differentiated", RecursiveFunction)
+        sig = inspect.signature(callee)
+        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in sig.parameters.values()):
+            raise self.error(call, f"{callee.__name__} takes *args or keyword-only "
+                                   f"parameters: a function passed to it cannot be "
+                                   f"differentiated")
+        try:
+            given = sig.bind(*call.args, **{k.arg: k.value for k in call.keywords}).arguments
+        except TypeError as exc:
+            raise self.error(call, f"this call does not fit {callee.__name__}: {exc}") \
+                from None
+        names = list(sig.parameters)
+        by_name = {names[k] if isinstance(k, int) else k: v for k, v in bound.items()}
+        args: list[gast.expr] = []
+        for param in sig.parameters.values():
+            if param.name in given and param.name not in by_name:
+                args.append(given[param.name])
+            elif param.name not in by_name and _constant(b.const(param.default)):
+                args.append(b.const(param.default))
+            elif param.name not in by_name and _function_like(param.default):
+                by_name[param.name] = self.bind_global(param.default)
+            elif param.name not in by_name:
+                raise self.error(call, f"pass {param.name!r} to {callee.__name__} here: "
+                                       f"its default is not a constant")
+            if param.name in by_name:
+                args += [copy.deepcopy(e) for e in by_name[param.name].extras()]
+        spec = self.spec(callee, by_name)
+        ref = self.namer.fresh(spec.__name__)
+        self.names[ref] = spec
+        return b.located(b.call(b.name(ref), *args), call)
+
+    def spec(self, callee: Any, by_name: dict[str, _Value]) -> types.FunctionType:
+        """The copy of `callee` whose parameters in `by_name` are those function values:
+        in each one's place, a parameter for each argument the value adds."""
+        key = (callee, tuple((p, id(v.fun), len(v.leading), tuple(v.keywords),
+                              tuple(v.defaults)) for p, v in sorted(by_name.items())))
+        if key in self.session.specs:
+            return self.session.specs[key]
+        parsed = parse(callee)
+        tree = parsed.tree
+        namer = Namer(names_in(tree) | set(parsed.env.closure))
+        values: dict[str, _Value] = {}
+        params: list[str] = []
+        for p in [a.id for a in tree.args.args]:
+            if p not in by_name:
+                params.append(p)
+                continue
+            v = by_name[p]
+            fresh = [namer.fresh(e.id if isinstance(e, gast.Name) else f"{p}_arg")
+                     for e in v.extras()]
+            params += fresh
+            names = iter(b.name(n) for n in fresh)
+            values[p] = _Value(v.fun, namer.fresh(_name_of(v.fun, p)), v.params,
+                               [next(names) for _ in v.leading],
+                               {k: next(names) for k in v.keywords},
+                               {k: next(names) for k in v.defaults})
+        fn = b.function(tree.name, params, tree.body)
+        fn.lineno, fn.col_offset = tree.lineno, tree.col_offset
+        inner = _Lifter(Parsed(parsed.fun, fn, parsed.filename, parsed.lines, parsed.env),
+                        values, self.chain + (callee,), self.session, namer)
+        for v in values.values():
+            inner.names[v.ref] = v.fun
+        spec = self.session.specs[key] = _materialize(inner.run(), inner.glob,
+                                                      callee.__qualname__)
+        return spec
+
+
+def _materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionType:
+    """A function object for a lifted or specialised tree, registered with `parse`: what
+    the pipeline differentiates, and what runs where generated code calls it as it is."""
+    tree = parsed.tree
+    module = gast.gast_to_ast(b.make(gast.Module, body=[copy.deepcopy(tree)],
+                                     type_ignores=[]))
+    for node in ast.walk(module):   # (lines only: tracebacks name the user's line)
+        if "lineno" in node._attributes:
+            node.lineno = getattr(node, "lineno", None) or tree.lineno
+            node.end_lineno, node.col_offset, node.end_col_offset = node.lineno, 0, 0
+    code = next(c for c in compile(module, parsed.filename, "exec").co_consts
+                if isinstance(c, types.CodeType))
+    defaults = tuple(ast.literal_eval(gast.gast_to_ast(d)) for d in tree.args.defaults)
+    fun = types.FunctionType(code, glob, tree.name, defaults or None)
+    fun.__qualname__ = qualname
+    _MADE.add(fun)
+    register_generated(fun, lambda f: Parsed(f, copy.deepcopy(tree), parsed.filename,
+                                             parsed.lines, parsed.env))
+    return fun
+
+
+def _name_of(fun: Any, default: str) -> str:
+    name = getattr(fun, "__name__", "")
+    return name if isinstance(name, str) and name.isidentifier() else default
+
+
+def _function_like(obj: Any) -> bool:
+    """A function a function value may be: callable, and not a class or a module."""
+    return obj is not MISSING and callable(obj) and not isinstance(obj, type)
+
+
+def _constant(node: gast.AST) -> bool:
+    """A literal number, string, bool or None (`-1.0` too)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and (
+        node.value is None or type(node.value) in (bool, int, float, str))
+
+
+def _own(node: gast.AST, into: bool = False):
+    """The nodes of `node`'s scope, in source order: not those inside the functions it
+    defines, but their defaults (evaluated in this scope). `into`: of function `node`'s
+    body."""
+    if into and isinstance(node, _SCOPES):
+        for child in node.body if isinstance(node.body, list) else [node.body]:
+            yield from _own(child)
+        return
+    yield node
+    if isinstance(node, _SCOPES):
+        for child in [*node.args.defaults, *getattr(node, "decorator_list", [])]:
+            yield from _own(child)
+        return
+    for child in gast.iter_child_nodes(node):
+        yield from _own(child)
+
+
+def _locals(fn: gast.FunctionDef) -> frozenset[str]:
+    """The names local to function `fn`: its parameters and what its own scope binds."""
+    names = {a.id for a in fn.args.args}
+    for n in _own(fn, True):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            names.add(n.id)
+        elif isinstance(n, gast.FunctionDef):
+            names.add(n.name)
+    return frozenset(names)
+
+
+def _free(node: gast.AST) -> list[str]:
+    """The names a function or lambda (or the statement that defines one, or a partial)
+    reads from the scopes around it, in the order they first occur."""
+    if isinstance(node, gast.Assign):
+        node = node.value
+    if isinstance(node, gast.Call):   # a partial: the names it reads
+        return list(dict.fromkeys(n.id for n in _own(node) if isinstance(n, gast.Name)))
+    a = node.args
+    local = {p.id for p in [*a.posonlyargs, *a.args, *a.kwonlyargs,
+                            *([a.vararg] if a.vararg else []), *([a.kwarg] if a.kwarg else [])]}
+    reads: list[str] = []
+    for n in _own(node, True):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            reads.append(n.id)
+        elif isinstance(n, gast.Name):
+            local.add(n.id)
+        elif isinstance(n, gast.FunctionDef):
+            local.add(n.name)
+            reads += _free(n)
+        elif isinstance(n, gast.Lambda):
+            reads += _free(n)
+        elif isinstance(n, gast.Global):
+            local.update(n.names)
+    return [r for r in dict.fromkeys(reads) if r not in local]
+
+
+def _statements(stmts: list[gast.stmt], inside_with: bool = False):
+    """Every statement of a block and of the blocks in it (not inside functions), with
+    whether it is inside a `with`."""
+    for stmt in stmts:
+        yield stmt, inside_with
+        if isinstance(stmt, _SCOPES):
+            continue
+        for f in ("body", "orelse"):
+            if isinstance(getattr(stmt, f, None), list):
+                yield from _statements(getattr(stmt, f),
+                                       inside_with or isinstance(stmt, gast.With))
