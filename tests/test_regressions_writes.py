@@ -644,3 +644,22 @@ def test_op_assign_changes_a_row_taken_by_a_tuple_assignment(jit):
     want[0] += 3 * (x[0] + 0.5) ** 2
     np.testing.assert_allclose(got, want, rtol=1e-12)
     assert_grad(lambda a: row_swapped_in_then_op_assign(a.copy()), (got,), (x,), (0,))
+
+
+def _same(a):
+    return a
+
+
+def writes_into_what_a_helper_returned(x):
+    y = x * 1.0
+    z = _same(y)
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def test_a_write_into_a_helper_result_that_may_be_an_argument_read_again_is_refused(jit):
+    # found by the closures work (silently wrong): z is y itself, so y[0] is 5 after the
+    # write, and the gradient gave 5.3 = 5 + x[0] in the entry 0 (the differences: 5)
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="may be the array 'y'") as info:
+        srcgrad.grad(writes_into_what_a_helper_returned, jit=jit)(np.array([0.3, -1.0, 2.4]))
+    assert "test_regressions_writes.py:" in str(info.value)

@@ -234,6 +234,8 @@ class HelperFacts:
 
     written: frozenset[str] = frozenset()
     shares: bool = True   # (unknown: no source, or a recursive call)
+    # the parameters whose arrays (or views of them) it may return; None: any of them
+    returns: frozenset[str] | None = None
 
 
 def _helper_facts(fun: Any) -> HelperFacts:
@@ -253,7 +255,8 @@ def _helper_facts(fun: Any) -> HelperFacts:
     params = [a.id for a in tree.args.args]
     written, views = writes(params, tree.body, parsed.env, parsed.filename)
     return HelperFacts(frozenset(params) & through_views(written, views),
-                       _returns_shared(tree, params, views, parsed.env))
+                       _returns_shared(tree, params, views, parsed.env),
+                       _returned_params(tree, params, views, parsed.env))
 
 
 def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, set[str]],
@@ -273,6 +276,23 @@ def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, 
                     through_views({r}, views) & set(params) for r in roots):
                 return True
     return returned.id in params
+
+
+def _returned_params(tree: gast.FunctionDef, params: list[str], views: dict[str, set[str]],
+                     env: Env) -> frozenset[str]:
+    """The parameters whose arrays (or views of them) the normalized function may return."""
+    returned = tree.body[-1].value   # normalized: one final `return atom`
+    names = [e.id for e in (returned.elts if isinstance(returned, gast.Tuple) else [returned])
+             if isinstance(e, gast.Name)]
+    local_names = assigned_names(tree)
+    roots = set(names)
+    for node in all_assignments(tree.body):
+        if node.targets[0].id in names:
+            value = node.value
+            for e in value.elts if isinstance(value, gast.Tuple) else [value]:
+                if (r := root_name(e, env, local_names)) is not None:
+                    roots.add(r)
+    return frozenset(through_views(roots, views) & set(params))
 
 
 _HELPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -32,6 +32,7 @@ srcgrad.errors.MissingRule: ...: parts.append(...) is called for its effect, ...
 
 from __future__ import annotations
 
+import inspect
 import logging
 import operator
 import warnings
@@ -39,7 +40,7 @@ import warnings
 import gast
 
 from ..analysis.activity import Activity, activity
-from ..analysis.aliasing import HelperWrites, fancy_names, view_base
+from ..analysis.aliasing import HelperWrites, fancy_names, helper, view_base
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
 from ..rules import lookup
@@ -227,6 +228,7 @@ def check_writes(fp: FunctionPass) -> None:
     An argument of the function differentiated that it writes into was copied on entry
     (normalize); a helper's argument was not, and is refused here."""
     shared = views(fp)
+    passed = _helper_results(fp)
     for s in fp.statements:
         if not is_write(s):
             continue
@@ -238,6 +240,13 @@ def check_writes(fp: FunctionPass) -> None:
                            f"array its caller passed as {root!r}, which cannot be "
                            f"differentiated; copy it first ({root} = {root}.copy()) "
                            f"and return it")
+        if name in passed:
+            arg, fun, stmt = passed[name]
+            raise fp.error(UnsupportedSyntax, s,
+                           f"{name!r} may be the array {arg!r} that {fun} was passed "
+                           f"(it may return it, or a view of it), and {arg!r} is read "
+                           f"again: writing into {name!r} would change it unseen; copy "
+                           f"the result first ({name} = {fun}(...).copy())")
         if name in shared:
             base = root
             user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
@@ -245,6 +254,38 @@ def check_writes(fp: FunctionPass) -> None:
             raise fp.error(UnsupportedSyntax, s,
                            f"{name!r} is a view of {base!r}; write into {base!r} "
                            f"itself, or copy the view first")
+
+
+def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:
+    """The names bound to what a user function returns (`z = h(y)`) that may be an array
+    passed to it (`y`, or a view of it: the helper's facts say which parameters it may
+    return), where that array is read elsewhere too: name -> (argument, function, call)."""
+    loads: dict[str, int] = {}
+    for st in fp.statements:
+        for n in gast.walk(st):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                loads[n.id] = loads.get(n.id, 0) + 1
+    out = {}
+    for st in fp.statements:
+        name, call = target_of(st), getattr(st, "value", None)
+        if name is None or not isinstance(call, gast.Call):
+            continue
+        fun = fp.p.env.resolve(call.func, fp.locals)
+        if not is_user_function(fun):
+            continue
+        facts = helper(fun)
+        if not facts.shares:
+            continue
+        params = list(inspect.signature(fun).parameters)
+        bound = list(zip(params, call.args, strict=False)) + \
+            [(k.arg, k.value) for k in call.keywords]
+        for param, arg in bound:
+            if (facts.returns is None or param in facts.returns) and \
+                    isinstance(arg, gast.Name) and arg.id in fp.locals and \
+                    loads.get(arg.id, 0) > sum(isinstance(n, gast.Name) and n.id == arg.id
+                                               for n in gast.walk(call)):
+                out[name] = (arg.id, getattr(fun, "__name__", "the helper"), st)
+    return out
 
 
 def _returns_sequence(fun) -> bool:
