@@ -75,9 +75,10 @@ class Options:
     def __post_init__(self):
         if self.jit not in ("auto", True, False):
             raise SrcgradError(f"jit must be 'auto', True or False, not {self.jit!r}")
-        if self.checkpoint is not None:
-            raise SrcgradError("checkpoint= is not supported yet: a loop's tape keeps every "
-                               "iteration's saved values")
+        if not any(self.checkpoint is v for v in (None, False, True)) and not (
+                type(self.checkpoint) is int and self.checkpoint >= 1):
+            raise SrcgradError(f"checkpoint must be None, True or an int k >= 1 (a snapshot "
+                               f"every k iterations), not {self.checkpoint!r}")
         static = self.static if isinstance(self.static, (tuple, list)) else (self.static,)
         object.__setattr__(self, "static", tuple(static))
         object.__setattr__(self, "unroll", bool(self.unroll))
@@ -187,7 +188,8 @@ class Transform:
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
         return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees))
+                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
+                        checkpoint=self.options.checkpoint)
 
     @property
     def role(self) -> str:

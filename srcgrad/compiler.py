@@ -42,6 +42,7 @@ from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.check import check, side_call
+from .passes.checkpoint import checkpoint
 from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
 from .passes.join import join
@@ -111,8 +112,10 @@ def _debug(stage: str, tree: gast.AST) -> None:
 
 
 class _Module:
-    def __init__(self, unroll_loops: bool = False, trees: tuple = (None, {})):
+    def __init__(self, unroll_loops: bool = False, trees: tuple = (None, {}),
+                 checkpoint: bool | int | None = None):
         self.unroll_loops = unroll_loops
+        self.checkpoint = checkpoint   # the function differentiated's loops in segments
         self.trees = trees   # (fun, {parameter: structure}): its containers flattened
         self.ns = Namespace()
         self.functions: list[gast.FunctionDef] = []
@@ -148,6 +151,10 @@ class _Module:
         if constants or self.unroll_loops:
             tree = unroll(tree, constants or {}, self.unroll_loops, parsed.filename)
             _debug("unroll", tree)
+        if self.checkpoint and not self.stack and not forward_mode:
+            parsed = checkpoint(parsed, tree, self.checkpoint)
+            tree = parsed.tree
+            _debug("checkpoint", tree)
         params = [a.id for a in tree.args.args]
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
         for name in wrt_names:
@@ -464,7 +471,7 @@ def _unshared(node: gast.AST) -> gast.AST:
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
              many: bool = False, constants: dict[str, Any] | None = None,
              unroll_loops: bool = False, value: bool = True,
-             trees: dict | None = None) -> Generated:
+             trees: dict | None = None, checkpoint: bool | int | None = None) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
     kinds: "grad" gives `f_grad(*params) -> (value, grads)` (`-> grads` without
@@ -472,8 +479,9 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
     Gradients come as a tuple if `many`, else as the one gradient. `trees`: parameters
     that are containers, by structure; `wrt` names their leaves (`passes.pytrees`).
+    `checkpoint`: run `fun`'s outermost loops in segments (`passes.checkpoint`).
     """
-    m = _Module(unroll_loops, (fun, trees or {}))
+    m = _Module(unroll_loops, (fun, trees or {}), checkpoint)
     parsed, rev, namer = m.prepare(fun, wrt, constants or {})
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
