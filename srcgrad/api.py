@@ -31,6 +31,7 @@ from .compiler import Generated, calls_itself, generate, generate_grad_of, gener
 from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .methods import Method, for_method
+from .passes.checkpoint import check_option
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
 
@@ -75,10 +76,7 @@ class Options:
     def __post_init__(self):
         if self.jit not in ("auto", True, False):
             raise SrcgradError(f"jit must be 'auto', True or False, not {self.jit!r}")
-        if not any(self.checkpoint is v for v in (None, False, True)) and not (
-                type(self.checkpoint) is int and self.checkpoint >= 1):
-            raise SrcgradError(f"checkpoint must be None, True or an int k >= 1 (a snapshot "
-                               f"every k iterations), not {self.checkpoint!r}")
+        check_option(self.checkpoint)
         static = self.static if isinstance(self.static, (tuple, list)) else (self.static,)
         object.__setattr__(self, "static", tuple(static))
         object.__setattr__(self, "unroll", bool(self.unroll))

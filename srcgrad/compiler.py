@@ -1,8 +1,9 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
     parse -> positional (the entry's *args, keyword-only) -> annotate -> pytrees (container
-    `wrt`) -> reject_unsupported -> unroll (static, unroll=) -> normalize
-    -> activity/tape/reverse (or forward) -> optimize  [the IR] -> join -> fuse -> codegen
+    `wrt`) -> reject_unsupported -> unroll (static, unroll=) -> checkpoint (checkpoint=)
+    -> normalize -> activity/tape/reverse (or forward) -> optimize  [the IR] -> join -> fuse
+    -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -136,8 +137,8 @@ class _Module:
     def prepare(self, fun: Any, wrt: list[str] | list[int],
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
-        """parse -> positional -> annotate -> pytrees -> reject -> unroll -> normalize ->
-        reverse (or forward)."""
+        """parse -> positional -> annotate -> pytrees -> reject -> unroll -> checkpoint
+        (the function differentiated, reverse mode) -> normalize -> reverse (or forward)."""
         parsed = parse(fun)
         if not self.stack:   # the function differentiated, its arguments bound by the api
             parsed = dataclasses.replace(parsed, tree=positional(parsed.tree))

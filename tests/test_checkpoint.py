@@ -91,6 +91,84 @@ def test_subscript_writes_and_a_nested_loop(jit, every):
     assert not any(line.startswith("for j in") for line in code["def shift_grad"])
 
 
+def scaled_in_place(u, c, n):
+    for _ in range(n):
+        u += c * u        # in place: the segment changes a copy of what it is passed
+    return np.sum(u * u)
+
+
+def test_in_place_update_by_hand(jit):
+    """u_n = (1 + c)^n u: d/dc sum(u_n^2) = 2n (1 + c)^(2n - 1) sum(u^2)."""
+    u, c, n = np.array([0.5, -1.0, 2.0]), 0.1, 7
+    kept = u.copy()
+    dc = srcgrad.grad(scaled_in_place, wrt=1, jit=jit, checkpoint=3)(u, c, n)
+    np.testing.assert_array_equal(u, kept)
+    assert dc == pytest.approx(2 * n * (1 + c) ** (2 * n - 1) * np.sum(kept ** 2), rel=1e-12)
+    assert_grad(scaled_in_place, (dc,), (u, c, n), (1,))
+
+
+def in_a_branch(x, a, n):
+    if n > 2:
+        for _ in range(n):
+            x = x * a
+    return x
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_a_loop_in_a_branch(jit, n):
+    dx = srcgrad.grad(in_a_branch, jit=jit, checkpoint=2)(1.5, 0.8, n)
+    assert dx == pytest.approx(0.8 ** n if n > 2 else 1.0, rel=1e-12)
+
+
+def over_rows(w, xs, h):
+    for x in xs:
+        h = np.tanh(w @ h + x)
+    return np.sum(h)
+
+
+def enumerated(a, xs):
+    s = 0.0
+    for k, x in enumerate(xs, 1):
+        s = s * a + k * x
+    return s
+
+
+def zipped(a, xs, ys):
+    s = 0.0
+    for x, y in zip(xs, ys):  # noqa: B905 (unequal lengths: the shorter one counts)
+        s = np.sin(s * a + x * y)
+    return s
+
+
+@pytest.mark.parametrize("every", [True, 3])
+def test_sequences(jit, every):
+    """Over an array's rows, enumerate (with a start) and zip (of unequal lengths): the
+    segments are passed slices."""
+    r = np.random.default_rng(3)
+    cases = [(over_rows, (0.5 * r.standard_normal((3, 3)), r.standard_normal((7, 3)),
+                          r.standard_normal(3)), (0, 1, 2)),
+             (enumerated, (0.9, r.standard_normal(8)), (0, 1)),
+             (zipped, (0.7, r.standard_normal(6), r.standard_normal(5)), (0, 1, 2))]
+    for fun, args, wrt in cases:
+        g = srcgrad.grad(fun, wrt=wrt, jit=jit, checkpoint=every)
+        assert_grad(fun, g(*args), args, wrt)
+        assert "_part[" in g.source or "_part)" in g.source
+
+
+def enumerated_by_hand(a, xs):
+    s = 0.0
+    for k, x in enumerate(xs, 2):
+        s = s + a * k * x
+    return s
+
+
+def test_enumerate_start_by_hand(jit):
+    """d/da sum_k a k x_k = sum_k k x_k, k from 2."""
+    xs = np.array([0.5, -1.0, 2.0, 0.25, 3.0])
+    da = srcgrad.grad(enumerated_by_hand, jit=jit, checkpoint=2)(0.3, xs)
+    assert da == pytest.approx(np.sum(np.arange(2, 7) * xs), rel=1e-12)
+
+
 def skipping(x, a, n):
     for i in range(n):
         if i % 3 == 1:
@@ -171,6 +249,13 @@ def test_hvp_by_hand(jit):
     np.testing.assert_allclose(got, h @ v, rtol=1e-12)
 
 
+def test_grad_of_grad_by_hand(jit):
+    """d2/da2 of x0 a^n = n (n - 1) a^(n - 2) x0."""
+    g = srcgrad.grad(power, wrt=1, jit=jit, checkpoint=3)
+    assert srcgrad.grad(g, wrt=1, jit=jit)(1.3, 0.9, 7) == \
+        pytest.approx(42 * 0.9 ** 5 * 1.3, rel=1e-12)
+
+
 def _peak(fun, *args) -> int:
     tracemalloc.start()
     try:
@@ -215,9 +300,16 @@ def returns(x, a, n):
     return x
 
 
-def over_array(x, ws):
+def over_a_call(x, ws):
+    for w in reversed(ws):
+        x = x * w
+    return x
+
+
+def changes_its_sequence(x, ws):
     for w in ws:
         x = x * w
+        ws[0] = 1.0
     return x
 
 
@@ -242,6 +334,13 @@ def shared(u, c, n):
     return np.sum(v)
 
 
+def shared_in_place(u, c, n):
+    v = u
+    for _ in range(n):
+        u += c * u
+    return np.sum(v)
+
+
 def _line(fun, text):
     import inspect
     lines, first = inspect.getsourcelines(fun)
@@ -251,14 +350,16 @@ def _line(fun, text):
 @pytest.mark.parametrize("fun,args,where,says", [
     (leaves, (1.0, 1.5, 9), "break", "`break` leaves the loop"),
     (returns, (1.0, 1.5, 9), "return x\n", "`return` leaves the loop"),
-    (over_array, (1.0, np.ones(3)), "for w in ws", "range(len(...))"),
+    (over_a_call, (1.0, np.ones(3)), "for w in reversed", "give what this one iterates"),
+    (changes_its_sequence, (1.0, np.ones(3)), "for w in ws", "changes 'ws', which it"),
     (index_after, (1.0, 1.5, 9), "return x * i", "loop's variable 'i'"),
     (first_in_loop, (1.0, 1.5, 9), "return y", "'y' is first assigned in the loop"),
     (shared, (np.ones(2), 1.5, 3), "for _ in range(n)", "share its array with 'v'"),
+    (shared_in_place, (np.ones(2), 1.5, 3), "for _ in range(n)", "share its array with 'v'"),
 ])
 def test_refused(fun, args, where, says):
     with pytest.raises(srcgrad.SrcgradError) as err:
-        srcgrad.grad(fun, wrt=1 if fun is not shared else 0, checkpoint=True,
+        srcgrad.grad(fun, wrt=0 if fun in (shared, shared_in_place) else 1, checkpoint=True,
                      jit=False)(*args)
     assert says in str(err.value)
     assert f"{HERE}:{_line(fun, where)}" in str(err.value)

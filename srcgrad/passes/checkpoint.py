@@ -3,8 +3,9 @@
 Requires the parsed, annotated and checked tree of the function differentiated (after
 `reject` and `unroll`, before `normalize`) and the `checkpoint=` option: True (about
 sqrt(n) segments of about sqrt(n) iterations) or an int k (segments of k iterations).
-Guarantees a tree that computes the same values, in which each outermost `for i in
-range(...)` or `while` loop whose iterations carry state is a loop over segments: each
+Guarantees a tree that computes the same values, in which each outermost `for` loop
+(over `range(...)`, a sequence, `enumerate` or `zip`) or `while` loop whose iterations
+carry state is a loop over segments: each
 segment is one call of a new function (the segment), made from the loop's body, that runs
 its iterations and returns the state they carry (every name the loop assigns that has a
 value before it), with the `Env` that resolves the segments' names. The segments' trees are
@@ -14,17 +15,22 @@ the call overwrites (the state at the segment's start: a snapshot), and the adjo
 the segment's vector-Jacobian product, which runs the segment again with its own tape and
 then its adjoint. So the tape holds one segment's iterations and the snapshots (Griewank &
 Walther, ch. 12: this is the uniform two-level schedule, not revolve: the gradient costs
-one more primal sweep, and memory is O(sqrt(n)) states for checkpoint=True).
+one more primal sweep, and memory is O(sqrt(n)) states for checkpoint=True). A loop over
+a sequence passes each segment its slice, `xs[first:last]`, so the slice's adjoint is
+added to `dxs`, not a whole `dxs` per segment. What the segment changes in place (an
+array written into, a name updated with `+=`) it changes in a copy made on entry.
 
 A `while` loop's trip count is not known on entry: with checkpoint=True its segments grow,
 the next one as long as 1 + sqrt(iterations run so far), so n iterations make about
 2 sqrt(n) segments of at most about sqrt(n) iterations.
 
-Refused, with the user's line: a loop over anything but `range(...)`, a `break` or `return`
-that leaves the loop, a name first assigned in the loop and read after it, the loop's
-variable read after it, and a write into an array that another name outside the loop may
-share (the segment writes into a copy). Forward mode (`jvp`) keeps no tape and does not use
-this pass. Exists because a long loop's tape grows with its trip count.
+Refused, with the user's line: a loop over a call other than `range`, `enumerate` and
+`zip` (`reversed(xs)`: name it first), a loop that changes the sequence it iterates, a
+`break` or `return` that leaves the loop, a name first assigned in the loop and read after
+it, the loop's variable read after it, and an in-place change of an array that another
+name outside the loop may share (the segment changes a copy). Forward mode (`jvp`) keeps
+no tape and does not use this pass. Exists because a long loop's tape grows with its trip
+count.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import types
+from typing import Any
 
 import gast
 
@@ -40,6 +47,7 @@ from ..analysis.aliasing import assigned_names, through_views, writes
 from ..errors import SrcgradError
 from ..frontend.parse import Env, Parsed, register_generated
 from ..naming import Namer, names_in
+from ..runtime import snapshot
 
 
 def checkpoint(parsed: Parsed, tree: gast.FunctionDef, every: bool | int) -> Parsed:
@@ -67,6 +75,13 @@ def checkpoint(parsed: Parsed, tree: gast.FunctionDef, every: bool | int) -> Par
         return x
     """
     return _Checkpoint(parsed, tree, every).run()
+
+
+def check_option(every: Any) -> None:
+    """`checkpoint=` is None, a bool or an int k >= 1, or a SrcgradError."""
+    if not (every is None or type(every) is bool or type(every) is int and every >= 1):
+        raise SrcgradError(f"checkpoint must be None, True or an int k >= 1 (a snapshot "
+                           f"every k iterations), not {every!r}")
 
 
 def _never_called(*args):
@@ -111,13 +126,6 @@ class _Checkpoint:
 
     # ---- one loop ----
     def loop(self, loop: gast.For | gast.While) -> list[gast.stmt]:
-        if isinstance(loop, gast.For) and not (
-                isinstance(loop.target, gast.Name) and isinstance(loop.iter, gast.Call)
-                and self.p.env.resolve(loop.iter.func, self.locals) is range
-                and 1 <= len(loop.iter.args) <= 3 and not loop.iter.keywords):
-            raise self.refuse(loop, "a loop is run in segments if it is `for i in "
-                                    "range(...)` or a `while` loop; write this one over "
-                                    "range(len(...))")
         self.check_jumps(loop, loop.body, inner=False)
         inside = {id(n) for n in gast.walk(loop)}
         end = max(getattr(n, "lineno", 0) or 0 for n in gast.walk(loop))
@@ -134,8 +142,9 @@ class _Checkpoint:
                   and n.id in self.locals]
         stored = [n.id for n in gast.walk(_holder(loop.body))
                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
-        index = loop.target.id if isinstance(loop, gast.For) else None
-        if index in read_after:
+        targets = {n.id for n in gast.walk(loop.target) if isinstance(n, gast.Name)} \
+            if isinstance(loop, gast.For) else set()
+        for index in sorted(targets & set(read_after)):
             raise self.refuse(read_after[index], f"the loop's variable {index!r} is read "
                                                  f"after the loop (line {loop.lineno})")
         for name in stored:
@@ -144,14 +153,25 @@ class _Checkpoint:
                                                     f"loop at line {loop.lineno} and read "
                                                     f"after it: give it a value before "
                                                     f"the loop")
-        copied = self.written_arrays(loop, inside) & before
-        carried = list(dict.fromkeys(n for n in stored + sorted(copied)
-                                     if n in before and n != index))
+        # what the segment changes in place, it changes in its own copy (a helper must
+        # not write into what it is passed): an array written into, `.copy()`; a name
+        # changed with `x += ...` (an array in place, or a number), snapshot(x)
+        updated = {t.target.id for t in gast.walk(_holder(loop.body))
+                   if isinstance(t, gast.AugAssign)
+                   and isinstance(t.target, gast.Name)}
+        written = self.written_arrays(loop, inside, updated)
+        copied = {n: "copy" if n in written else "snapshot"
+                  for n in sorted((written | updated) & before)}
+        carried = list(dict.fromkeys(n for n in stored + list(copied)
+                                     if n in before and n not in targets))
         if not carried:   # nothing the loop does is seen after it: no tape to bound
             return [loop]
-        args = list(dict.fromkeys(n for n in loaded + carried if n in before and n != index))
-        if isinstance(loop, gast.For):
+        args = list(dict.fromkeys(n for n in loaded + carried
+                                  if n in before and n not in targets))
+        if isinstance(loop, gast.For) and self.is_range(loop.iter):
             out = self.counted(loop, args, carried, copied, stored)
+        elif isinstance(loop, gast.For):
+            out = self.sequence(loop, args, carried, copied, stored, written | updated)
         else:
             out = self.conditional(loop, args, carried, copied)
         out += loop.orelse   # (no break leaves the loop: its `else` always runs)
@@ -168,42 +188,54 @@ class _Checkpoint:
                 self.check_jumps(loop, getattr(s, field, []) or [],
                                  inner or isinstance(s, (gast.For, gast.While)))
 
-    def written_arrays(self, loop: gast.AST, inside: set[int]) -> set[str]:
-        """The arrays the loop writes into (through views too), each refused if a name
-        bound outside the loop may share it: the segment writes into its own copy."""
+    def written_arrays(self, loop: gast.AST, inside: set[int], updated: set[str]) -> set[str]:
+        """The arrays the loop writes into (through views too); each, and each name it
+        changes with `+=` (`updated`), refused if a name bound outside the loop may share
+        it: the segment changes its own copy."""
         _, views = writes(self.params, self.tree.body, self.p.env, self.p.filename)
         written, _ = writes(self.params, loop.body, self.p.env, self.p.filename)
         reached = through_views(written, views)
         outside = [s for s in gast.walk(self.tree)
                    if isinstance(s, gast.Assign) and id(s) not in inside]
         _, shared = writes(self.params, outside, self.p.env, self.p.filename)
-        for w in sorted(reached):
+        for w in sorted(reached | updated):
             others = sorted({v for v, roots in shared.items() if w in roots and v != w}
                             | (shared.get(w, set()) - {w}))
             if others:
                 raise self.refuse(loop, f"the loop writes into {w!r}, which may share its "
                                         f"array with {', '.join(map(repr, others))}; the "
-                                        f"segments write into a copy: copy it before the "
+                                        f"segments change a copy: copy it before the "
                                         f"loop ({w} = {w}.copy())")
         return reached
 
     def segment(self, loop: gast.AST, params: list[str], body: list[gast.stmt],
-                carried: list[str], copied: set[str]) -> str:
-        """A function `params -> carried` running `body`, registered with `parse`."""
+                carried: list[str], copied: dict[str, str]) -> str:
+        """A function `params -> carried` running `body`, registered with `parse`; a
+        parameter it changes in place (`copied`) is `x_in`, copied to `x` first."""
         name = self.namer.fresh(f"{self.tree.name}_segment")
         result = b.name(carried[0]) if len(carried) == 1 else \
             b.tuple_([b.name(n) for n in carried])
-        first = [b.assign(w, b.call(b.make(gast.Attribute, value=b.name(w), attr="copy",
-                                           ctx=gast.Load())))
-                 for w in params if w in copied]
-        fn = b.function(name, params, [b.located(s, loop) for s in first] + body
-                        + [b.located(b.ret(result), loop)])
+        closure = dict(self.p.env.closure)
+        renamed, first = [], []
+        for p in params:
+            if p not in copied:
+                renamed.append(p)
+                continue
+            renamed.append(self.namer.fresh(f"{p}_in"))
+            if copied[p] == "copy":
+                value = b.call(b.make(gast.Attribute, value=b.name(renamed[-1]), attr="copy",
+                                      ctx=gast.Load()))
+            else:
+                copier = self.namer.fresh("snapshot")
+                closure[copier] = snapshot
+                value = b.call(copier, b.name(renamed[-1]))
+            first.append(b.located(b.assign(p, value), loop))
+        fn = b.function(name, renamed, first + body + [b.located(b.ret(result), loop)])
         fn.lineno = loop.lineno
         stub = types.FunctionType(_never_called.__code__, self.p.fun.__globals__, name)
         stub.__qualname__ = name
         register_generated(stub, lambda fun: dataclasses.replace(
-            self.p, fun=fun, tree=copy.deepcopy(fn), env=Env(self.p.env.globals,
-                                                             self.p.env.closure)))
+            self.p, fun=fun, tree=copy.deepcopy(fn), env=Env(self.p.env.globals, closure)))
         self.segments[name] = stub
         return name
 
@@ -216,7 +248,7 @@ class _Checkpoint:
             gast.Pow(), b.const(0.5))))
 
     def counted(self, loop: gast.For, args: list[str], carried: list[str],
-                copied: set[str], stored: list[str]) -> list[gast.stmt]:
+                copied: dict[str, str], stored: list[str]) -> list[gast.stmt]:
         """trips = len(range(...)); for first in range(0, trips, every): state = seg(...)."""
         out: list[gast.stmt] = []
         bounds = []   # the range's start and step, each evaluated once, as the loop does
@@ -230,43 +262,107 @@ class _Checkpoint:
             out.append(b.assign(v, a))
             bounds.append(b.name(v))
         trips, first, last = (self.namer.fresh(n) for n in ("trips", "first", "last"))
-        every = self.namer.fresh("every") if self.every is True else None
-        out.append(b.assign(trips, b.call("range", *copy.deepcopy(bounds))))
-        out[-1].value = b.call("len", out[-1].value)
-        if every:
-            out.append(b.assign(every, self.every_expr(trips)))
-        step_k = b.name(every) if every else b.const(self.every)
+        out.append(b.assign(trips, b.call("len", b.call("range", *copy.deepcopy(bounds)))))
         start, step = (b.const(0), b.const(1)) if len(bounds) == 1 else \
             (bounds[0], bounds[2] if len(bounds) == 3 else b.const(1))
 
         def at(count: str) -> gast.AST:   # the value of i at iteration `count`
             v = b.name(count)
-            if not (isinstance(step, gast.Constant) and step.value == 1):
+            if not _is(step, 1):
                 v = b.binop(v, gast.Mult(), copy.deepcopy(step))
-            if not (isinstance(start, gast.Constant) and start.value == 0):
+            if not _is(start, 0):
                 v = b.binop(copy.deepcopy(start), gast.Add(), v)
             return v
         extra = [] if isinstance(step, gast.Constant) or step.id in args else [step.id]
         params = args + [first, last] + extra
         inner = b.make(gast.For, target=copy.deepcopy(loop.target),
-                       iter=b.call("range", b.name(first), b.name(last), *(
-                           [] if isinstance(step, gast.Constant) and step.value == 1
-                           else [copy.deepcopy(step)])),
+                       iter=b.call("range", b.name(first), b.name(last),
+                                   *([] if _is(step, 1) else [copy.deepcopy(step)])),
                        body=copy.deepcopy(loop.body), orelse=[])
         inner = b.located(inner, loop)
         name = self.segment(loop, params, [inner], carried, copied)
-        call = b.call(name, *[b.name(a) for a in args], at(first), at(last),
-                      *[b.name(e) for e in extra])
+        return out + self.segments_of(trips, first, last, lambda: b.call(
+            name, *[b.name(a) for a in args], at(first), at(last),
+            *[b.name(e) for e in extra]), carried)
+
+    def is_range(self, node: gast.AST) -> bool:
+        return isinstance(node, gast.Call) and not node.keywords and \
+            self.p.env.resolve(node.func, self.locals) is range and 1 <= len(node.args) <= 3
+
+    def sequence(self, loop: gast.For, args: list[str], carried: list[str],
+                 copied: dict[str, str], stored: list[str],
+                 changed: set[str]) -> list[gast.stmt]:
+        """`for x in xs`, `enumerate(xs, start)`, `zip(xs, ys)`: trips = len(xs); the
+        segment runs the loop over the slices xs[first:last] it is passed (so its adjoint
+        is the slice's, not all of xs)."""
+        it, start = loop.iter, None
+        fun = self.p.env.resolve(it.func, self.locals) if isinstance(it, gast.Call) else None
+        if fun is enumerate and not it.keywords and 1 <= len(it.args) <= 2:
+            items, start = it.args[:1], it.args[1] if len(it.args) == 2 else b.const(0)
+        elif fun is zip and not it.keywords and it.args:
+            items = it.args
+        elif not isinstance(it, gast.Call):   # an array, list or tuple
+            items = [it]
+        else:
+            raise self.refuse(loop, "a loop is run in segments if it is over range(...), "
+                                    "a sequence, enumerate(...) or zip(...), or a `while` "
+                                    "loop; give what this one iterates over a name first")
+        out: list[gast.stmt] = []
+
+        def once(node: gast.AST, base: str) -> gast.AST:   # evaluated once, as the loop does
+            if isinstance(node, gast.Constant) and base == "start" or \
+                    isinstance(node, gast.Name) and node.id not in stored:
+                return node
+            v = self.namer.fresh(base)
+            out.append(b.assign(v, node))
+            return b.name(v)
+        items = [once(e, "items") for e in items]
+        for e in items:
+            if e.id in changed:
+                raise self.refuse(loop, f"the loop changes {e.id!r}, which it iterates over")
+        start = once(start, "start") if start is not None else None
+        trips, first, last = (self.namer.fresh(n) for n in ("trips", "first", "last"))
+        lengths = [b.call("len", b.name(e.id)) for e in items]
+        out.append(b.assign(trips, lengths[0] if len(lengths) == 1 else
+                            b.call("min", *lengths)))
+        parts = [self.namer.fresh(f"{e.id}_part") for e in items]
+        offset = self.namer.fresh("offset") if start is not None else None
+        inner_iter: gast.AST = b.name(parts[0])
+        if start is not None:
+            inner_iter = b.call("enumerate", b.name(parts[0]), b.name(offset))
+        elif fun is zip:
+            inner_iter = b.call("zip", *[b.name(p) for p in parts])
+        inner = b.make(gast.For, target=copy.deepcopy(loop.target), iter=inner_iter,
+                       body=copy.deepcopy(loop.body), orelse=[])
+        name = self.segment(loop, args + parts + ([offset] if offset else []),
+                            [b.located(inner, loop)], carried, copied)
+        sliced = [b.subscript(b.name(e.id), b.make(gast.Slice, lower=b.name(first),
+                                                   upper=b.name(last), step=None))
+                  for e in items]
+        at = [] if start is None else [b.name(first)] if _is(start, 0) else \
+            [b.binop(copy.deepcopy(start), gast.Add(), b.name(first))]
+        return out + self.segments_of(trips, first, last, lambda: b.call(
+            name, *[b.name(a) for a in args], *sliced, *at), carried)
+
+    def segments_of(self, trips: str, first: str, last: str, call, carried: list[str]
+                    ) -> list[gast.stmt]:
+        """every = ...; for first in range(0, trips, every): last = ...; state = call()."""
+        out = []
+        step_k = b.const(self.every)
+        if self.every is True:
+            every = self.namer.fresh("every")
+            out.append(b.assign(every, self.every_expr(trips)))
+            step_k = b.name(every)
         body = [b.assign(last, b.call("min", b.binop(b.name(first), gast.Add(),
                                                      copy.deepcopy(step_k)), b.name(trips))),
-                b.assign(_target(carried), call)]
+                b.assign(_target(carried), call())]
         out.append(b.make(gast.For, target=b.name(first, store=True),
                           iter=b.call("range", b.const(0), b.name(trips), step_k),
                           body=body, orelse=[]))
         return out
 
     def conditional(self, loop: gast.While, args: list[str], carried: list[str],
-                    copied: set[str]) -> list[gast.stmt]:
+                    copied: dict[str, str]) -> list[gast.stmt]:
         """while test: state = seg(state, every), seg running at most `every` iterations
         while the test holds."""
         every, count = self.namer.fresh("every"), self.namer.fresh("count")
@@ -295,6 +391,10 @@ class _Checkpoint:
 def _holder(part: gast.AST | list[gast.stmt]) -> gast.AST:
     """A node to walk: a list of statements as a module body."""
     return b.make(gast.Module, body=part, type_ignores=[]) if isinstance(part, list) else part
+
+
+def _is(node: gast.AST, value: int) -> bool:
+    return isinstance(node, gast.Constant) and node.value == value
 
 
 def _target(names: list[str]) -> gast.AST:
