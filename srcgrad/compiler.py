@@ -203,6 +203,8 @@ class _Module:
         except HelperWrites:
             raise   # called as it is, it would change its caller's arrays unseen
         except SrcgradError:
+            if getattr(fun, "srcgrad_segment", False):   # (passes.checkpoint) no code to run
+                raise
             self.callees[key] = self.ns.bind(fun.__name__, fun, jit=True)
             return self.callees[key]
         name = self.callees[key] = self.function_name(parsed.tree.name + _suffix(constants))

@@ -169,6 +169,43 @@ def test_enumerate_start_by_hand(jit):
     assert da == pytest.approx(np.sum(np.arange(2, 7) * xs), rel=1e-12)
 
 
+def inner_index_only(x, a, n):
+    for j in range(n - 5):    # no iterations for n <= 5: j stays unbound
+        x = x + 0.1 * j
+    for _ in range(n):
+        for j in range(2):    # j is not passed to the segment: no iteration reads it first
+            x = x * a + 0.01 * j
+    return x
+
+
+def test_a_name_only_an_inner_loop_assigns(jit):
+    args = (0.7, 0.9, 3)
+    g = srcgrad.grad(inner_index_only, wrt=(0, 1), jit=jit, checkpoint=2)(*args)
+    assert g[0] == pytest.approx(0.9 ** 6, rel=1e-12)
+    assert_grad(inner_index_only, g, args, (0, 1))
+
+
+def becomes_an_array(x, n):
+    acc = 1
+    for _ in range(n):
+        acc = acc * x             # a number before the loop, an array in it
+        acc[0] = acc[0] * 0.5
+    return np.sum(acc)
+
+
+def test_a_number_that_becomes_an_array_written_into(jit):
+    """acc_n[k] = x[k]^n (0.5^n for k = 0): d/dx[k] = n x[k]^(n-1) (times 0.5^n for k = 0)."""
+    x, n = np.array([1.2, 0.8, -0.5]), 5
+    g = srcgrad.grad(becomes_an_array, jit=jit, checkpoint=2)
+    if jit is True and os.environ.get("SRCGRAD_DISABLE_JIT", "") in ("", "0"):
+        with pytest.raises(srcgrad.SrcgradError, match="a number, then an array"):
+            g(x, n)   # numba types a variable once, as without checkpoint=
+        return
+    dx = g(x, n)
+    want = n * x ** (n - 1) * np.array([0.5 ** n, 1.0, 1.0])
+    np.testing.assert_allclose(dx, want, rtol=1e-12)
+
+
 def skipping(x, a, n):
     for i in range(n):
         if i % 3 == 1:
@@ -341,6 +378,14 @@ def shared_in_place(u, c, n):
     return np.sum(v)
 
 
+def with_else(x, a, n):
+    for _ in range(n):
+        x = x * a
+    else:
+        x = x + 1.0
+    return x
+
+
 def _line(fun, text):
     import inspect
     lines, first = inspect.getsourcelines(fun)
@@ -351,6 +396,7 @@ def _line(fun, text):
     (leaves, (1.0, 1.5, 9), "break", "`break` leaves the loop"),
     (returns, (1.0, 1.5, 9), "return x\n", "`return` leaves the loop"),
     (over_a_call, (1.0, np.ones(3)), "for w in reversed", "give what this one iterates"),
+    (with_else, (1.0, 1.5, 3), "x = x + 1.0", "has an `else`"),
     (changes_its_sequence, (1.0, np.ones(3)), "for w in ws", "changes 'ws', which it"),
     (index_after, (1.0, 1.5, 9), "return x * i", "loop's variable 'i'"),
     (first_in_loop, (1.0, 1.5, 9), "return y", "'y' is first assigned in the loop"),

@@ -25,10 +25,12 @@ the next one as long as 1 + sqrt(iterations run so far), so n iterations make ab
 2 sqrt(n) segments of at most about sqrt(n) iterations.
 
 Refused, with the user's line: a loop over a call other than `range`, `enumerate` and
-`zip` (`reversed(xs)`: name it first), a loop that changes the sequence it iterates, a
-`break` or `return` that leaves the loop, a name first assigned in the loop and read after
-it, the loop's variable read after it, and an in-place change of an array that another
-name outside the loop may share (the segment changes a copy). Forward mode (`jvp`) keeps
+`zip` (`reversed(xs)`: name it first), a loop with an `else`, a loop that changes the
+sequence it iterates, a `break` or `return` that leaves the loop, a name first assigned in
+the loop and read after it, the loop's variable read after it, and an in-place change of
+an array that another name outside the loop may share (the segment changes a copy). An
+int the loop carries comes back as a float where floats reach it (`reverse` takes the
+segment's results as floats). Forward mode (`jvp`) keeps
 no tape and does not use this pass. Exists because a long loop's tape grows with its trip
 count.
 """
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import types
 from typing import Any
 
@@ -95,7 +98,8 @@ class _Checkpoint:
         self.locals = assigned_names(self.tree)
         self.namer = Namer(names_in(self.tree) | set(parsed.env.globals)
                            | set(parsed.env.closure))
-        self.segments: dict[str, types.FunctionType] = {}
+        self.segments: dict[str, Any] = {}   # names the new code reads: segments, math
+        self.math: str | None = None
         for name, fun in (("range", range), ("len", len), ("min", min), ("max", max),
                           ("int", int)):
             if parsed.env.lookup(name) is not fun or name in self.locals:
@@ -104,17 +108,19 @@ class _Checkpoint:
                                    filename=parsed.filename, lineno=tree.lineno)
 
     def run(self) -> Parsed:
-        self.tree.body = self.block(self.tree.body)
+        self.tree.body = self.block(self.tree.body, [])
         env = Env(self.p.env.globals, {**self.p.env.closure, **self.segments})
         return dataclasses.replace(self.p, tree=self.tree, env=env)
 
-    def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+    def block(self, stmts: list[gast.stmt], after: list[gast.stmt]) -> list[gast.stmt]:
+        """`stmts` with their outermost loops in segments; `after` runs after them."""
         out: list[gast.stmt] = []
-        for s in stmts:
+        for k, s in enumerate(stmts):
+            rest = stmts[k + 1:] + after
             if isinstance(s, (gast.For, gast.While)):
-                out += self.loop(s)
+                out += self.loop(s, _live(rest, set()))
             elif isinstance(s, gast.If):
-                s.body, s.orelse = self.block(s.body), self.block(s.orelse)
+                s.body, s.orelse = self.block(s.body, rest), self.block(s.orelse, rest)
                 out.append(s)
             else:
                 out.append(s)
@@ -125,7 +131,10 @@ class _Checkpoint:
                             lineno=getattr(node, "lineno", None))
 
     # ---- one loop ----
-    def loop(self, loop: gast.For | gast.While) -> list[gast.stmt]:
+    def loop(self, loop: gast.For | gast.While, live_after: set[str]) -> list[gast.stmt]:
+        if loop.orelse:
+            raise self.refuse(loop.orelse[0], f"the loop at line {loop.lineno} has an "
+                                              f"`else`: move it after the loop")
         self.check_jumps(loop, loop.body, inner=False)
         inside = {id(n) for n in gast.walk(loop)}
         end = max(getattr(n, "lineno", 0) or 0 for n in gast.walk(loop))
@@ -135,11 +144,17 @@ class _Checkpoint:
             and (n.lineno or 0) < loop.lineno}
         read_after = {n.id: n for n in gast.walk(self.tree) if isinstance(n, gast.Name)
                       and isinstance(n.ctx, gast.Load) and id(n) not in inside
-                      and (n.lineno or 0) > end}
-        own = [loop.body] if isinstance(loop, gast.For) else [loop.body, loop.test]
-        loaded = [n.id for part in own for n in gast.walk(_holder(part))
-                  if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-                  and n.id in self.locals]
+                      and (n.lineno or 0) > end and n.id in live_after}
+        # what an iteration may read before it assigns it (a name only an inner loop's
+        # variable is not: it may be unbound before the loop, and is not passed)
+        live = _live(loop.body, set(_names(loop.target)) if isinstance(loop, gast.For)
+                     else set())
+        if isinstance(loop, gast.While):
+            live |= set(_names(loop.test, gast.Load))
+        loaded = [n for n in _names(_holder(loop.body), gast.Load)
+                  if n in live and n in self.locals]
+        if isinstance(loop, gast.While):
+            loaded = [n for n in _names(loop.test, gast.Load) if n in self.locals] + loaded
         stored = [n.id for n in gast.walk(_holder(loop.body))
                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
         targets = {n.id for n in gast.walk(loop.target) if isinstance(n, gast.Name)} \
@@ -153,17 +168,16 @@ class _Checkpoint:
                                                     f"loop at line {loop.lineno} and read "
                                                     f"after it: give it a value before "
                                                     f"the loop")
-        # what the segment changes in place, it changes in its own copy (a helper must
-        # not write into what it is passed): an array written into, `.copy()`; a name
-        # changed with `x += ...` (an array in place, or a number), snapshot(x)
+        # what the segment changes in place (an array written into, a name changed with
+        # `x += ...`), it changes in its own copy: a helper must not write into what it
+        # is passed
         updated = {t.target.id for t in gast.walk(_holder(loop.body))
                    if isinstance(t, gast.AugAssign)
                    and isinstance(t.target, gast.Name)}
         written = self.written_arrays(loop, inside, updated)
-        copied = {n: "copy" if n in written else "snapshot"
-                  for n in sorted((written | updated) & before)}
-        carried = list(dict.fromkeys(n for n in stored + list(copied)
-                                     if n in before and n not in targets))
+        copied = sorted((written | updated) & before)
+        carried = list(dict.fromkeys(n for n in stored + list(copied) if n in before
+                                     and n not in targets and (n in live or n in read_after)))
         if not carried:   # nothing the loop does is seen after it: no tape to bound
             return [loop]
         args = list(dict.fromkeys(n for n in loaded + carried
@@ -174,7 +188,6 @@ class _Checkpoint:
             out = self.sequence(loop, args, carried, copied, stored, written | updated)
         else:
             out = self.conditional(loop, args, carried, copied)
-        out += loop.orelse   # (no break leaves the loop: its `else` always runs)
         return [b.located(s, loop) for s in out]
 
     def check_jumps(self, loop: gast.AST, stmts: list[gast.stmt], inner: bool) -> None:
@@ -209,31 +222,30 @@ class _Checkpoint:
         return reached
 
     def segment(self, loop: gast.AST, params: list[str], body: list[gast.stmt],
-                carried: list[str], copied: dict[str, str]) -> str:
+                carried: list[str], copied: list[str]) -> str:
         """A function `params -> carried` running `body`, registered with `parse`; a
-        parameter it changes in place (`copied`) is `x_in`, copied to `x` first."""
+        parameter it changes in place (`copied`) is `x_in`, copied to `x` first
+        (`snapshot`: an array copied, a number kept; `x = 1` may become an array in the
+        loop before it is written into)."""
         name = self.namer.fresh(f"{self.tree.name}_segment")
         result = b.name(carried[0]) if len(carried) == 1 else \
             b.tuple_([b.name(n) for n in carried])
         closure = dict(self.p.env.closure)
-        renamed, first = [], []
+        renamed, first, copier = [], [], None
         for p in params:
             if p not in copied:
                 renamed.append(p)
                 continue
             renamed.append(self.namer.fresh(f"{p}_in"))
-            if copied[p] == "copy":
-                value = b.call(b.make(gast.Attribute, value=b.name(renamed[-1]), attr="copy",
-                                      ctx=gast.Load()))
-            else:
+            if copier is None:
                 copier = self.namer.fresh("snapshot")
                 closure[copier] = snapshot
-                value = b.call(copier, b.name(renamed[-1]))
-            first.append(b.located(b.assign(p, value), loop))
+            first.append(b.located(b.assign(p, b.call(copier, b.name(renamed[-1]))), loop))
         fn = b.function(name, renamed, first + body + [b.located(b.ret(result), loop)])
         fn.lineno = loop.lineno
         stub = types.FunctionType(_never_called.__code__, self.p.fun.__globals__, name)
         stub.__qualname__ = name
+        stub.srcgrad_segment = True   # (compiler: its errors are raised, never run around)
         register_generated(stub, lambda fun: dataclasses.replace(
             self.p, fun=fun, tree=copy.deepcopy(fn), env=Env(self.p.env.globals, closure)))
         self.segments[name] = stub
@@ -243,12 +255,18 @@ class _Checkpoint:
         """The next segment's length: k, or 1 + floor(sqrt(done - 1)) = ceil(sqrt(done))."""
         if self.every is not True:
             return b.const(self.every)
-        return b.binop(b.const(1), gast.Add(), b.call("int", b.binop(
-            b.call("max", b.binop(b.name(done), gast.Sub(), b.const(1)), b.const(0)),
-            gast.Pow(), b.const(0.5))))
+        # (math.sqrt, not `** 0.5`: a float literal would make the state the segments
+        # return, an int counter too, a float: `reverse` writes `i = 0` as `i = 0.0`)
+        if self.math is None:
+            self.math = "math" if self.p.env.lookup("math") is math and \
+                "math" not in self.locals else self.namer.fresh("math")
+            self.segments[self.math] = math
+        sqrt = b.make(gast.Attribute, value=b.name(self.math), attr="sqrt", ctx=gast.Load())
+        return b.binop(b.const(1), gast.Add(), b.call("int", b.call(sqrt, b.call(
+            "max", b.binop(b.name(done), gast.Sub(), b.const(1)), b.const(0)))))
 
     def counted(self, loop: gast.For, args: list[str], carried: list[str],
-                copied: dict[str, str], stored: list[str]) -> list[gast.stmt]:
+                copied: list[str], stored: list[str]) -> list[gast.stmt]:
         """trips = len(range(...)); for first in range(0, trips, every): state = seg(...)."""
         out: list[gast.stmt] = []
         bounds = []   # the range's start and step, each evaluated once, as the loop does
@@ -290,7 +308,7 @@ class _Checkpoint:
             self.p.env.resolve(node.func, self.locals) is range and 1 <= len(node.args) <= 3
 
     def sequence(self, loop: gast.For, args: list[str], carried: list[str],
-                 copied: dict[str, str], stored: list[str],
+                 copied: list[str], stored: list[str],
                  changed: set[str]) -> list[gast.stmt]:
         """`for x in xs`, `enumerate(xs, start)`, `zip(xs, ys)`: trips = len(xs); the
         segment runs the loop over the slices xs[first:last] it is passed (so its adjoint
@@ -362,7 +380,7 @@ class _Checkpoint:
         return out
 
     def conditional(self, loop: gast.While, args: list[str], carried: list[str],
-                    copied: dict[str, str]) -> list[gast.stmt]:
+                    copied: list[str]) -> list[gast.stmt]:
         """while test: state = seg(state, every), seg running at most `every` iterations
         while the test holds."""
         every, count = self.namer.fresh("every"), self.namer.fresh("count")
@@ -391,6 +409,34 @@ class _Checkpoint:
 def _holder(part: gast.AST | list[gast.stmt]) -> gast.AST:
     """A node to walk: a list of statements as a module body."""
     return b.make(gast.Module, body=part, type_ignores=[]) if isinstance(part, list) else part
+
+
+def _names(node: gast.AST, ctx: type = gast.AST) -> list[str]:
+    """The names in `node` (Load or Store, with `ctx`), in order, once each."""
+    return list(dict.fromkeys(n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+                              and isinstance(n.ctx, ctx)))
+
+
+def _live(stmts: list[gast.stmt], assigned: set[str]) -> set[str]:
+    """The names `stmts` may read before they assign them, `assigned` being assigned
+    already: conservatively, a branch or a loop assigns nothing for what follows it, and
+    only a loop's own variable is assigned for its body."""
+    out: set[str] = set()
+    assigned = set(assigned)
+    for s in stmts:
+        if isinstance(s, gast.For):
+            out |= set(_names(s.iter, gast.Load)) - assigned
+            out |= _live(s.body, assigned | set(_names(s.target))) | _live(s.orelse, assigned)
+        elif isinstance(s, (gast.If, gast.While)):
+            out |= set(_names(s.test, gast.Load)) - assigned
+            out |= _live(s.body, assigned) | _live(s.orelse, assigned)
+        else:
+            out |= set(_names(s, gast.Load)) - assigned
+            if isinstance(s, gast.AugAssign):
+                out |= set(_names(s.target)) - assigned
+            elif isinstance(s, gast.Assign):
+                assigned |= {n for t in s.targets for n in _names(t, gast.Store)}
+    return out
 
 
 def _is(node: gast.AST, value: int) -> bool:
