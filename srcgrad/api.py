@@ -33,6 +33,7 @@ from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .frontend.portable import portable
 from .methods import Method, for_method
+from .passes.checkpoint import check_option
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
 
@@ -77,9 +78,7 @@ class Options:
     def __post_init__(self):
         if self.jit not in ("auto", True, False):
             raise SrcgradError(f"jit must be 'auto', True or False, not {self.jit!r}")
-        if self.checkpoint is not None:
-            raise SrcgradError("checkpoint= is not supported yet: a loop's tape keeps every "
-                               "iteration's saved values")
+        check_option(self.checkpoint)
         static = self.static if isinstance(self.static, (tuple, list)) else (self.static,)
         object.__setattr__(self, "static", tuple(static))
         object.__setattr__(self, "unroll", bool(self.unroll))
@@ -191,7 +190,8 @@ class Transform:
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
         return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees))
+                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
+                        checkpoint=self.options.checkpoint)
 
     @property
     def role(self) -> str:

@@ -1,8 +1,9 @@
 """compiler: the pipeline, in order, from a user function to a generated module.
 
     parse -> positional (the entry's *args, keyword-only) -> annotate -> pytrees (container
-    `wrt`) -> lift_closures -> reject_unsupported -> unroll (static, unroll=) -> normalize
-    -> activity/tape/reverse (or forward) -> optimize  [the IR] -> join -> fuse -> codegen
+    `wrt`) -> lift_closures -> reject_unsupported -> unroll (static, unroll=) -> checkpoint
+    (checkpoint=) -> normalize -> activity/tape/reverse (or forward) -> optimize  [the IR]
+    -> join -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -42,6 +43,7 @@ from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
 from .passes.check import check, side_call
+from .passes.checkpoint import checkpoint
 from .passes.closures import lift_closures
 from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
@@ -112,8 +114,10 @@ def _debug(stage: str, tree: gast.AST) -> None:
 
 
 class _Module:
-    def __init__(self, unroll_loops: bool = False, trees: tuple = (None, {})):
+    def __init__(self, unroll_loops: bool = False, trees: tuple = (None, {}),
+                 checkpoint: bool | int | None = None):
         self.unroll_loops = unroll_loops
+        self.checkpoint = checkpoint   # the function differentiated's loops in segments
         self.trees = trees   # (fun, {parameter: structure}): its containers flattened
         self.ns = Namespace()
         self.functions: list[gast.FunctionDef] = []
@@ -135,7 +139,8 @@ class _Module:
                 constants: dict[str, Any] | None = None, forward_mode: bool = False
                 ) -> tuple[Parsed, Reversed | Forwarded, Namer]:
         """parse -> positional -> annotate -> pytrees -> closures -> reject -> unroll ->
-        normalize -> reverse (or forward)."""
+        checkpoint (the function differentiated, reverse mode) -> normalize -> reverse (or
+        forward)."""
         parsed = parse(fun)
         if not self.stack:   # the function differentiated, its arguments bound by the api
             parsed = dataclasses.replace(parsed, tree=positional(parsed.tree))
@@ -151,6 +156,10 @@ class _Module:
         if constants or self.unroll_loops:
             tree = unroll(tree, constants or {}, self.unroll_loops, parsed.filename)
             _debug("unroll", tree)
+        if self.checkpoint and not self.stack and not forward_mode:
+            parsed = checkpoint(parsed, tree, self.checkpoint)
+            tree = parsed.tree
+            _debug("checkpoint", tree)
         params = [a.id for a in tree.args.args]
         wrt_names = [params[w] if isinstance(w, int) else w for w in wrt]
         for name in wrt_names:
@@ -198,6 +207,8 @@ class _Module:
         except HelperWrites:
             raise   # called as it is, it would change its caller's arrays unseen
         except SrcgradError:
+            if getattr(fun, "srcgrad_segment", False):   # (passes.checkpoint) no code to run
+                raise
             self.callees[key] = self.ns.bind(fun.__name__, fun, jit=True)
             return self.callees[key]
         name = self.callees[key] = self.function_name(parsed.tree.name + _suffix(constants))
@@ -467,7 +478,7 @@ def _unshared(node: gast.AST) -> gast.AST:
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
              many: bool = False, constants: dict[str, Any] | None = None,
              unroll_loops: bool = False, value: bool = True,
-             trees: dict | None = None) -> Generated:
+             trees: dict | None = None, checkpoint: bool | int | None = None) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
     kinds: "grad" gives `f_grad(*params) -> (value, grads)` (`-> grads` without
@@ -475,8 +486,9 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     `f_forward(*params) -> (value, saved)` and `f_backward(*saved, dout) -> grads`.
     Gradients come as a tuple if `many`, else as the one gradient. `trees`: parameters
     that are containers, by structure; `wrt` names their leaves (`passes.pytrees`).
+    `checkpoint`: run `fun`'s outermost loops in segments (`passes.checkpoint`).
     """
-    m = _Module(unroll_loops, (fun, trees or {}))
+    m = _Module(unroll_loops, (fun, trees or {}), checkpoint)
     parsed, rev, namer = m.prepare(fun, wrt, constants or {})
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]
