@@ -410,3 +410,34 @@ def test_second_order_through_fixed_programs(jit):
     np.testing.assert_allclose(srcgrad.hvp(return_in_while_true, jit=jit)(X3.copy(), v), 2 * v)
     np.testing.assert_allclose(srcgrad.hvp(first_flag, jit=jit)(1.5 * X3, v),
                                [0.0, 2 * v[1], 2 * v[2]])
+
+
+def tuple_carried_by_a_loop(x, n):
+    st = (x, 2.0 * x)
+    for _ in range(n):
+        st = (st[1], st[0] * st[1])
+    return st[0]
+
+
+def tuple_rebuilt_from_another(x, n):
+    p = (x, x)
+    s = 0.0
+    for _ in range(n):
+        q = (p[1] * 1.5, p[0] + 1.0)
+        p = q
+        s = s + np.sum(p[0] * p[1])
+    return s
+
+
+@pytest.mark.parametrize("checkpoint", [None, 2])
+def test_a_tuple_carried_by_a_loop(jit, checkpoint):
+    # found by the checkpointing work (silently wrong, 2.0): `st[1]` in the loop was read
+    # as the item of the tuple's first binding. (a, b) -> (b, a b) from (x, 2x), five
+    # times: a = 32 x^8, whose derivative is 256 x^7
+    g = srcgrad.grad(tuple_carried_by_a_loop, jit=jit, checkpoint=checkpoint)(1.01, 5)
+    assert g == pytest.approx(256 * 1.01 ** 7)
+    x = np.array([0.5, -1.2])
+    assert_grad(tuple_rebuilt_from_another,
+                (srcgrad.grad(tuple_rebuilt_from_another, jit=jit)(x, 3),), (x, 3), [0])
+    _, slope = srcgrad.jvp(tuple_carried_by_a_loop, jit=jit)(1.01, 5, 1.0)
+    assert slope == pytest.approx(256 * 1.01 ** 7)

@@ -105,6 +105,19 @@ def all_statements(body: list[gast.stmt], into_loops: bool = True):
             yield from all_statements(s.body)
 
 
+def _fixed_names(fn: gast.FunctionDef) -> set[str]:
+    """The names that hold one value through the whole function: bound once, by a
+    statement outside every loop (or parameters never bound again)."""
+    count: dict[str, int] = {}
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            count[node.id] = count.get(node.id, 0) + 1
+    in_loops = {n.id for s in all_statements(fn.body) if isinstance(s, (gast.For, gast.While))
+                for t in s.body for n in gast.walk(t)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {name for name, k in count.items() if k == 1 and name not in in_loops}
+
+
 def target_of(stmt: gast.stmt) -> str | None:
     """The name an assignment rebinds (None for `x[i] = v`)."""
     if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
@@ -192,10 +205,14 @@ class FunctionPass:
         name bound to a tuple display, or to an item of one that is a tuple itself
         (`p = ((a, b), c); q = p[0]`), in `self.tuples`."""
         ops: dict[int, Operation] = {}
+        fixed = _fixed_names(self.fn)
         for stmt in self.statements:
             if target_of(stmt):
                 op = ops[id(stmt)] = classify(stmt.value)
-                if op.kind == "tuple":
+                if op.kind == "tuple" and target_of(stmt) in fixed and all(
+                        not isinstance(a, gast.Name) or a.id in fixed for a in op.args):
+                    # (bound once, of values bound once, outside loops: `p[0]` is its
+                    # item's name wherever it is read; else a read indexes the tuple)
                     self.tuples[target_of(stmt)] = op.args
                 elif op.kind == "copy" and isinstance(op.args[0], gast.Name) and \
                         op.args[0].id in self.tuples:

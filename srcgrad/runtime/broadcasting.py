@@ -313,8 +313,9 @@ def broadcast_like(d, y):
 
 @overload(broadcast_like)
 def _broadcast_like_typer(d, y):
-    if _is_scalar(y):
-        return lambda d, y: d
+    if _is_scalar(y) or isinstance(d, types.List) and isinstance(y, (types.BaseTuple,
+                                                                     types.List)):
+        return lambda d, y: d   # (a tuple's adjoint: the list of its items' adjoints)
     if not isinstance(y, types.Array):
         return None
     if _is_scalar(d):
