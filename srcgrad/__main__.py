@@ -1,7 +1,11 @@
 """The command line.
 
-`python -m srcgrad show path/to/file.py:func [--wrt a,b]` prints the generated gradient
-source of one function, as a user would paste it into a bug report.
+`python -m srcgrad show path/to/file.py:func [--wrt a,b] [--forward | --hvp]
+[--static n=3,...]` prints the generated source of one function's gradient (its jvp with
+`--forward`, its Hessian-vector product with `--hvp`; specialised on the values of
+`--static` arguments, loops over them unrolled), as a user would paste it into a bug
+report. `python -m srcgrad cache info` says where the disk cache is, how many entries it
+holds and their size; `cache clear` empties it.
 `python -m srcgrad compile path/to/file.py:func --args "np.ones(3), 2.0" [--wrt a,b]`
 compiles its gradient for arguments of those types (an expression evaluated in the file's
 namespace, with `np`), filling the disk caches, as a service would at start; it prints
@@ -12,7 +16,9 @@ status 1.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -35,8 +41,38 @@ def _load(target: str):
     return getattr(module, func)
 
 
+def _static(text: str) -> dict[str, object]:
+    """`n=3,k=2` as {"n": 3, "k": 2} (values are Python literals)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, eq, value = part.partition("=")
+        try:
+            out[name.strip()] = ast.literal_eval(value.strip()) if eq else None
+        except (ValueError, SyntaxError):
+            raise SystemExit(f"srcgrad: --static takes name=value pairs of Python literals, "
+                             f"got {part!r}") from None
+        if not eq:
+            raise SystemExit(f"srcgrad: --static takes name=value pairs, got {part!r}")
+    return out
+
+
+def _cache(action: str) -> int:
+    from . import codegen
+    from .backend import cache
+
+    root = codegen.cache_dir()
+    if action == "clear":
+        print(f"removed {cache.clear(root)} entries from {root}")
+        return 0
+    found = cache.entries(root)
+    print(f"location: {root}\nentries:  {len(found)}\n"
+          f"size:     {sum(e.size for e in found) / 2 ** 20:.1f} MB "
+          f"(bound: {cache.limit_bytes() / 2 ** 20:.0f} MB, SRCGRAD_CACHE_LIMIT_MB)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    from . import SrcgradError, grad, source
+    from . import SrcgradError, grad, hvp, jvp
 
     parser = argparse.ArgumentParser(prog="python -m srcgrad",
                                      description="Print or compile srcgrad's gradient code.")
@@ -47,18 +83,38 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--args", required=True,
                        help="example arguments, a Python expression in the file's namespace "
                             "(with np), e.g. \"np.ones(3), 2.0\"")
+    mode = show.add_mutually_exclusive_group()
+    mode.add_argument("--forward", action="store_true", help="the jvp (forward mode)")
+    mode.add_argument("--hvp", action="store_true", help="the Hessian-vector product")
+    show.add_argument("--static", default="",
+                      help="name=value,... of static arguments: the source specialised on "
+                           "them (loops over them unrolled)")
+    store = sub.add_parser("cache", help="the disk cache of generated code")
+    store.add_argument("action", choices=["info", "clear"])
     for command in (show, build):
         command.add_argument("target", help="path/to/file.py:function")
         command.add_argument("--wrt", default="0",
                              help="comma-separated parameter names or positions (default: 0)")
     args = parser.parse_args(argv)
+    if args.command == "cache":
+        return _cache(args.action)
     fun = _load(args.target)
     wrt = tuple(int(w) if w.strip().lstrip("-").isdigit() else w.strip()
                 for w in args.wrt.split(","))
     wrt = wrt if len(wrt) > 1 else wrt[0]
     try:
         if args.command == "show":
-            print(source(fun, wrt=wrt), end="")
+            transform = jvp if args.forward else hvp if args.hvp else grad
+            static = _static(args.static)
+            g = transform(fun, wrt=wrt, static=tuple(static))
+            if static:
+                params = list(inspect.signature(fun).parameters)
+                missing = sorted(set(static) - set(params))
+                if missing:
+                    raise SystemExit(f"srcgrad: --static names no parameter of "
+                                     f"{fun.__qualname__}: {', '.join(missing)}")
+                g = g.specialized(tuple(static.get(p) for p in params))
+            print(g.source, end="")
             return 0
         import numpy as np
         example = eval(args.args, {"np": np, **fun.__globals__})  # noqa: S307

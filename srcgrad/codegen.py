@@ -125,13 +125,18 @@ def load(source: str, namespace: dict[str, Any], stem: str, role: str) -> types.
     The module is registered in `sys.modules` (as `srcgrad_generated.<file>_<role>`):
     numba's disk cache finds a compiled function's globals by importing its module.
     """
+    from .backend import cache
+
     digest = fingerprint(source, namespace)
     path = cache_dir() / f"{stem}_{digest}.py"
-    if not path.exists():
+    if path.exists():
+        cache.mark_used(path)
+    else:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(source)
         os.replace(tmp, path)  # atomic: parallel processes never see half a file
+        cache.written(path.parent)
     module = types.ModuleType(f"{GENERATED_PACKAGE}.{path.stem}_{role}")
     module.__file__ = str(path)
     module.__dict__.update(namespace)

@@ -155,6 +155,52 @@ def test_cli_show(tmp_path):
     assert "bad.py:2: 'try' statements cannot be differentiated" in run.stderr
 
 
+def test_cli_show_forward_hvp_and_static(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text("import numpy as np\n\ndef loss(w, n):\n    s = 0.0\n"
+                    "    for i in range(n):\n        s = s + np.sum(w ** (i + 1))\n"
+                    "    return s\n")
+
+    def show(*options):
+        return subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:loss",
+                               *options], capture_output=True, text=True, check=True).stdout
+    assert "def loss_jvp(w, n, tw):" in show("--forward")
+    assert "def loss_grad_jvp(" in show("--hvp")
+    unrolled = show("--static", "n=2")
+    assert "for i in range" not in unrolled and "w ** 2" in unrolled
+
+
+def test_cli_cache_info_and_clear(tmp_path):
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache")}
+    path = tmp_path / "model.py"
+    path.write_text("def f(x):\n    return x * x\n")
+    run = [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+           "import srcgrad, model; srcgrad.grad(model.f, jit=False)(3.0)"]
+    subprocess.run(run, env=env, check=True)
+    info = subprocess.run([sys.executable, "-m", "srcgrad", "cache", "info"], env=env,
+                          capture_output=True, text=True, check=True).stdout
+    assert str(tmp_path / "cache") in info and "entries:  1" in info
+    out = subprocess.run([sys.executable, "-m", "srcgrad", "cache", "clear"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("removed 1 entries")
+    assert not list((tmp_path / "cache").glob("*.py"))
+
+
+def test_cache_trim_removes_the_least_recently_used(tmp_path):
+    from srcgrad.backend import cache
+    (tmp_path / "__pycache__").mkdir()
+    for k, name in enumerate(["old", "mid", "new"]):
+        (tmp_path / f"{name}_0123.py").write_text("x" * 1000)
+        (tmp_path / "__pycache__" / f"{name}_0123.f-1.py311.nbi").write_text("y" * 1000)
+        os.utime(tmp_path / f"{name}_0123.py", (1000.0 + k, 1000.0 + k))
+    cache.mark_used(tmp_path / "old_0123.py")   # loaded now: the most recently used
+    assert [e.size for e in cache.entries(tmp_path)] == [2000] * 3
+    assert cache.trim(tmp_path, 4500) == 1
+    left = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+    assert left == ["new_0123.f-1.py311.nbi", "new_0123.py", "old_0123.f-1.py311.nbi",
+                    "old_0123.py"]
+
+
 
 CACHED = """
 import sys
