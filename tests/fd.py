@@ -12,3 +12,11 @@ def assert_grad(fun, grads, args, positions, rtol=1e-5, atol=1e-7):
         assert np.shape(got) == np.shape(want), (pos, np.shape(got), np.shape(want))
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,
                                    err_msg=f"gradient wrt argument {pos}")
+
+
+def slope(fun, args, tangents, h=1e-6):
+    """The directional derivative of `fun` at `args` along `tangents`, by central
+    differences."""
+    up = [a + h * t for a, t in zip(args, tangents, strict=True)]
+    down = [a - h * t for a, t in zip(args, tangents, strict=True)]
+    return (fun(*up) - fun(*down)) / (2 * h)

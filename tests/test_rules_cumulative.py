@@ -4,6 +4,7 @@ forms that are refused."""
 
 import numpy as np
 import pytest
+from fd import slope
 from marks import compiles
 from sweep import check, domains, parametrize
 
@@ -100,14 +101,6 @@ if np.lib.NumpyVersion(np.__version__) >= "2.0.0":   # np.sort(..., stable=True)
 @parametrize(CASES)
 def test_rule(case, jit):
     check(case, jit)
-
-
-def slope(fun, args, tangents):
-    """The directional derivative of fun at args along tangents, by central differences."""
-    h = 1e-6
-    plus = [a + h * t for a, t in zip(args, tangents, strict=True)]
-    minus = [a - h * t for a, t in zip(args, tangents, strict=True)]
-    return (fun(*plus) - fun(*minus)) / (2 * h)
 
 
 def weighted_cumprod(x, w):

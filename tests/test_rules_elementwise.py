@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from fd import slope
 from marks import needs_numba_060
 from sweep import binary, check, domains, parametrize, scalar_binary, scalar_unary, unary
 
@@ -100,14 +101,6 @@ CASES = list(cases())
 @parametrize(CASES)
 def test_rule(case, jit):
     check(case, jit)
-
-
-def slope(fun, args, tangents, h=1e-6):
-    """The directional derivative of `fun` at `args` along `tangents`, by central
-    differences."""
-    up = [a + h * t for a, t in zip(args, tangents, strict=True)]
-    down = [a - h * t for a, t in zip(args, tangents, strict=True)]
-    return (fun(*up) - fun(*down)) / (2 * h)
 
 
 def weighted(op):
