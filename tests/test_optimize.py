@@ -171,7 +171,7 @@ def test_hvp_computes_no_gradient(jit, rng):
 
 def dead_determinant(x, n):
     for _ in range(n):
-        t = np.linalg.det(np.outer(x, x))   # noqa: F841 (singular: its tangent raises)
+        t = np.linalg.det(np.outer(x, x))   # noqa: F841 (singular; dead, so no tangent)
     return np.sum(x * x)
 
 

@@ -517,3 +517,34 @@ def test_lstsq_of_a_wide_or_rank_deficient_matrix_is_refused(jit):
     for a in (np.ones((2, 3)), np.ones((3, 2))):
         with pytest.raises(MissingRule, match="full column rank"):
             srcgrad.grad(first_coefficient, jit=jit)(a, np.ones(a.shape[0]))
+
+
+def det_of_rank_one(x):
+    return np.linalg.det(x * np.ones((2, 2))) + np.sum(x)
+
+
+def determinant(a):
+    return np.linalg.det(a)
+
+
+def weighted_dets(s):
+    return np.sum(np.linalg.det(s) * np.array([1.0, 2.0]))
+
+
+def test_det_at_a_singular_matrix(jit, rng):
+    # det is differentiable everywhere: its gradient is the adjugate's transpose. Before,
+    # inv(a) raised LinAlgError at a singular a. adj([[1, 2], [2, 4]]) = [[4, -2], [-2, 1]]
+    a = np.array([[1.0, 2.0], [2.0, 4.0]])
+    np.testing.assert_allclose(srcgrad.grad(determinant, jit=jit)(a), [[4.0, -2.0],
+                                                                       [-2.0, 1.0]])
+    # rank one in 3-D: the adjugate of a rank-one matrix is zero
+    np.testing.assert_allclose(srcgrad.grad(determinant, jit=jit)(np.outer([1.0, 2, 3],
+                                                                            [1.0, 0, 2])),
+                               np.zeros((3, 3)), atol=1e-12)
+    # det(x J) = 0 for J the 2x2 ones: the derivative of the whole is sum's, 1
+    assert srcgrad.grad(det_of_rank_one, jit=jit)(1.5) == pytest.approx(1.0)
+    _, slope = srcgrad.jvp(determinant, jit=jit)(a, np.ones((2, 2)))
+    assert slope == pytest.approx(1.0)   # tr(adj(a) J) = 4 - 2 - 2 + 1
+    # a stack with one singular matrix, as Python (numba takes one matrix)
+    stack = np.stack([a, rng.standard_normal((2, 2))])
+    assert_grad(weighted_dets, (srcgrad.grad(weighted_dets, jit=False)(stack),), (stack,), [0])

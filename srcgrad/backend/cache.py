@@ -42,9 +42,12 @@ def entries(root: Path) -> list[Entry]:
     out = []
     with os.scandir(root) as it:
         for f in it:
-            if not f.name.endswith(".py") or not f.is_file():
+            if not f.name.endswith(".py"):
                 continue
-            stat = f.stat()
+            try:
+                stat = f.stat()
+            except FileNotFoundError:
+                continue   # (another process removed it meanwhile)
             extra = compiled.get(f.name[:-3], [])
             out.append(Entry(Path(f.path), stat.st_mtime,
                              [Path(f.path)] + [Path(e.path) for e in extra],
@@ -117,5 +120,12 @@ def written(root: Path) -> None:
     if _trimmed.is_set():
         return
     _trimmed.set()
-    threading.Thread(target=trim, args=(root, limit_bytes()), daemon=True,
+    threading.Thread(target=_trim_quietly, args=(root, limit_bytes()), daemon=True,
                      name="srcgrad-cache-trim").start()
+
+
+def _trim_quietly(root: Path, limit: int) -> None:
+    try:
+        trim(root, limit)
+    except OSError:
+        pass   # (a cache another process changes meanwhile, or a read-only one: next time)

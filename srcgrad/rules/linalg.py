@@ -2,7 +2,8 @@
 rules call (each Python form beside its numba form).
 
 With y = inv(a): dy = -y da y, so the adjoint is -y^T dy y^T. With y = det(a):
-dy = y tr(a^-1 da) (Jacobi's formula), so the adjoint is dy y a^-T. With y = solve(a, b):
+dy = tr(adj(a) da) (Jacobi's formula), so the adjoint is dy adj(a)^T, with adj(a) = y a^-1
+where a is invertible and from the SVD where it is singular (`adjugate`). With y = solve(a, b):
 dy = a^-1 (db - da y), so with g = solve(a^T, dy) the adjoints are -g y^T and g. Stacks
 of matrices (`a` of shape (..., n, n)) differentiate as Python for inv and det (numba
 takes one matrix); solve takes one matrix `a` and a vector or matrix `b`.
@@ -77,14 +78,60 @@ def inv_tangent(dx, y, a):
     return -(y @ dx @ y)
 
 
+def adjugate(a, y):
+    """The adjugate of each matrix of `a`, whose determinants are `y`: y a^-1 where a is
+    invertible, and where it is singular (y = 0), V diag(prod_{j != i} s_j) U^T det(U V^T)
+    from a = U diag(s) V^T, the same function's continuous value there.
+
+    >>> adjugate(np.array([[1.0, 2.0], [2.0, 4.0]]), 0.0)
+    array([[ 4., -2.],
+           [-2.,  1.]])
+    """
+    a = np.asarray(a, dtype=float)
+    if np.all(np.asarray(y) != 0):
+        return per_matrix(y) * np.linalg.inv(a)
+    u, s, vt = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], -1)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return per_matrix(sign) * (transposed(vt) * others[..., None, :]) @ transposed(u)
+
+
+@overload(adjugate)
+def _adjugate_typer(a, y):
+    if not (isinstance(a, types.Array) and a.ndim == 2):
+        raise TypingError(_ONE_MATRIX)
+
+    def impl(a, y):
+        if y != 0:
+            return y * np.linalg.inv(a)
+        u, s, vt = np.linalg.svd(np.asarray(a, dtype=np.float64))
+        n = s.shape[0]
+        others = np.ones(n)
+        for i in range(n):
+            for j in range(n):
+                if j != i:
+                    others[i] *= s[j]
+        sign = np.linalg.det(u) * np.linalg.det(vt)
+        return sign * (vt.T * others.reshape((1, n))) @ u.T
+    return impl
+
+
 @rule(np.linalg.det)
 def det(dy, y, a):
-    return per_matrix(dy * y) * transposed(np.linalg.inv(a))
+    return per_matrix(dy) * transposed(adjugate(a, y))
 
 
 @tangent(np.linalg.det)
 def det_tangent(dx, y, a):
-    return y * traces(np.linalg.inv(a) @ dx)
+    return traces(adjugate(a, y) @ dx)
+
+
+@tangent(adjugate)
+def adjugate_tangent(dx, y, a, det):
+    # d(det a^-1) = d(det) a^-1 - det a^-1 da a^-1 (second order at a singular matrix
+    # meets the inverse: an error, as before)
+    return -(adjugate(a, det) @ dx @ np.linalg.inv(a)), per_matrix(dx) * np.linalg.inv(a)
 
 
 def columns(v, a):
@@ -121,4 +168,4 @@ def solve_tangent(dx, y, a, b):
 
 linear(columns)
 linear(transposed, per_matrix, traces)
-describe(transposed, per_matrix, traces, columns, pure=True)
+describe(transposed, per_matrix, traces, columns, adjugate, pure=True)
