@@ -8,10 +8,10 @@ import os
 
 import numpy as np
 import pytest
+from fd import assert_grad
 
 import srcgrad
 from srcgrad.errors import RecursiveFunction, UnsupportedSyntax
-from tests.fd import assert_grad
 
 HERE = os.path.basename(__file__)
 

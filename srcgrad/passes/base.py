@@ -105,17 +105,22 @@ def all_statements(body: list[gast.stmt], into_loops: bool = True):
             yield from all_statements(s.body)
 
 
-def _fixed_names(fn: gast.FunctionDef) -> set[str]:
-    """The names that hold one value through the whole function: bound once, by a
-    statement outside every loop (or parameters never bound again)."""
-    count: dict[str, int] = {}
-    for node in gast.walk(fn):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
-            count[node.id] = count.get(node.id, 0) + 1
-    in_loops = {n.id for s in all_statements(fn.body) if isinstance(s, (gast.For, gast.While))
-                for t in s.body for n in gast.walk(t)
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-    return {name for name, k in count.items() if k == 1 and name not in in_loops}
+def _bindings(statements: list[gast.stmt]) -> tuple[dict[str, list[int]], set[int]]:
+    """Where each name is bound (indices into `statements`, parameters at -1), and the
+    indices of the statements inside a loop."""
+    bound: dict[str, list[int]] = {}
+    in_loop: set[int] = set()
+    position = {id(s): k for k, s in enumerate(statements)}
+    for k, s in enumerate(statements):
+        targets = [s.target] if isinstance(s, (gast.For, gast.AugAssign)) else \
+            getattr(s, "targets", [])
+        for t in targets:
+            for n in gast.walk(t):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    bound.setdefault(n.id, []).append(k)
+        if isinstance(s, (gast.For, gast.While)):
+            in_loop |= {position[id(t)] for t in all_statements(s.body) if id(t) in position}
+    return bound, in_loop
 
 
 def target_of(stmt: gast.stmt) -> str | None:
@@ -198,6 +203,8 @@ class FunctionPass:
             n.id for s in self.statements if hook(s) for t in s.body for n in gast.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.tuples: dict[str, list[gast.AST]] = {}
+        self._tuple_at: dict[str, int] = {}   # where each of those was bound
+        self._reading = -1                    # the statement being classified
 
     def classify_statements(self, classify: Callable[[gast.AST], Operation],
                             writes: bool = True) -> dict[int, Operation]:
@@ -205,21 +212,35 @@ class FunctionPass:
         name bound to a tuple display, or to an item of one that is a tuple itself
         (`p = ((a, b), c); q = p[0]`), in `self.tuples`."""
         ops: dict[int, Operation] = {}
-        fixed = _fixed_names(self.fn)
-        for stmt in self.statements:
-            if target_of(stmt):
+        self._bound, self._in_loop = _bindings(self.statements)
+        for k, stmt in enumerate(self.statements):
+            self._reading = k
+            name = target_of(stmt)
+            if name:
                 op = ops[id(stmt)] = classify(stmt.value)
-                if op.kind == "tuple" and target_of(stmt) in fixed and all(
-                        not isinstance(a, gast.Name) or a.id in fixed for a in op.args):
-                    # (bound once, of values bound once, outside loops: `p[0]` is its
-                    # item's name wherever it is read; else a read indexes the tuple)
-                    self.tuples[target_of(stmt)] = op.args
+                once = len(self._bound.get(name, ())) == 1 and name not in self.params \
+                    and k not in self._in_loop
+                if op.kind == "tuple" and once:
+                    # (bound once, outside loops: `p[0]` read outside loops, with its item
+                    # not bound again since, is the item's name; else it indexes p)
+                    self.tuples[name], self._tuple_at[name] = op.args, k
                 elif op.kind == "copy" and isinstance(op.args[0], gast.Name) and \
-                        op.args[0].id in self.tuples:
-                    self.tuples[target_of(stmt)] = self.tuples[op.args[0].id]
+                        op.args[0].id in self.tuples and once:
+                    self.tuples[name] = self.tuples[op.args[0].id]
+                    self._tuple_at[name] = self._tuple_at[op.args[0].id]
             elif writes and is_write(stmt):
                 ops[id(stmt)] = Operation("write", [stmt.value])
         return ops
+
+    def _holds(self, name: str, item: gast.AST) -> bool:
+        """Whether, at the statement being classified, the tuple `name`'s `item` is still
+        what the item's expression denotes: read outside loops, after the tuple, and its
+        name (if it is one) not bound again in between."""
+        at, now = self._tuple_at[name], self._reading
+        if now in self._in_loop or now < at:
+            return False
+        return not isinstance(item, gast.Name) or not any(
+            at < k < now for k in self._bound.get(item.id, ()))
 
     def error(self, cls, node, message) -> SrcgradError:
         return cls(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -252,7 +273,8 @@ class FunctionPass:
                 return Operation("missing", names, what=f"{dotted(base)}[...] has no gradient "
                                  f"rule: build the array with np.concatenate or np.stack")
             if isinstance(base, gast.Name) and base.id in self.tuples and \
-                    isinstance(value.slice, gast.Constant):
+                    isinstance(value.slice, gast.Constant) and \
+                    self._holds(base.id, self.tuples[base.id][value.slice.value]):
                 return Operation("copy", [self.tuples[base.id][value.slice.value]])
             return Operation("subscript", [base])
         if isinstance(value, gast.Attribute):
