@@ -3,6 +3,8 @@ the rule sweep's cases, gradients by hand, forward mode and hvp against central
 differences, the compiled forms against SciPy's values, and what is refused.
 """
 
+import re
+
 import numba
 import numpy as np
 import pytest
@@ -189,8 +191,8 @@ def test_a_stack_of_matrices_is_refused():
     for fun in (stacked, stacked_solve):
         try:
             fun(a, b)
-        except ValueError:   # a SciPy before batched linalg (py310's) takes one matrix
-            with pytest.raises(ValueError, match="2D"):
+        except ValueError as plain:   # a SciPy before batched linalg (py310's): one matrix
+            with pytest.raises(ValueError, match=re.escape(str(plain))):
                 srcgrad.grad(fun, jit=False)(a, b)
             continue
         with pytest.raises(srcgrad.MissingRule, match="stack of matrices"):
