@@ -3,9 +3,10 @@ cho_solve and solve, the helpers their rules call, and their numba forms (numba 
 
 scipy.linalg.cholesky(a, lower) is np.linalg.cholesky(a, upper=not lower), with the same
 rule (`decompositions`: the gradient lives on the triangle read). cho_factor gives
-``(c, lower)``: c holds the factor in that triangle and a's own entries in the other one
-(LAPACK's potrf leaves them there; the numba form here copies them too), so the gradient
-of those entries goes to a's unchanged, and the factor's part is cholesky's. With
+``(c, lower)``: c holds the factor in that triangle, and in the other one a's own entries
+where the installed SciPy leaves them (LAPACK's potrf does; newer SciPy zeroes them; the
+numba form here does as SciPy does, `_KEPT`), so the gradient of those entries goes to
+a's unchanged (or is 0), and the factor's part is cholesky's. With
 y = cho_solve((c, lower), b), solving a y = b for a = L L^T (L the factor, read as
 lower): g = a^-1 dy is b's gradient, a gets G = -g y^T, and as da = dL L^T + L dL^T the
 factor gets tril((G + G^T) L) = -tril(g (L^T y)^T + y (L^T g)^T) (transposed for an upper
@@ -83,15 +84,22 @@ def _cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 # ---- cho_factor ----
 
 
+# whether this SciPy's cho_factor leaves a's own entries in c's other triangle (LAPACK's
+# potrf does, and older SciPy passes them on; newer SciPy zeroes them): read off SciPy
+_KEPT = bool(scipy.linalg.cho_factor(np.array([[4.0, 2.0], [2.0, 5.0]]), lower=True)[0][0, 1]
+             == 2.0)
+
+
 @register_jitable
 def other_triangle(m, lower):
     """The entries of `m` strictly outside the triangle a factor holds (the lower one if
-    `lower`), the others 0.
+    `lower`), the others 0; all 0 where this SciPy's cho_factor zeroes that triangle.
 
-    >>> other_triangle(np.array([[1.0, 2.0], [3.0, 4.0]]), True)
-    array([[0., 2.],
-           [0., 0.]])
+    >>> float(other_triangle(np.array([[1.0, 2.0], [3.0, 4.0]]), True)[1, 0])
+    0.0
     """
+    if not _KEPT:
+        return np.zeros_like(m)
     return np.triu(m, 1) if lower else np.tril(m, -1)
 
 
