@@ -13,6 +13,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 from marks import compiles
@@ -211,6 +212,8 @@ def exp_weighted(x):
 
 
 def test_a_corrupt_cache_entry_is_compiled_again(monkeypatch, caplog):
+    if numba.version_info[:2] < (0, 60):
+        pytest.skip("numba < 0.60 (the oldest env) reports its cache differently")
     x = np.array([0.25, 1.0])
     want = np.exp(x) * (1.0 + x)   # by hand
     np.testing.assert_allclose(srcgrad.grad(exp_weighted, jit=True)(x), want, rtol=1e-12)
