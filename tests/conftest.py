@@ -45,22 +45,50 @@ def _compiled(item) -> bool:
     return callspec.params.get("jit") is True or "numba" in callspec.id.split("-")
 
 
-def pytest_collection_modifyitems(config, items):
-    """SRCGRAD_TEST_SHARD=k/n (tox sets it): this env makes the compiled runs whose shard
-    is k, and every Python-form run. py310..py313 take a quarter each, so each compiled
-    run is made under one of the four interpreters (numba is the same release under all
-    four); `oldest`, whose numba differs, takes half of them, for the matrix's time
-    budget. A test's shard is a hash of its id."""
-    shard = os.environ.get("SRCGRAD_TEST_SHARD")
-    if not shard:
-        return
+def _compiled_twin(item) -> str | None:
+    """The id of the compiled run whose Python form a test's run is (the same test with
+    `numba` where this run has `python`), if it has that shape."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "python" not in callspec.id.split("-"):
+        return None
+    twin = "-".join("numba" if part == "python" else part for part in callspec.id.split("-"))
+    return item.nodeid[:-len(callspec.id) - 1] + twin + "]"
+
+
+def _in_shard(item, shard: str) -> bool:
     k, n = (int(part) for part in shard.split("/"))
+    return zlib.crc32(item.nodeid.encode()) % n == k
+
+
+def pytest_collection_modifyitems(config, items):
+    """Share the suite out among tox's envs, for the matrix's time budget (a test's shard
+    is a hash of its id):
+
+    - SRCGRAD_TEST_SHARD=k/n: this env makes the compiled runs of shard k. py310..py313
+      take a quarter each, so each compiled run is made under one of the four
+      interpreters (numba is the same release under all four); `oldest`, whose numba
+      differs, takes an eighth.
+    - SRCGRAD_TEST_TWINS=k/n: this env makes the Python-form twins of compiled runs in
+      shard k (py310..py313 a quarter each). The `nojit` env makes them all, and the
+      compiled twin takes the same source through the same front end under another
+      interpreter. Tests with no compiled twin run in every env.
+    - Under SRCGRAD_DISABLE_JIT (`nojit`), a compiled run would run its Python twin's
+      code again, and is left out.
+    """
+    compiled = {item.nodeid for item in items if _compiled(item)}
+    twin_of = {item.nodeid: _compiled_twin(item) for item in items}
+    twin_of = {run: twin for run, twin in twin_of.items() if twin in compiled}
+    with_twin = set(twin_of.values())
+    shard = os.environ.get("SRCGRAD_TEST_SHARD")
+    twins = os.environ.get("SRCGRAD_TEST_TWINS")
+    nojit = os.environ.get("SRCGRAD_DISABLE_JIT", "").strip() not in ("", "0")
     kept, dropped = [], []
     for item in items:
-        if _compiled(item) and zlib.crc32(item.nodeid.encode()) % n != k:
-            dropped.append(item)
+        if item.nodeid in compiled:
+            drop = (nojit and item.nodeid in with_twin) or (shard and not _in_shard(item, shard))
         else:
-            kept.append(item)
+            drop = twins and item.nodeid in twin_of and not _in_shard(item, twins)
+        (dropped if drop else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

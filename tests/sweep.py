@@ -60,16 +60,15 @@ def scalar_binary(op):
     return f
 
 
-def runs(cases):
-    """Each case as Python, and compiled where it says so."""
-    return [(case, jit) for case in cases for jit in (True, False) if case[5] or not jit]
-
-
 def parametrize(cases):
-    """The parametrization of a sweep over `cases`, with readable ids."""
-    all_runs = runs(cases)
-    return pytest.mark.parametrize("case,jit", all_runs, ids=[
-        f"{c[0]}-{'numba' if j else 'python'}-{i}" for i, (c, j) in enumerate(all_runs)])
+    """The sweep over `cases`: each case as Python, and compiled where it says so. A
+    case's two runs differ in their ids only by `numba`/`python` (tests/conftest.py
+    shares them out by that)."""
+    numbered = [(i, case, jit) for i, case in enumerate(cases)
+                for jit in (True, False) if case[5] or not jit]
+    return pytest.mark.parametrize(
+        "case,jit", [(case, jit) for _, case, jit in numbered],
+        ids=[f"{c[0]}-{'numba' if j else 'python'}-{i}" for i, c, j in numbered])
 
 
 # cases whose compiled run needs numba >= 0.60: what numba 0.59 (the oldest env) lacks
