@@ -3,6 +3,7 @@ the rule table loads SciPy's rules once the user's code has imported SciPy. Each
 runs in a fresh interpreter and reads `sys.modules`; nothing here is timed."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -73,3 +74,18 @@ def test_the_whole_table_holds_scipy_rules(tmp_path):
         print(json.dumps([scipy.special.erf in table, scipy.stats.norm.logpdf in table]))
     """)
     assert out == [True, True]
+
+
+def test_a_math_function_whose_record_is_beside_scipys_has_its_rule(tmp_path):
+    # math.erf's record lives in the scipy.special module of records: a function that
+    # calls it, in a process that never imported SciPy, still has its gradient
+    out = run(tmp_path, """
+        import json, math
+        import srcgrad
+
+        def f(x):
+            return math.erf(x) * 2.0
+
+        print(json.dumps(srcgrad.grad(f, jit=False)(0.5)))
+    """)
+    assert abs(out - 4.0 / math.sqrt(math.pi) * math.exp(-0.25)) < 1e-12

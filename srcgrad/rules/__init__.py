@@ -26,7 +26,9 @@ asked of the table (`lookup`, `fact`, ...) imports the record modules, and a bui
 rule's template is read from its source when first inlined. A record module that imports
 SciPy is imported only once the process has imported the SciPy modules it names (a
 function that calls scipy.special.erf was defined where scipy.special is imported); a
-question about a function without a record checks that again. `OPS`, the whole table,
+question about a function without a record checks that again, and one about a builtin,
+a ufunc or a NumPy or SciPy function imports the rest (`math.erf`'s record is beside
+`scipy.special.erf`'s). `OPS`, the whole table,
 imports every record module, SciPy's too.
 """
 
@@ -163,7 +165,19 @@ def _record(primal: Any) -> Op | None:
         return None
     if record is None and _load():   # SciPy's records, its modules imported since
         record = _OPS.get(primal)
+    if record is None and _foreign(primal) and _load(scipy=True):
+        record = _OPS.get(primal)   # (math.erf's record is beside scipy.special.erf's)
     return record
+
+
+def _foreign(primal: Any) -> bool:
+    """Whether `primal` is a callable other than a user's Python function or a class: a
+    builtin, a ufunc, a method, or a function of NumPy's or SciPy's. The table is made whole before saying that such
+    an object has no record."""
+    if not callable(primal) or inspect.isclass(primal):
+        return False
+    module = getattr(primal, "__module__", None) or ""
+    return not inspect.isfunction(primal) or module.split(".")[0] in ("numpy", "scipy")
 
 
 def records() -> list[Op]:
