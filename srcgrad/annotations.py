@@ -13,8 +13,8 @@ import inspect
 from collections.abc import Callable
 
 import numpy as np
-from numba.extending import overload
 
+from .deferred import overload
 from .errors import RuleError
 from .rules import NAMED, nondifferentiable, rule, set_rule, user_rule
 

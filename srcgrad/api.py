@@ -22,19 +22,19 @@ import os
 import sys
 import threading
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import runtime
-from .backend import NESTED, Forms, eager
-from .compiler import Generated, calls_itself, generate, generate_grad_of, generate_jvp
 from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .frontend.portable import portable
 from .methods import Method, for_method
-from .passes.checkpoint import check_option
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
+
+if TYPE_CHECKING:   # (the compiler and the backend are imported on first use: import is cheap)
+    from .backend import Forms
+    from .compiler import Generated
 
 
 def _jit_disabled() -> bool:
@@ -78,7 +78,9 @@ class Options:
     def __post_init__(self):
         if self.jit not in ("auto", True, False):
             raise SrcgradError(f"jit must be 'auto', True or False, not {self.jit!r}")
-        check_option(self.checkpoint)
+        if self.checkpoint is not None:
+            from .passes.checkpoint import check_option
+            check_option(self.checkpoint)
         static = self.static if isinstance(self.static, (tuple, list)) else (self.static,)
         object.__setattr__(self, "static", tuple(static))
         object.__setattr__(self, "unroll", bool(self.unroll))
@@ -128,9 +130,8 @@ class Transform:
         for name in self.static:
             if name in self.wrt:
                 raise WrtError(f"{name!r} cannot be both static and differentiated")
-        # a function calling itself is specialised on its int arguments (compiler._specialize)
-        self._recursive = not (self.static or self.constants or self.inner) \
-            and calls_itself(fun)
+        # whether the function calls itself (None: not read yet, see `_recursive`)
+        self._recursion = False if self.static or self.constants or self.inner else None
         self._specialized: dict[tuple, Transform] = {}
         self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
@@ -163,6 +164,15 @@ class Transform:
         """Whether a gradient the user wrote (a rule, a grad_of block) is part of this."""
         return self.generated.custom or self.inner is not None and self.inner.custom
 
+    @property
+    def _recursive(self) -> bool:
+        """Whether the function calls itself: it is then specialised on its int arguments
+        (`compiler._specialize`)."""
+        if self._recursion is None:
+            from .compiler import calls_itself
+            self._recursion = calls_itself(self.fun)
+        return self._recursion
+
     # ---- generated code ----
     @property
     def generated(self) -> Generated:
@@ -174,6 +184,7 @@ class Transform:
         return self._generated
 
     def _generate(self) -> Generated:
+        from .compiler import generate, generate_grad_of, generate_jvp
         if self._transposing:  # the pullback's code; the value is the inner's
             return self._transposed.generated
         if self.kind is Kind.HVP:  # forward over reverse: the jvp of the gradient's code
@@ -212,6 +223,7 @@ class Transform:
         if not self.kind.gradient or self.inner is not None or \
                 self.static or self._recursive:
             return None
+        from .backend import NESTED
         entry = self.entry_function()
         NESTED[entry] = self   # compiled, it is this transform's compiled entry
         return entry
@@ -235,6 +247,7 @@ class Transform:
         """The generated code's Python and compiled forms, and the choice between them."""
         if self._forms is not None:
             return self._forms
+        from .backend import Forms
         gen = self.generated
         with self._lock:
             if self._forms is None:
@@ -255,6 +268,7 @@ class Transform:
         """Compile now, blocking, for arguments like these (as a call takes them): the
         transform runs once on them compiled (a vjp's pullback too, on ones); returns it.
         Under jit="auto" calls like these then time the forms at once; jit=False: no-op."""
+        from .backend import eager
         with eager():
             out = self(*args, **kwargs)
             if self.kind is Kind.VJP and isinstance(out[0], (np.ndarray, float)):
@@ -262,7 +276,8 @@ class Transform:
         return self
 
     def _nonscalar(self, reason: str = "") -> NonScalarOutput:
-        if runtime.COMPLEX_RESULT in reason:
+        from .runtime import COMPLEX_RESULT
+        if COMPLEX_RESULT in reason:
             filename, lineno = self.generated.result_line
             return NonScalarOutput(f"grad needs a real result, but {self.fun.__qualname__} "
                                    f"returns a complex number, and srcgrad does not "
@@ -320,7 +335,7 @@ class Transform:
                                f"hashable values (numbers, tuples): {constants!r}") from None
         if key not in self._specialized:
             t = Transform(self.fun, self.kind, self.options.but(constants=key))
-            t._recursive = False   # (with no int argument, it is itself, not specialised)
+            t._recursion = False   # (with no int argument, it is itself, not specialised)
             t._ordinary = True
             self._specialized[key] = t
         return self._specialized[key]
@@ -377,7 +392,7 @@ class Transform:
                                        constants=self.options.constants,
                                        trees=tuple(trees.items()))
             self._specialized[key] = t = Transform(self.fun, self.kind, options)
-            t._recursive, t._ordinary = False, True
+            t._recursion, t._ordinary = False, True
         return self._specialized[key], leaves, trees
 
     def _readable(self, param: str, tree) -> bool:
@@ -411,7 +426,8 @@ class Transform:
                                   f"{name!r} went through complex values, which srcgrad does "
                                   f"not differentiate", filename=filename, lineno=lineno)
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
-                g = runtime.unbroadcast(g, np.asarray(x))
+                from .runtime import unbroadcast
+                g = unbroadcast(g, np.asarray(x))
             out.append(_plain(g))
         return tuple(out)
 

@@ -3,8 +3,10 @@ Python form answers until the compiled form is ready, then the faster of the two
 Nothing here is timed: each test waits for the switch (with a generous limit) and checks
 values by hand."""
 
+import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -247,3 +249,104 @@ def test_cli_compile_fills_the_disk_caches(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("compiled the gradient of loss in ")
     assert list((tmp_path / "numba").rglob("loss_*.nbc"))
+
+
+def numba_compiling() -> bool:
+    """Whether a thread holds numba's compiler lock (it compiles)."""
+    lock = numba.core.compiler_lock.global_compiler_lock._lock
+    if lock.acquire(blocking=False):
+        lock.release()
+        return False
+    return True
+
+
+def softplus_sum(x):
+    return np.sum(np.log1p(np.exp(x)))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_a_fork_while_compiling_in_the_background_gives_a_working_child():
+    x = np.array([-1.0, 0.5, 2.0])
+    want = 1.0 / (1.0 + np.exp(-x))   # by hand: the logistic function
+    g = srcgrad.grad(softplus_sum)
+    np.testing.assert_allclose(g(x), want, rtol=1e-12)   # the compile starts behind it
+    deadline = time.monotonic() + PATIENCE
+    while not (numba_compiling() or g.forms.settled):
+        assert time.monotonic() < deadline, "the background compile did not start"
+        time.sleep(0.001)
+    read, write = os.pipe()
+    pid = os.fork()   # (waits until the compile under way is done)
+    if pid == 0:   # the child: answers, then compiles in the foreground and answers again
+        os.close(read)
+        try:
+            report = "ok"
+            for _ in range(3):
+                np.testing.assert_allclose(g(x), want, rtol=1e-12)
+            g.compile(x)
+            assert g.state == "compiled: yes"
+            for _ in range(3):
+                np.testing.assert_allclose(g(x), want, rtol=1e-12)
+            loop = srcgrad.grad(horner, jit=True)
+            assert loop(0.5, 3) == pytest.approx(1.0 + 2 * 0.5 + 3 * 0.25)
+        except BaseException as exc:   # (reported to the parent, which fails the test)
+            report = f"{type(exc).__name__}: {exc}"
+        os.write(write, report.encode())
+        os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + PATIENCE
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the child hangs (a lock held by a thread the fork left behind?)")
+        time.sleep(0.05)
+    with os.fdopen(read) as pipe:
+        assert pipe.read() == "ok"
+    wait_settled(g)
+    np.testing.assert_allclose(g(x), want, rtol=1e-12)
+
+
+def horner(x, n):
+    s = 0.0
+    for _ in range(n + 1):
+        s = s * x + 1.0
+    return s
+
+
+RACER = """
+import json
+import srcgrad
+
+def horner(x, n):
+    s = 0.0
+    for _ in range(n + 1):
+        s = s * x + 1.0
+    return s
+
+g = srcgrad.grad(horner, jit=True)
+value = g(0.5, 3)
+entry = g.compiled_entry()
+print(json.dumps([value, sum(entry.stats.cache_hits.values())]))
+"""
+
+
+def test_two_processes_compile_the_same_function_into_one_cache_at_once(tmp_path):
+    script = tmp_path / "racer.py"
+    script.write_text(RACER)
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "srcgrad"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def start():
+        return subprocess.Popen([sys.executable, str(script)], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    racers = [start(), start()]
+    outs = [p.communicate(timeout=PATIENCE) for p in racers]
+    want = 1.0 + 2 * 0.5 + 3 * 0.25   # by hand: d/dx (1 + x + x^2 + x^3) at 0.5
+    for proc, (out, err) in zip(racers, outs, strict=True):
+        assert proc.returncode == 0 and "could not be read" not in err, err
+        assert json.loads(out)[0] == pytest.approx(want)
+    later = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                           text=True, timeout=PATIENCE)
+    assert later.returncode == 0 and "could not be read" not in later.stderr, later.stderr
+    value, hits = json.loads(later.stdout)
+    assert value == pytest.approx(want) and hits == 1   # read back from the disk cache

@@ -14,9 +14,13 @@ closures, helpers defined in `__main__`), which does not survive pickling in gen
 
 Exit: the thread is a daemon, and an `atexit` hook stops it from starting another job; a
 compile under way when the interpreter exits is abandoned (numba writes its disk cache
-through a temporary file and a rename, so no half-written entry is left). After `fork`
-the child has no worker: `generation()` changes, and jobs submitted before the fork are
-submitted again by whoever waits on them (`Forms`).
+through a temporary file and a rename, so no half-written entry is left).
+
+Fork: `os.fork` waits until the job under way (and any numba compile in another thread)
+is done, so that the child inherits no lock a vanished thread holds (srcgrad's, numba's
+compiler lock, LLVM's own), nor a half-compiled function; a fork during a long compile
+waits for it. The child has no worker: `generation()` changes, and jobs submitted before
+the fork and not run are submitted again by whoever waits on them (`Forms`).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import atexit
 import logging
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable
 
@@ -35,6 +40,7 @@ _jobs: queue.SimpleQueue | None = None
 _thread: threading.Thread | None = None
 _stopping = False
 _generation = 0
+_busy = threading.RLock()   # held by the worker while it runs a job (which may fork)
 
 
 def enabled() -> bool:
@@ -68,10 +74,11 @@ def _work(jobs: queue.SimpleQueue) -> None:
         job = jobs.get()
         if job is None or _stopping:
             return
-        try:
-            job()
-        except BaseException:   # a job reports its own failures; this keeps the worker up
-            log.exception("srcgrad: a background compile failed")
+        with _busy:
+            try:
+                job()
+            except BaseException:   # a job reports its own failures; this keeps the worker up
+                log.exception("srcgrad: a background compile failed")
 
 
 @atexit.register
@@ -83,11 +90,35 @@ def _stop() -> None:
             _jobs.put(None)
 
 
-def _forget_worker() -> None:
-    global _jobs, _thread, _generation, _lock
-    _lock = threading.Lock()   # (it may have been held by another thread at the fork)
+def _numba_lock():
+    """numba's compiler lock, if numba is imported (its compiles hold it throughout)."""
+    module = sys.modules.get("numba.core.compiler_lock")
+    return module.global_compiler_lock if module is not None else None
+
+
+def _before_fork() -> None:
+    _busy.acquire()
+    lock = _numba_lock()
+    if lock is not None:
+        lock.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    lock = _numba_lock()
+    if lock is not None:
+        lock.release()
+    _busy.release()
+
+
+def _after_fork_in_child() -> None:
+    global _jobs, _thread, _generation, _lock, _busy
+    lock = _numba_lock()
+    if lock is not None:
+        lock.release()
+    _lock, _busy = threading.Lock(), threading.RLock()   # (fresh: no other thread is left)
     _jobs, _thread = None, None
     _generation += 1
 
 
-os.register_at_fork(after_in_child=_forget_worker)
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                    after_in_child=_after_fork_in_child)

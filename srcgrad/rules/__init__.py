@@ -20,6 +20,16 @@ name for `gradient_override`, and `set_rule` records `@adjoint` rules of user fu
 How a rule becomes code is `inline`'s. Every other module of this package holds records
 (a new one is imported without being named anywhere); `python -m srcgrad.rules.supported`
 prints docs/supported.md from them.
+
+The records are made on first need, not when srcgrad is imported: the first question
+asked of the table (`lookup`, `fact`, ...) imports the record modules, and a built-in
+rule's template is read from its source when first inlined. A record module that imports
+SciPy is imported only once the process has imported the SciPy modules it names (a
+function that calls scipy.special.erf was defined where scipy.special is imported); a
+question about a function without a record checks that again, and one about a builtin,
+a ufunc or a NumPy or SciPy function imports the rest (`math.erf`'s record is beside
+`scipy.special.erf`'s). `OPS`, the whole table,
+imports every record module, SciPy's too.
 """
 
 from __future__ import annotations
@@ -28,7 +38,10 @@ import importlib
 import inspect
 import os
 import pkgutil
+import re
+import sys
 import textwrap
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -38,6 +51,7 @@ import gast
 from ..errors import RuleError
 
 MISSING_DEFAULT = inspect.Parameter.empty
+_UNREAD = object()   # a template not read from its rule's source yet
 
 
 @dataclass
@@ -48,13 +62,28 @@ class Rule:
     kind: str = "rule"          # "rule" | "nondifferentiable" | "constructor"
     params: list[str] = field(default_factory=list)       # positional, after (dy, y)
     defaults: dict[str, Any] = field(default_factory=dict)  # keyword parameters
-    template: list[gast.AST | None] | gast.AST | None = None  # inlinable return value
     origin: str | None = None   # "file.py:12" for a user's rule: its results are checked
     elementwise: bool = False   # per-argument templates are `unbroadcast(J_i dy, x_i)`
+    body: gast.AST | None = field(default=None, repr=False)  # a lambda's returned expression
+    _template: Any = field(default=_UNREAD, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return getattr(self.fn, "__name__", self.kind)
+
+    @property
+    def template(self) -> list[gast.AST | None] | gast.AST | None:
+        """The inlinable return value (None: the rule is called), read from the rule's
+        source on first use, after checking that its returns give one gradient per
+        argument (RuleError)."""
+        if self._template is _UNREAD:
+            returned, single = ([self.body], self.body) if self.body is not None \
+                else _returned(self.fn)
+            counts = (len(self.params), len(self.params) + len(self.defaults))
+            for value in returned:
+                _check_count(self.fn, value, counts)
+            self._template = _template(single, counts)
+        return self._template
 
     def globals_of(self) -> dict[str, Any]:
         return self.fn.__globals__
@@ -113,26 +142,48 @@ class Op:
     # argument: forward mode adds its tangents item by item
 
 
-OPS: dict[Any, Op] = {}
+_OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)
 _FACTS = frozenset(f.name for f in fields(Op)) - {"primal", "rule", "tangent"}
 
 
 def _op(primal: Any) -> Op:
     """`primal`'s record, made empty if it has none. (NumPy's functions, ufuncs and
     Python's builtins all hash.)"""
-    record = OPS.get(primal)
+    record = _OPS.get(primal)
     if record is None:
-        record = OPS[primal] = Op(primal)
+        record = _OPS[primal] = Op(primal)
     return record
 
 
 def _record(primal: Any) -> Op | None:
     if isinstance(primal, Overridden):
         return None
+    _load()
     try:
-        return OPS.get(primal)
+        record = _OPS.get(primal)
     except TypeError:  # unhashable object
         return None
+    if record is None and _load():   # SciPy's records, its modules imported since
+        record = _OPS.get(primal)
+    if record is None and _foreign(primal) and _load(scipy=True):
+        record = _OPS.get(primal)   # (math.erf's record is beside scipy.special.erf's)
+    return record
+
+
+def _foreign(primal: Any) -> bool:
+    """Whether `primal` is a callable other than a user's Python function or a class: a
+    builtin, a ufunc, a method, or a function of NumPy's or SciPy's. The table is made whole before saying that such
+    an object has no record."""
+    if not callable(primal) or inspect.isclass(primal):
+        return False
+    module = getattr(primal, "__module__", None) or ""
+    return not inspect.isfunction(primal) or module.split(".")[0] in ("numpy", "scipy")
+
+
+def records() -> list[Op]:
+    """Every record of the table, SciPy's where the process has imported SciPy."""
+    _load()
+    return list(_OPS.values())
 
 
 def describe(*primals: Any, **facts: Any) -> None:
@@ -157,13 +208,13 @@ def fact(primal: Any, name: str) -> Any:
 
 def joint_of(tangent: Any) -> Joint | None:
     """The `Joint` whose tangent function `tangent` is (see `passes.join`)."""
-    return next((r.joint for r in OPS.values()
+    return next((r.joint for r in records()
                  if r.joint is not None and r.joint.tangent is tangent), None)
 
 
 def added_by(adder: Any) -> Any:
     """The helper whose `add_into` form `adder` is (None if it is none's)."""
-    return next((r.primal for r in OPS.values()
+    return next((r.primal for r in records()
                  if r.add_into is not None and r.add_into is adder), None)
 
 
@@ -173,21 +224,22 @@ _NAMES: dict[str, dict[str, Any]] = {}   # made from the records again after `de
 def methods() -> dict[str, Any]:
     """Array method name -> the function it calls (`"sum"` -> np.sum)."""
     if "methods" not in _NAMES:
-        _NAMES["methods"] = {m: r.primal for r in OPS.values() for m in r.methods}
+        _NAMES["methods"] = {m: r.primal for r in records() for m in r.methods}
     return _NAMES["methods"]
 
 
 def attributes() -> dict[str, Any]:
     """Array attribute name -> the function it applies (`"T"` -> np.transpose)."""
     if "attributes" not in _NAMES:
-        _NAMES["attributes"] = {a: r.primal for r in OPS.values() for a in r.attributes}
+        _NAMES["attributes"] = {a: r.primal for r in records() for a in r.attributes}
     return _NAMES["attributes"]
 
 
-def make_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
+def make_rule(fn: Callable, body: gast.AST | None = None, *, read: bool = True) -> Rule:
     """Check `fn`'s signature and prepare its template (raises RuleError if malformed).
     `body`: the expression `fn` returns, for a lambda (inspect cannot cut one out of its
-    line); else it is read from fn's source."""
+    line); else it is read from fn's source, now or (`read=False`, a built-in rule) when
+    the template is first used."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
@@ -200,11 +252,10 @@ def make_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
     positional = [p.name for p in ps[2:] if p.default is MISSING_DEFAULT
                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY)]
     defaults = {p.name: p.default for p in ps[2:] if p.default is not MISSING_DEFAULT}
-    returned, single = ([body], body) if body is not None else _returned(fn)
-    counts = (len(positional), len(positional) + len(defaults))
-    for value in returned:
-        _check_count(fn, value, counts)
-    return Rule(fn, "rule", positional, defaults, _template(single, counts))
+    r = Rule(fn, "rule", positional, defaults, body=body)
+    if read:
+        r.template  # noqa: B018  (reads and checks it)
+    return r
 
 
 def user_rule(fn: Callable, body: gast.AST | None = None) -> Rule:
@@ -267,7 +318,7 @@ def rule(*primals: Any, elementwise: bool = False, **facts: Any
     `unbroadcast`, is also its tangent (forward-mode) rule. `facts`: see `describe`.
     """
     def register(fn: Callable) -> Callable:
-        r = make_rule(fn)
+        r = make_rule(fn, read=False)
         r.elementwise = elementwise
         for p in primals:
             _op(p).rule = r
@@ -288,7 +339,7 @@ def uniform(*primals: Any) -> Callable[[Callable], Callable]:
     entry, as a scalar. The adjoint uses it where x feeds an elementwise rule only, which
     broadcasts it (no array of x's shape is filled)."""
     def register(fn: Callable) -> Callable:
-        r = make_rule(fn)
+        r = make_rule(fn, read=False)
         for p in primals:
             _op(p).uniform = r
         return fn
@@ -311,7 +362,7 @@ class Tangent:
 def tangent(*primals: Any) -> Callable[[Callable], Callable]:
     """Register the decorated function as the tangent rule of every primal given."""
     def register(fn: Callable) -> Callable:
-        r = make_rule(fn)
+        r = make_rule(fn, read=False)
         for p in primals:
             _op(p).tangent = Tangent("rule", r)
         return fn
@@ -391,7 +442,70 @@ def _template(value: gast.AST | None, counts: tuple[int, int]
     return value  # one expression giving the tuple of gradients
 
 
-# every other module of this package holds records: importing it makes them
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _module not in ("inline", "supported"):
-        importlib.import_module(f"{__name__}.{_module}")
+_SCIPY_IMPORT = re.compile(r"^(?:from[ \t]+(scipy[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w \t,]+)"
+                           r"|import[ \t]+(scipy[\w.]*))", re.MULTILINE)
+
+
+def _scipy_modules(name: str) -> frozenset[str]:
+    """The SciPy modules the record module `name` imports, read from its source: `from
+    scipy import special` needs scipy.special, `from scipy.linalg import solve`
+    scipy.linalg."""
+    try:
+        with open(os.path.join(__path__[0], f"{name}.py"), encoding="utf-8") as f:
+            source = f.read()
+    except OSError:   # (installed without sources: it is imported with the others)
+        return frozenset()
+    needs = set()
+    for package, names, module in _SCIPY_IMPORT.findall(source):
+        if package == "scipy":   # (`from scipy import special as sp`: scipy.special)
+            needs.update(f"scipy.{n.split()[0]}" for n in names.strip("()").split(",")
+                         if n.strip())
+        else:
+            needs.add(package or module)
+    return frozenset(needs)
+
+
+# record modules not imported yet -> the SciPy modules each needs (None: not listed yet)
+_UNLOADED: dict[str, frozenset[str]] | None = None
+_LOADING = threading.RLock()
+_loading = False
+
+
+def _loadable(scipy: bool) -> list[str]:
+    return [name for name, needs in (_UNLOADED or {}).items()
+            if scipy or all(m in sys.modules for m in needs)]
+
+
+def _load(scipy: bool = False) -> bool:
+    """Import the record modules not imported yet that need no SciPy module the process
+    has not imported (every one with `scipy=True`); whether it imported one."""
+    global _UNLOADED, _loading
+    if _UNLOADED is not None and not _loading and not _loadable(scipy):
+        return False
+    with _LOADING:   # (another thread waits here until the table is whole)
+        if _UNLOADED is None:
+            _UNLOADED = {m.name: _scipy_modules(m.name) for m in pkgutil.iter_modules(__path__)
+                         if m.name not in ("inline", "supported")}
+        names = sorted(_loadable(scipy))
+        outer, _loading = _loading, True
+        try:
+            for name in names:
+                # a module that asks the table a question while it loads goes on to the next
+                needs = _UNLOADED.pop(name, None)
+                if needs is None:
+                    continue
+                try:
+                    importlib.import_module(f"{__name__}.{name}")
+                except BaseException:
+                    _UNLOADED[name] = needs
+                    raise
+        finally:
+            _loading = outer
+        return bool(names)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OPS":   # the whole table, for docs/supported.md and the tests of every rule
+        _load(scipy=True)
+        return _OPS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,8 @@ and has a numba overload with the same meaning, which is what runs under
 ``numba.njit``. The overload picks its implementation at numba compile time from the
 argument types (scalar or array, ndim), so one generated source serves both modes and
 the compiled code carries no runtime type dispatch. Importing this module registers the
-overloads, and those of `numba_ext` for the NumPy forms generated code uses.
+overloads, those of `numba_ext` for the NumPy forms generated code uses, and those
+`import srcgrad` deferred (`deferred`).
 
 Conventions: a 0-d array counts as a scalar; gradients have the floating dtype of the
 cotangent (float64 for integer data); the adjoint of a reduction accepts the reduced
@@ -19,7 +20,7 @@ module-level functions with overloads, not closures made per call, so numba comp
 once per signature and every caller shares it.
 """
 
-from .. import numba_ext  # noqa: F401  (registers the NumPy forms generated code uses)
+from .. import deferred, numba_ext  # noqa: F401  (numba_ext registers NumPy forms)
 from .broadcasting import (  # noqa: F401
     COMPLEX_RESULT,
     broadcast_like,
@@ -77,3 +78,5 @@ from .tapes import (  # noqa: F401
     unaliased,
     unshared,
 )
+
+deferred.load()   # (numba is imported by now: `import srcgrad` deferred what it could)

@@ -246,8 +246,8 @@ def _vectorized(ufunc, scalar):
 
 def _in_loop() -> dict[Any, Any]:
     """The ufuncs a kernel may end in that have an `in_loop` form, and that form."""
-    from ..rules import OPS
-    return {r.primal: r.in_loop for r in OPS.values() if r.in_loop is not None}
+    from ..rules import records
+    return {r.primal: r.in_loop for r in records() if r.in_loop is not None}
 
 
 @functools.lru_cache(maxsize=1)
