@@ -278,7 +278,7 @@ def numbers(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     """
     top = fn.body
     check = next((k for k, s in enumerate(top) if _seeded(s, ns)), None)
-    if check is None:
+    if check is None or any(isinstance(n, gast.NamedExpr) for n in gast.walk(fn)):
         return fn
     forward, adjoint = top[:check], top[check:]
     result = top[check].value.args[0].id
