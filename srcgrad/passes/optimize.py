@@ -313,13 +313,14 @@ def _number(node: gast.AST) -> bool:
 
 def _elementwise_operands(value: gast.AST, ns: Namespace) -> list[gast.AST] | None:
     """The operands of `value` if it is an elementwise operation (its rank the highest of
-    theirs), else None."""
+    theirs), else None. (A generalized ufunc, np.matmul, is not one.)"""
     if isinstance(value, gast.BinOp) and isinstance(value.op, _ELEMENTWISE_OPS):
         return [value.left, value.right]
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
         return [value.operand]
     if isinstance(value, gast.Call) and not value.keywords and \
             isinstance(ns.resolve(value.func), np.ufunc) and \
+            ns.resolve(value.func).signature is None and \
             not any(isinstance(a, gast.Starred) for a in value.args):
         return list(value.args)
     if isinstance(value, gast.Name):
