@@ -69,18 +69,24 @@ class Row:
     ms: float | None = None
 
 
-def run(names: list[str], repeat: int) -> None:
+def run(names: list[str], repeat: int, only: list[str] | None = None) -> None:
+    """`only`: run just the contenders whose names contain one of these (and the hand numba
+    adjoint, the reference), and no first calls in fresh processes."""
     print(_versions())
     summary = []
     for name in names:
         w = workloads.load(name)
         args = w.inputs(np.random.default_rng(workloads.SEED))
         print(f"\n== {name}: {w.DESCRIPTION}")
-        cold = _coldstarts(name, w)  # first: it decides whether the naive JAX row is built
-        rows = _check(name, _contenders(w, cold), args)
+        # first: it decides whether the naive JAX row is built
+        cold = _coldstarts(name, w) if only is None else {}
+        contenders = [c for c in _contenders(w, cold) if only is None or c[0] == BASES[2]
+                      or any(part in c[0] for part in only)]
+        rows = _check(name, contenders, args)
         _measure(rows, repeat)
         _print_table(rows)
-        _print_coldstarts(cold)
+        if cold:
+            _print_coldstarts(cold)
         summary.append((name, {r.name: r for r in rows}, cold))
     _print_summary(summary)
 
@@ -277,7 +283,7 @@ def _versions() -> str:
 
 
 def _print_table(rows: list[Row]) -> None:
-    base = {r.name: r.ms for r in rows}
+    base = {**dict.fromkeys(BASES), **{r.name: r.ms for r in rows}}
     print(f"{'contender':<{NAME_WIDTH}} {'ms/call':>9} {'/numba primal':>14} "
           f"{'/numpy primal':>14} {'/hand numba':>12}")
     for r in rows:
@@ -316,19 +322,21 @@ def _print_summary(summary) -> None:
     print(f"{'workload':<16} {'srcgrad/hand':>14} {'srcgrad/JAX':>14} {'srcgrad/primal':>15} "
           f"{'1st call/compile':>17} {'2nd process':>14}")
     for name, rows, cold in summary:
-        sg = rows["srcgrad grad"]
+        sg = rows.get("srcgrad grad", Row("srcgrad grad", note="not run"))
         if sg.ms is None or sg.note:
             print(f"{name:<16} srcgrad: {sg.note}")
             continue
-        primals = [rows[p].ms for p in ("numba primal", "numpy primal") if rows[p].ms]
+        primals = [rows[p].ms for p in ("numba primal", "numpy primal")
+                   if p in rows and rows[p].ms]
         hand = rows["hand numba adjoint"].ms
         # against the faster JAX row that ran and agreed with the reference
         jax = [rows[k].ms for k in JAX_ROWS if k in rows and rows[k].ms and not rows[k].note]
         ratio = {"hand": sg.ms / hand if hand else None,
                  "jax": sg.ms / min(jax) if jax else None}
         compile_ratio = (cold["cold"] / cold["numba"]
-                         if all(isinstance(cold[k], float) for k in ("cold", "numba")) else None)
-        reload = cold["warm"] if isinstance(cold["warm"], float) else None
+                         if all(isinstance(cold.get(k), float) for k in ("cold", "numba"))
+                         else None)
+        reload = cold["warm"] if isinstance(cold.get("warm"), float) else None
         print(f"{name:<16} {_verdict(ratio['hand'], MAX_VS_HAND):>14} "
               f"{_verdict(ratio['jax'], MAX_VS_JAX, strict=True):>14} "
               f"{_verdict(sg.ms / min(primals) if primals else None, MAX_VS_PRIMAL):>15} "

@@ -5,11 +5,14 @@ import textwrap
 
 import gast
 import numpy as np
+import pytest
+from fd import assert_grad
 
 import srcgrad
 from srcgrad import builder as b
 from srcgrad import runtime
 from srcgrad.codegen import to_source
+from srcgrad.errors import NonScalarOutput
 from srcgrad.passes.base import Namespace
 from srcgrad.passes.optimize import dead_code
 
@@ -182,3 +185,67 @@ def test_a_dead_linalg_value_and_its_tangent_go(jit):
     x = np.array([1.0, 2.0])
     value, slope = f(x, 2, np.array([1.0, -1.0]))
     assert value == 5.0 and slope == 2 * (1.0 - 2.0)   # by hand: 2 x . v
+
+
+def rosenbrock(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
+    return s
+
+
+def test_a_number_result_frees_the_adjoint_of_the_forward_values(jit, rng):
+    # the result is checked to be a number, so every term that reached it was one: the
+    # adjoint moves its cotangents unchanged and reads no value of the forward loop
+    g = srcgrad.grad(rosenbrock, jit=jit)
+    adjoint = g.source.split("seed(s)")[1]
+    assert "unbroadcast(ds" not in adjoint and "unbroadcast(d_t11" not in adjoint, g.source
+    assert statement(adjoint, "d_t11 = ds") and statement(adjoint, "ds = d_t11")
+    x = rng.standard_normal(6)
+    assert_grad(rosenbrock, [g(x)], (x,), [0])
+    value, grad = srcgrad.value_and_grad(rosenbrock, jit=jit)(x)
+    assert value == rosenbrock(x)
+    np.testing.assert_array_equal(grad, g(x))
+
+
+def test_a_result_that_is_not_a_number_is_still_refused(jit):
+    # rows of a matrix: the sum is an array, refused (at compile time under numba)
+    with pytest.raises(NonScalarOutput):
+        srcgrad.grad(rosenbrock, jit=jit)(np.ones((4, 2)))
+
+
+def row_norms(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        r = x[i] * x[i]
+        s = s + np.sum(r) * 0.5
+    return s
+
+
+def test_a_value_not_shown_a_number_keeps_its_unbroadcast(rng):
+    # r is a row: only its sum reached the result, which says nothing of r's shape
+    g = srcgrad.grad(row_norms, jit=False)
+    assert "unbroadcast(" in g.source.split("seed(s)")[1]
+    x = rng.standard_normal((3, 2))
+    assert_grad(row_norms, [g(x)], (x,), [0])
+
+
+def polynomial(x, c):
+    s = 0.0
+    for k in range(4):
+        s = s + c[k] * x ** k
+    return s
+
+
+@pytest.mark.parametrize("jit, x", [pytest.param(True, 0.0, id="numba-zero"),
+                                    pytest.param(False, 0.0, id="python-zero"),
+                                    pytest.param(False, 0.7, id="python")])
+def test_powers_of_numbers_fold_in_the_unrolled_adjoint(jit, x):
+    # unrolled, x ** k has k = 0, 1: the adjoint's x ** 0 (of x ** 1) and 0 * x ** -1 (of
+    # x ** 0, infinite at 0) go, and the terms are numbers: no unbroadcast either
+    g = srcgrad.grad(polynomial, wrt=(0, 1), unroll=True, jit=jit)
+    adjoint = g.source.split("seed(")[1]
+    for gone in ["** 0", "** -1", "unbroadcast("]:
+        assert gone not in adjoint, g.source
+    c = np.array([1.0, -2.0, 0.5, 3.0])
+    assert_grad(polynomial, g(x, c), (x, c), [0, 1])
