@@ -415,3 +415,36 @@ def test_refused(fun, args, where, says):
 def test_a_bad_option(bad):
     with pytest.raises(srcgrad.SrcgradError, match="checkpoint must be"):
         srcgrad.grad(power, checkpoint=bad)
+
+
+def cycled(x, w):
+    k = 0
+    s = 0.0
+    for _ in range(7):
+        s = s * w + x[k]
+        k = k + 1
+        if k == 3:
+            k = 0
+    return s
+
+
+def cycled_while(x):
+    k = 0
+    s = 0.0
+    while k < 7:
+        s = np.sin(s) + x[k % 3]
+        k = k + 1
+    return s
+
+
+def test_an_int_counter_the_segments_return_stays_an_int(jit):
+    # the counter k came back from a segment in the tuple (s, k), which reverse took as a
+    # float (k = 0 written k = 0.0): x[k] raised IndexError. By hand: s = sum_t w^(6-t)
+    # x[t % 3], so ds/dx_j sums w^(6-t) over t = j mod 3
+    x, w = np.array([0.5, -0.9, 0.7]), 0.8
+    dx, dw = srcgrad.grad(cycled, wrt=(0, 1), jit=jit, checkpoint=2)(x, w)
+    want = [sum(w ** (6 - t) for t in range(7) if t % 3 == j) for j in range(3)]
+    np.testing.assert_allclose(dx, want, rtol=1e-12)
+    assert_grad(cycled, (dx, dw), (x, w), (0, 1))
+    g = srcgrad.grad(cycled_while, jit=False, checkpoint=True)(x)
+    assert_grad(cycled_while, [g], (x,), [0])

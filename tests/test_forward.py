@@ -1,10 +1,13 @@
 """The forward-mode pass and the transforms built on it: what the independent corpus
 (tests/higher.py) does not cover -- the generated code's form and the errors."""
 
+import numba
 import numpy as np
 import pytest
+from fd import assert_grad, slope
 
 import srcgrad
+from srcgrad.rules import OPS, Op, rule, tangent
 
 
 def poly(x, y):
@@ -251,3 +254,73 @@ def test_tuple_tangents_add_item_by_item(jit, rng):
     h = 1e-6
     expected = (fit(a + h * ta, b + h * tb) - fit(a - h * ta, b - h * tb)) / (2 * h)
     assert jvp(a, b, (ta, tb))[1] == pytest.approx(expected, rel=1e-6)
+
+
+# ---- a called tangent rule that reads the result (y) ----
+
+@numba.njit
+def scale_exp(a, b):
+    return a * np.exp(b)
+
+
+def _scale_exp(dy, y, a, b):
+    return dy * np.exp(b), dy * y
+
+
+def _scale_exp_tangent(dx, y, a, b):
+    # two statements: called as a helper, with y passed
+    e = np.exp(b)
+    return e * dx, y * dx
+
+
+@pytest.fixture
+def scale_exp_rules(monkeypatch):
+    """scale_exp's rules, for this test only (the rule sweep of test_rules asks every
+    rule registered for a case of its own)."""
+    monkeypatch.setitem(OPS, scale_exp, Op(scale_exp))
+    rule(scale_exp)(_scale_exp)
+    tangent(scale_exp)(_scale_exp_tangent)
+
+
+def scaled(a, b):
+    y = scale_exp(a, b)
+    for _ in range(2):
+        a = scale_exp(a, b)   # the target is an operand too
+    return np.sum(y * a)
+
+
+def test_a_called_tangent_rule_reads_the_new_result(jit, scale_exp_rules):
+    # forward mode read y of a called tangent rule as the value before the statement
+    # (`y_prev = y`, y unbound: UnboundLocalError) where two operands varied: the parts
+    # of the call shared y's node, and renaming one renamed the other. By hand, with
+    # e = exp(b): f = e^3 sum(a^2), so df = e^3 (2 a . da + 3 a^2 . db)
+    a, bb = np.array([0.7, -1.2]), np.array([0.3, 0.1])
+    da, db = np.array([1.0, 0.5]), np.array([-0.4, 0.8])
+    value, slope_ = srcgrad.jvp(scaled, wrt=(0, 1), jit=jit)(a, bb, (da, db))
+    e3 = np.exp(3 * bb)
+    assert value == pytest.approx(np.sum(e3 * a ** 2), rel=1e-12)
+    assert slope_ == pytest.approx(np.sum(e3 * (2 * a * da + 3 * a ** 2 * db)), rel=1e-12)
+    assert slope_ == pytest.approx(slope(scaled, [a, bb], [da, db]), rel=1e-6)
+
+
+# ---- hvp of a loop that reads np.std of the value it carries ----
+
+def standardized(x):
+    v = x
+    for _ in range(3):
+        v = (v - np.mean(v)) / np.std(v)
+    return np.sum(v ** 3)
+
+
+def test_hvp_of_a_loop_standardizing_with_std(jit, rng):
+    # the gradient ends `dx = dv` after its loop accumulates `dv += ...`; the in-place
+    # check took dx and dv for one array changed in place and refused the hvp ("'dv +=
+    # ...' changes in place an array that another name shares"). H v against central
+    # differences of the gradient, itself checked against differences of f
+    x, v = rng.standard_normal(4), rng.standard_normal(4)
+    g = srcgrad.grad(standardized, jit=False)
+    assert_grad(standardized, [g(x)], (x,), [0])
+    h = 1e-6
+    want = (g(x + h * v) - g(x - h * v)) / (2 * h)
+    np.testing.assert_allclose(srcgrad.hvp(standardized, jit=jit)(x, v), want,
+                               rtol=1e-5, atol=1e-7)

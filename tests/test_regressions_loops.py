@@ -441,3 +441,25 @@ def test_a_tuple_carried_by_a_loop(jit, checkpoint):
                 (srcgrad.grad(tuple_rebuilt_from_another, jit=jit)(x, 3),), (x, 3), [0])
     _, slope = srcgrad.jvp(tuple_carried_by_a_loop, jit=jit)(1.01, 5, 1.0)
     assert slope == pytest.approx(256 * 1.01 ** 7)
+
+
+def step_on(s, k, x):
+    s = s * 0.5 + x[k]
+    k = (k + 2) % 3
+    return s, k
+
+
+def helper_counter(x):
+    k = 0
+    s = 0.0
+    for _ in range(6):
+        s, k = step_on(s, k, x)
+    return s
+
+
+def test_an_int_a_helper_returns_beside_a_float_stays_an_int(jit):
+    # the tuple (s, k) a user function returned made k varied, so `k = 0` was written
+    # `k = 0.0` and x[k] raised IndexError; an int item is never differentiated. By
+    # hand: k runs 0 2 1 0 2 1, s = sum_t 0.5^(5-t) x[k_t]
+    x = np.array([1.0, 2.0, 4.0])
+    _check(helper_counter, (x,), jit, want=[1 / 32 + 1 / 4, 1 / 8 + 1, 1 / 16 + 1 / 2])

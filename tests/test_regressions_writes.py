@@ -663,3 +663,21 @@ def test_a_write_into_a_helper_result_that_may_be_an_argument_read_again_is_refu
     with pytest.raises(srcgrad.UnsupportedSyntax, match="may be the array 'y'") as info:
         srcgrad.grad(writes_into_what_a_helper_returned, jit=jit)(np.array([0.3, -1.0, 2.4]))
     assert "test_regressions_writes.py:" in str(info.value)
+
+
+def accumulated_then_named(x):
+    acc = x * 0.0
+    for i in range(3):
+        acc += x * i
+    out = acc
+    return np.sum(out * out)
+
+
+def test_op_assign_before_the_array_is_shared(jit):
+    # `out = acc` after the loop that changes acc in place: nothing changes the array
+    # once both names hold it, yet `acc += ...` was refused as a change of an array
+    # another name shares. By hand: out = 3x, f = 9 sum(x^2), df/dx = 18 x
+    x = np.array([1.0, -2.0, 0.5])
+    g = srcgrad.grad(accumulated_then_named, jit=jit)(x.copy())
+    np.testing.assert_allclose(g, 18.0 * x, rtol=1e-12)
+    assert_grad(accumulated_then_named, [g], (x,), [0])

@@ -2,7 +2,8 @@
 
 Requires, per assignment of a normalized body, the name it changes and the operand names
 a derivative can flow through (none for `len`,
-comparisons, `np.floor`; the array but not the index of `x[i]`). Returns plain sets.
+comparisons, `np.floor`, none into a name that only ever holds an int; the array but not
+the index of `x[i]`). Returns plain sets.
 A variable is *active* when it is varied (depends differentiably on a `wrt` parameter)
 and useful (the result depends differentiably on it); only active variables get an
 adjoint, which is what keeps integer and boolean values out of the backward pass.

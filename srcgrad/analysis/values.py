@@ -2,12 +2,13 @@
 
 Requires the statements of a normalized function (and, where asked, the operation each
 assignment denotes, `passes.base.Operation`). Returns plain sets and dicts keyed by name:
-the names that only ever hold an int (`ints`: an index made of them cannot repeat an
-entry); those that start as an int and take floats in a loop (`numbers_first`), and with
-them those whose shape may change from one iteration to the next (`reshaped`: their
-adjoint is made at each iteration's shape); the names holding a tuple a user function or
-a rule returned, with its length (`returned_tuples`); and the reductions over every axis
-whose cotangent may stay a scalar (`uniform`, `full_reduction`, `made_once`).
+the names that only ever hold an int (`ints`: no derivative flows into them, and an
+index made of them cannot repeat an entry); those that start as an int and take floats
+in a loop (`numbers_first`), and with them those whose shape may change from one
+iteration to the next (`reshaped`: their adjoint is made at each iteration's shape); the
+names holding a tuple a user function or a rule returned, with its length
+(`returned_tuples`); and the reductions over every axis whose cotangent may stay a scalar
+(`uniform`, `full_reduction`, `made_once`).
 
 Exists so `reverse` and `record` ask these facts, never work them out inline.
 """
@@ -19,7 +20,18 @@ from typing import Any
 
 import gast
 
-from ..passes.base import Operation, all_statements, changed, is_write, returned, target_of
+from .. import builder as b
+from ..errors import SrcgradError
+from ..frontend.parse import is_user_function, nested_entry, parse
+from ..passes.base import (
+    Operation,
+    all_statements,
+    changed,
+    int_constant,
+    is_write,
+    returned,
+    target_of,
+)
 from ..rules import Rule, fact, lookup
 from ..runtime import snapshot, unaliased
 
@@ -27,8 +39,10 @@ from ..runtime import snapshot, unaliased
 def ints(statements: list[gast.stmt], params: list[str],
          resolve: Callable[[gast.AST], Any]) -> set[str]:
     r"""Names that only ever hold an int: loop indices and int arithmetic on them,
-    constants, `len(...)` and entries of a `.shape`. `resolve(func)` is the object a
-    called name denotes.
+    constants, `len(...)`, entries of a `.shape`, and the items of the tuple a user
+    function returns that are ints when the arguments it is passed are (`s, k = step(s,
+    k, x)`, step returning `(k + 1) % 3` for k, as a checkpoint segment returns a counter).
+    `resolve(func)` is the object a called name denotes.
 
     >>> from srcgrad.passes.base import all_statements
     >>> fn = gast.parse("def f(x, n):\n    k = n * 2\n    for i in range(k):\n"
@@ -36,7 +50,7 @@ def ints(statements: list[gast.stmt], params: list[str],
     >>> sorted(ints(list(all_statements(fn.body)), ["x", "n"], lambda func: None))
     ['i', 'j']
     """
-    defs: dict[str, list[gast.AST]] = {}
+    defs: dict[str, list[gast.AST | None]] = {}
     for s in statements:
         if isinstance(s, gast.For):
             defs.setdefault(s.target.id, []).append(None)
@@ -46,33 +60,112 @@ def ints(statements: list[gast.stmt], params: list[str],
             for n in gast.walk(s.targets[0]):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                     defs.setdefault(n.id, []).append(s.targets[0])
-    shapes = {n for n, vs in defs.items() if all(
-        isinstance(v, gast.Attribute) and v.attr == "shape" for v in vs)}
-    out = set(defs) - set(params)   # the largest set consistent with the defs
+    return _Ints(defs, set(defs) - set(params), resolve, {}).out
 
-    def integral(v) -> bool:
+
+class _Ints:
+    """The largest subset `out` of `candidates` whose every definition (`None`: a loop
+    index or an int argument) is int-valued given the others; `items` memoizes
+    `_int_items` (None: a tuple's item is never known to be an int)."""
+
+    def __init__(self, defs: dict[str, list[gast.AST | None]], candidates: set[str],
+                 resolve: Callable[[gast.AST], Any], items: dict | None):
+        self.defs, self.resolve, self.items = defs, resolve, items
+        self.shapes = {n for n, vs in defs.items() if all(
+            isinstance(v, gast.Attribute) and v.attr == "shape" for v in vs)}
+        self.out = set(candidates)
+        dropped = True
+        while dropped:
+            dropped = False
+            for name in list(self.out):
+                if not all(map(self.integral, defs[name])):
+                    self.out.discard(name)
+                    dropped = True
+
+    def integral(self, v: gast.AST | None) -> bool:
         if v is None or isinstance(v, gast.Constant) and type(v.value) is int:
             return True
         if isinstance(v, gast.Name):
-            return v.id in out
+            return v.id in self.out
         if isinstance(v, gast.BinOp):
             return not isinstance(v.op, (gast.Div, gast.MatMult, gast.Pow)) and \
-                integral(v.left) and integral(v.right)
+                self.integral(v.left) and self.integral(v.right)
         if isinstance(v, gast.UnaryOp):
-            return integral(v.operand)
+            return self.integral(v.operand)
         if isinstance(v, gast.Subscript):
-            return isinstance(v.value, gast.Name) and v.value.id in shapes
+            return isinstance(v.value, gast.Name) and (
+                v.value.id in self.shapes or self.items is not None and self.item(v))
         if isinstance(v, gast.Call):
-            return resolve(v.func) in (len, int)
+            return self.resolve(v.func) in (len, int)
         return False
-    dropped = True
-    while dropped:
-        dropped = False
-        for name in list(out):
-            if not all(map(integral, defs[name])):
-                out.discard(name)
-                dropped = True
-    return out
+
+    def item(self, v: gast.Subscript) -> bool:
+        """`t[j]`, t bound once to what a user function returns given these arguments."""
+        made, j = self.defs.get(v.value.id, []), int_constant(v.slice)
+        if len(made) != 1 or j is None or not isinstance(made[0], gast.Call) or \
+                made[0].keywords or not is_user_function(fun := self.resolve(made[0].func)):
+            return False
+        given = frozenset(k for k, a in enumerate(made[0].args) if self.integral(a))
+        if (fun, given) not in self.items:
+            self.items[(fun, given)] = _int_items(fun, given)
+        return j in self.items[(fun, given)]
+
+
+# what binds names other than by assignment, `+=` and `for`: a function using one is
+# not read for ints
+_OPAQUE = tuple(getattr(gast, n) for n in (
+    "FunctionDef", "Lambda", "ClassDef", "Global", "Nonlocal", "Import", "ImportFrom", "Try",
+    "TryStar", "Match") if hasattr(gast, n))
+
+
+def _int_items(fun: Any, given: frozenset[int]) -> frozenset[int]:
+    """The positions of the items of the tuple every `return` of user function `fun`
+    gives that are ints when its arguments at positions `given` are; its source as
+    written (a loop over `range` gives ints; `+=` is arithmetic; any other binding, a
+    tuple's item or a nested function's makes no int)."""
+    try:
+        parsed = parse(nested_entry(fun) or fun)
+    except SrcgradError:
+        return frozenset()
+    tree, args = parsed.tree, parsed.tree.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or any(
+            isinstance(n, _OPAQUE) for n in gast.walk(tree) if n is not tree):
+        return frozenset()
+    local_names = frozenset(n.id for n in gast.walk(tree) if isinstance(n, gast.Name)
+                            and not isinstance(n.ctx, gast.Load))
+
+    def resolve(func: gast.AST) -> Any:
+        return parsed.env.resolve(func, local_names)
+    params = [a.id for a in args.args]
+    defs: dict[str, list[gast.AST | None]] = {params[k]: [None] for k in given
+                                              if k < len(params)}
+    seen = set()   # the Name nodes of the bindings read here
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Assign):
+            for t in node.targets:
+                if isinstance(t, gast.Name):
+                    defs.setdefault(t.id, []).append(node.value)
+                    seen.add(id(t))
+        elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            defs.setdefault(node.target.id, []).append(
+                b.binop(b.name(node.target.id), node.op, node.value))
+            seen.add(id(node.target))
+        elif isinstance(node, gast.For) and isinstance(node.target, gast.Name) and \
+                isinstance(node.iter, gast.Call) and resolve(node.iter.func) is range:
+            defs.setdefault(node.target.id, []).append(None)
+            seen.add(id(node.target))
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store) and \
+                id(node) not in seen:
+            defs.setdefault(node.id, []).append(node)   # unknown: not an int
+    known = _Ints(defs, set(defs) - {p for k, p in enumerate(params) if k not in given},
+                  resolve, None)
+    results = [n.value for n in gast.walk(tree) if isinstance(n, gast.Return)]
+    if not results or not all(isinstance(r, gast.Tuple) for r in results) or \
+            len({len(r.elts) for r in results}) != 1:
+        return frozenset()
+    return frozenset(j for j in range(len(results[0].elts))
+                     if all(known.integral(r.elts[j]) for r in results))
 
 
 def numbers_first(statements: list[gast.stmt], int_starts: set[int]) -> set[str]:

@@ -41,6 +41,7 @@ import gast
 
 from ..analysis.activity import Activity, activity
 from ..analysis.aliasing import HelperWrites, fancy_names, helper, view_base
+from ..analysis.values import ints
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
 from ..rules import lookup
@@ -116,12 +117,15 @@ class _Check(FunctionPass):
 
 
 def flow(fp: FunctionPass) -> list[tuple[str, list[str]]]:
-    """(changed name, names a derivative flows from) per assignment of `fp.ops`."""
+    """(changed name, names a derivative flows from) per assignment of `fp.ops`; none
+    into a name that only ever holds an int (`values.ints`: a counter a user function or
+    a checkpoint segment returns in a tuple with floats stays an int, never active)."""
+    whole = ints(fp.statements, fp.params, lambda func: fp.p.env.resolve(func, fp.locals))
     out = []
     for s in fp.statements:
         op = fp.ops.get(id(s))
         if op is not None:
-            out.append((changed(s), op.operands()))
+            out.append((changed(s), [] if changed(s) in whole else op.operands()))
     return out
 
 

@@ -29,8 +29,8 @@ Refused, with the user's line: a loop over a call other than `range`, `enumerate
 sequence it iterates, a `break` or `return` that leaves the loop, a name first assigned in
 the loop and read after it, the loop's variable read after it, and an in-place change of
 an array that another name outside the loop may share (the segment changes a copy). An
-int the loop carries comes back as a float where floats reach it (`reverse` takes the
-segment's results as floats). Forward mode (`jvp`) keeps
+int counter the loop carries comes back an int (`analysis.values.ints` follows it through
+the segment's tuple), so it still indexes. Forward mode (`jvp`) keeps
 no tape and does not use this pass. Exists because a long loop's tape grows with its trip
 count.
 """
@@ -255,8 +255,6 @@ class _Checkpoint:
         """The next segment's length: k, or 1 + floor(sqrt(done - 1)) = ceil(sqrt(done))."""
         if self.every is not True:
             return b.const(self.every)
-        # (math.sqrt, not `** 0.5`: a float literal would make the state the segments
-        # return, an int counter too, a float: `reverse` writes `i = 0` as `i = 0.0`)
         if self.math is None:
             self.math = "math" if self.p.env.lookup("math") is math and \
                 "math" not in self.locals else self.namer.fresh("math")

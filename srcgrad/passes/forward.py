@@ -333,7 +333,8 @@ class _Forward(FunctionPass):
             if t is not None and t.kind == "linear":
                 parts = [self.linear(stmt.value, [op.args[k] for k in t.positions], name)]
             else:  # the result is `name` after the statement, an operand `name` before it
-                parts = [_rename(p, {name: _PREV, _RESULT: name})
+                # (on copies: a called rule's parts share its operands' nodes and `y`)
+                parts = [_rename(copy.deepcopy(p), {name: _PREV, _RESULT: name})
                          for p in self.parts(stmt, b.name(_RESULT), op)]
             if not parts:
                 return self.zeros(name)

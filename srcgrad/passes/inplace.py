@@ -13,7 +13,8 @@ final `return`). Guarantees the same body, where
 * ``v op= e`` on a name that may share its array with another (a row `v = z[1]` of a
   matrix, an argument of a helper, what a helper may return of its arguments) is
   preceded by ``v = unshared(v, message)``, which keeps a number and refuses an array
-  when the code runs.
+  when the code runs (``out = acc`` outside loops and branches, with no ``op=`` after it,
+  shares nothing any ``op=`` changes: the adjoint's ``dx = dv`` after its loop).
 
 A call to a user function that writes into an array it is passed raises `HelperWrites`.
 Exists so that the generated code never changes the caller's arrays, and every in-place
@@ -51,6 +52,20 @@ def bound_name(env: Env, name: str, helper: Any) -> str:
         name = f"srcgrad_{name}"
     env.closure[name] = helper
     return name
+
+
+def _settled(body: list[gast.stmt]) -> set[int]:
+    """The ids of the values of the `v = x` bindings outside any loop or branch after
+    which no name is changed by `op=`: once the two share an array, nothing changes it in
+    place (`out = acc` after the loop that accumulates `acc += e`). (Not only v and x:
+    a swap after it may give the array to a third name.)"""
+    out = set()
+    for k, s in enumerate(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                isinstance(s.value, gast.Name) and not any(
+                    isinstance(n, gast.AugAssign) for t in body[k + 1:] for n in gast.walk(t)):
+            out.add(id(s.value))
+    return out
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -98,11 +113,12 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     changed = {n.target.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
     bindings = list(value_bindings(b.function(fn.name, params, body)))
+    settled = _settled(body)
     for target, value, shares in bindings:
         if _root(value) is not None:
             if not isinstance(value, gast.Name):
                 viewed.add(_root(value))
-            elif shares and value.id != target and (
+            elif shares and value.id != target and id(value) not in settled and (
                     target in loads or target in changed and loads[value.id] > 1):
                 # (v read: `x op= e` changes it; or `v op= e` changes x, read elsewhere)
                 aliased |= {value.id, target}   # (`a, b = b, a` swaps: no sharing)
