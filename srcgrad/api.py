@@ -32,7 +32,7 @@ from .compiler import Generated, calls_itself, generate, generate_grad_of, gener
 from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .frontend.portable import portable
-from .methods import Method, for_method
+from .methods import Method, for_method, owned
 from .passes.checkpoint import check_option
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
@@ -555,7 +555,7 @@ def _transform(kind: Kind):
 
 def _of(fun, kind: Kind, options: Options) -> Transform | Method:
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
-        return Method(Transform(fun.__func__, kind, for_method(fun, options)), fun.__self__)
+        return Method(Transform(owned(fun), kind, for_method(fun, options)), fun.__self__)
     return Transform(fun, kind, options)
 
 
