@@ -13,7 +13,7 @@ runs once per call), the call passes a frozen dataclass view of those attributes
 class per (class, attributes), which `passes.pytrees` flattens into parameters like any
 container argument read only: numba compiles it. If it does not use self at all, it is
 passed None. Else the object itself is passed (the Python form runs it; numba cannot
-take an arbitrary object).
+take an arbitrary object). A `Method` pickles as its bound method and options.
 
 `own_calls` requires the parsed function of a method and the class its self is an object
 of (or, for a classmethod, is). It guarantees a tree in which no method of self is
@@ -35,6 +35,7 @@ import dataclasses
 import functools
 import inspect
 import types
+import weakref
 from typing import Any
 
 import gast
@@ -80,7 +81,11 @@ def _owned(fun: types.FunctionType, owner: type, is_class: bool) -> types.Functi
     rewritten = own_calls(parse(fun), owner, is_class)
     register_generated(copied, lambda f: dataclasses.replace(
         rewritten, fun=f, tree=copy.deepcopy(rewritten.tree)))
+    _ORIGINAL[copied] = fun
     return copied
+
+
+_ORIGINAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # copy -> its function
 
 
 class Method:
@@ -111,6 +116,16 @@ class Method:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.transform, name)
+
+    def __reduce__(self):
+        # by the bound method (which pickles as its object and name) and the options
+        method = types.MethodType(_ORIGINAL[self.transform.fun], self.obj)
+        return _rebuilt, (method, self.transform.kind, self.transform.options)
+
+
+def _rebuilt(method, kind, options) -> Method:
+    from .api import Transform
+    return Method(Transform(owned(method), kind, options), method.__self__)
 
 
 @functools.cache

@@ -83,6 +83,14 @@ def test_forward_mode(jit):
     assert tangent == pytest.approx(slope(lambda x, w: summed(x, w, 5), [X, W], [tx, tw]))
 
 
+def test_hessian_vector_product():
+    v = np.array([1.0, -0.5])
+    g = srcgrad.grad(summed, wrt=1, jit=False)
+    np.testing.assert_allclose(srcgrad.hvp(summed, wrt=1, jit=False)(X, W, 6, v),
+                               (g(X, W + 1e-6 * v, 6) - g(X, W - 1e-6 * v, 6)) / 2e-6,
+                               rtol=1e-6)
+
+
 def test_an_empty_list_is_an_error_not_a_value():
     with pytest.raises(ValueError, match="the list 'parts' built in a loop at line 24 is "
                                          "empty"):

@@ -2,6 +2,8 @@
 methods called through self, the class or cls, and `grad` of a classmethod; what cannot
 be followed is refused at the user's line."""
 
+import pickle
+
 import numpy as np
 import pytest
 from fd import assert_grad, slope
@@ -79,6 +81,15 @@ def test_forward_mode_and_hvp_of_a_method_calling_methods(jit, model):
     grad = srcgrad.grad(lambda w: _loss(model.A, model.y, w, 1.5), jit=False)
     np.testing.assert_allclose(hv, (grad(W + 1e-6 * t) - grad(W - 1e-6 * t)) / 2e-6,
                                rtol=1e-5, atol=1e-8)
+
+
+def test_a_method_transform_pickles(model):
+    g = pickle.loads(pickle.dumps(srcgrad.grad(model.loss, jit=False)))
+    t = np.tanh(g.obj.A @ W)
+    by_hand = g.obj.A.T @ (2.0 * (t * 1.5 - g.obj.y) * 1.5 * (1.0 - t ** 2))
+    np.testing.assert_allclose(g(W, 1.5), by_hand)
+    h = pickle.loads(pickle.dumps(srcgrad.grad(Model.scaled_cube, jit=False)))
+    assert h(1.5) == pytest.approx(6.0 * 1.5 ** 2)
 
 
 def test_an_override_in_a_subclass_is_the_method_called(model):
