@@ -29,7 +29,7 @@ import numpy as np
 from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .frontend.portable import portable
-from .methods import Method, for_method
+from .methods import Method, for_method, owned
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
 
 if TYPE_CHECKING:   # (the compiler and the backend are imported on first use: import is cheap)
@@ -571,7 +571,7 @@ def _transform(kind: Kind):
 
 def _of(fun, kind: Kind, options: Options) -> Transform | Method:
     if inspect.ismethod(fun) and isinstance(fun.__func__, types.FunctionType):
-        return Method(Transform(fun.__func__, kind, for_method(fun, options)), fun.__self__)
+        return Method(Transform(owned(fun), kind, for_method(fun, options)), fun.__self__)
     return Transform(fun, kind, options)
 
 

@@ -7,6 +7,7 @@ the input, agreement to about 1e-6 relative is expected in float64 for smooth fu
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,8 @@ def check_grad(fun, *args, wrt=0, rtol: float = 1e-5, atol: float = 1e-7, **opti
     got = g(*args)
     got = got if many else (got,)
     for w, value in zip(g.wrt, got, strict=True):
-        position = g._params.index(w)
+        # (a bound method's transform counts self, which its caller does not pass)
+        position = g._params.index(w) - (1 if inspect.ismethod(fun) else 0)
         if is_container(args[position]):   # each leaf, the others held
             tree, leaves = flatten(args[position], w)
             for k, (path, leaf) in enumerate(zip(leaf_names([w], {w: tree}),

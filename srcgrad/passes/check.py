@@ -21,7 +21,8 @@ differentiable, and the refusals are in one place.
 >>> def f(x):
 ...     parts = []
 ...     for i in range(2):
-...         parts.append(x)
+...         if x > 0.0:   # (a list a loop appends to once per iteration: passes/lists.py)
+...             parts.append(x)
 ...     return x
 >>> p = parse(f)
 >>> check(p, normalize(p.tree, p.env, Namer({"x", "parts"}), p.filename), ["x"])

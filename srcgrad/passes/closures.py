@@ -17,6 +17,9 @@ there is nothing to do:
   calls (`apply(a, x)`);
 * a default that is not a constant (`lambda v, a=a: ...`) is taken where the function is
   defined, as Python does, and passed by keyword at every call that leaves it out.
+* a call of a classmethod bound to its class (`Model.make(x)`, `cls.make(x)` in another)
+  calls a copy without its first parameter, whose reads of the class's attributes that
+  are values (`cls.scale`) are globals taken now, as globals are (`bound_class`).
 
 The lifted functions and the specialised copies are registered with `parse`
 (`register_generated`), so the rest of the pipeline differentiates them as it does any
@@ -117,7 +120,7 @@ def _lifts(parsed: Parsed) -> bool:
         if isinstance(node, gast.Call):
             callee = parsed.env.resolve(node.func, local)
             if callee is functools.partial or isinstance(callee, functools.partial) or \
-                    is_user_function(callee) and any(
+                    _classmethod(callee) or is_user_function(callee) and any(
                         _function_like(parsed.env.resolve(a, local))
                         for a in [*node.args, *(k.value for k in node.keywords)]):
                 return True
@@ -250,7 +253,7 @@ class _Lifter(gast.NodeTransformer):
         defaults: list[gast.expr] = []
         taken: dict[str, gast.expr] = {}
         for param, default in zip(params[count:], a.defaults, strict=True):
-            if _constant(default):
+            if constant_default(default):
                 defaults.append(copy.deepcopy(default))
             else:   # evaluated where the closure is defined: passed by keyword
                 defaults.append(b.const(None))
@@ -263,7 +266,7 @@ class _Lifter(gast.NodeTransformer):
         siblings = {n: v for n, v in self.values.items() if n in free}
         inner = _Lifter(Parsed(None, fn, self.p.filename, self.p.lines, self.env), siblings,
                         self.chain, self.session, self.namer)
-        fun = _materialize(inner.run(), inner.glob, self.qualname(name))
+        fun = materialize(inner.run(), inner.glob, self.qualname(name))
         value = _Value(fun, self.namer.fresh(name), captured + params,
                        [b.name(c) for c in captured], defaults=taken)
         self.names[value.ref] = fun
@@ -309,7 +312,7 @@ class _Lifter(gast.NodeTransformer):
     def take(self, expr: gast.expr, base: str, definition: str) -> gast.expr:
         """`expr` as it is where `definition` stands: a constant, or a new local that
         is assigned it there."""
-        if _constant(expr) or self.env.resolve(expr, self.locals) is not MISSING:
+        if constant_default(expr) or self.env.resolve(expr, self.locals) is not MISSING:
             return copy.deepcopy(expr)   # (globals are read once, at transform time)
         name = self.namer.fresh(base)
         self.emits[definition].append(b.located(b.assign(name, expr), expr))
@@ -366,6 +369,10 @@ class _Lifter(gast.NodeTransformer):
         else:
             node.func = self.visit(node.func)
         callee = self.env.resolve(node.func, self.locals)
+        if _classmethod(callee):
+            ref = self.namer.fresh(callee.__func__.__name__)
+            callee = self.names[ref] = bound_class(callee.__func__, callee.__self__)
+            node.func = b.located(b.name(ref), node.func)
         mine = is_user_function(callee)
         found = {k: self.value_of(a, local_only=not mine) for k, a in enumerate(node.args)}
         found.update({k.arg: self.value_of(k.value, local_only=not mine)
@@ -457,7 +464,7 @@ class _Lifter(gast.NodeTransformer):
         for param in sig.parameters.values():
             if param.name in given and param.name not in by_name:
                 args.append(given[param.name])
-            elif param.name not in by_name and _constant(b.const(param.default)):
+            elif param.name not in by_name and constant_default(b.const(param.default)):
                 args.append(b.const(param.default))
             elif param.name not in by_name and _function_like(param.default):
                 by_name[param.name] = self.bind_global(param.default)
@@ -502,12 +509,12 @@ class _Lifter(gast.NodeTransformer):
                         values, self.chain + (callee,), self.session, namer)
         for v in values.values():
             inner.names[v.ref] = v.fun
-        spec = self.session.specs[key] = _materialize(inner.run(), inner.glob,
+        spec = self.session.specs[key] = materialize(inner.run(), inner.glob,
                                                       callee.__qualname__)
         return spec
 
 
-def _materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionType:
+def materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionType:
     """A function object for a lifted or specialised tree, registered with `parse`: what
     the pipeline differentiates, and what runs where generated code calls it as it is."""
     tree = parsed.tree
@@ -528,6 +535,50 @@ def _materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionTyp
     return fun
 
 
+@functools.cache
+def bound_class(fun: types.FunctionType, cls: type) -> types.FunctionType:
+    """Classmethod `fun` of `cls` as a function without its first parameter, which names
+    `cls` as a global does."""
+    parsed = parse(fun)
+    tree = copy.deepcopy(parsed.tree)
+    if not tree.args.args:
+        raise UnsupportedSyntax(f"classmethod {fun.__qualname__} takes no class parameter",
+                                filename=parsed.filename, lineno=tree.lineno)
+    first = tree.args.args.pop(0).id
+    env = Env(parsed.env.globals, {**parsed.env.closure, first: cls})
+    tree = _ClassValues(first, cls, env.closure, Namer(names_in(tree) | set(env.closure))) \
+        .visit(tree)
+    return materialize(Parsed(fun, tree, parsed.filename, parsed.lines, env),
+                       {**env.globals, **env.closure}, fun.__qualname__)
+
+
+class _ClassValues(gast.NodeTransformer):
+    """Reads `cls.attr` of an attribute of class `cls` that is a value (not a function,
+    method or property) as a global bound to that value now: a class's constants, as
+    globals are taken (numba compiles them as constants)."""
+
+    def __init__(self, first: str, cls: type, names: dict, namer: Namer):
+        self.first, self.cls, self.names, self.namer = first, cls, names, namer
+
+    def visit_Attribute(self, node: gast.Attribute) -> gast.AST:
+        if not (isinstance(node.value, gast.Name) and node.value.id == self.first and
+                isinstance(node.ctx, gast.Load)):
+            return self.generic_visit(node)
+        found = inspect.getattr_static(self.cls, node.attr, None)
+        if callable(found) or isinstance(found, (staticmethod, classmethod, property)) or \
+                not hasattr(self.cls, node.attr):
+            return node
+        ref = self.namer.fresh(f"{self.first}_{node.attr}")
+        self.names[ref] = getattr(self.cls, node.attr)
+        return b.located(b.name(ref), node)
+
+
+def _classmethod(obj: Any) -> bool:
+    """Whether `obj` is a user's classmethod bound to its class (`Model.make`)."""
+    return inspect.ismethod(obj) and isinstance(obj.__self__, type) and \
+        is_user_function(obj.__func__)
+
+
 def _name_of(fun: Any, default: str) -> str:
     name = getattr(fun, "__name__", "")
     return name if isinstance(name, str) and name.isidentifier() else default
@@ -538,7 +589,7 @@ def _function_like(obj: Any) -> bool:
     return obj is not MISSING and callable(obj) and not isinstance(obj, type)
 
 
-def _constant(node: gast.AST) -> bool:
+def constant_default(node: gast.AST) -> bool:
     """A literal number, string, bool or None (`-1.0` too)."""
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
         node = node.operand

@@ -1,0 +1,150 @@
+"""A list appended to in a loop whose trip count is known only at run time: an array the
+loop fills (`passes/lists.py`), differentiated as its subscript writes are."""
+
+import numpy as np
+import pytest
+from fd import assert_grad, slope
+
+import srcgrad
+from srcgrad import MissingRule
+
+X = np.array([0.5, 1.0, -2.0, 3.0, 0.1, 0.2])
+W = np.array([0.3, -0.7])
+
+
+def stacked(x, w, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] * w)
+    return np.sum(np.sin(np.stack(parts)))
+
+
+def summed(x, w, n):
+    parts = []
+    for i in range(1, n, 2):
+        v = x[i] * w
+        parts.append(v * v)
+    total = sum(parts)
+    return np.sum(total * w)
+
+
+def read_many_ways(x, w, n):
+    rows = []
+    for i in range(n):
+        rows.append(np.tanh(x[i] * w))
+    a = np.array(rows)
+    return np.sum(a ** 2) + np.mean(rows) * len(rows) + np.sum(rows[-1] * rows[0]) + \
+        np.sum(rows)
+
+
+def nested(x, w, m, n):
+    total = 0.0
+    for j in range(m):
+        row = []
+        for i in range(n):
+            row.append(x[i] * w * (j + 1.0))
+        total = total + np.sum(np.stack(row) ** 3)
+    return total
+
+
+def test_a_list_stacked_after_a_loop_of_run_time_length(jit):
+    g = srcgrad.grad(stacked, wrt=(0, 1), jit=jit)
+    dx, dw = g(X, 0.7, 4)
+    # by hand: d/dx_i sin(x_i w) = w cos(x_i w) for i < n; d/dw = sum x_i cos(x_i w)
+    np.testing.assert_allclose(dx[:4], 0.7 * np.cos(X[:4] * 0.7))
+    np.testing.assert_allclose(dx[4:], 0.0)
+    assert dw == pytest.approx(np.sum(X[:4] * np.cos(X[:4] * 0.7)))
+    assert_grad(lambda x, w: stacked(x, w, 5), g(X, W, 5), [X, W], [0, 1])
+
+
+def test_sum_of_a_list_of_arrays(jit):
+    g = srcgrad.grad(summed, wrt=(0, 1), jit=jit)
+    assert_grad(lambda x, w: summed(x, w, 6), g(X, W, 6), [X, W], [0, 1])
+    # by hand, one row (i = 1) and scalar w: total = (x w)^2, f = x^2 w^3
+    dx, dw = g(X, 0.5, 2)
+    np.testing.assert_allclose(dx, [0.0, 2.0 * X[1] * 0.5 ** 3, 0.0, 0.0, 0.0, 0.0])
+    assert dw == pytest.approx(3.0 * X[1] ** 2 * 0.5 ** 2)
+
+
+def test_the_list_read_as_array_len_index_and_mean():
+    g = srcgrad.grad(read_many_ways, wrt=(0, 1), jit=False)
+    assert_grad(lambda x, w: read_many_ways(x, w, 4), g(X, W, 4), [X, W], [0, 1])
+
+
+def test_a_list_built_in_an_inner_loop():
+    g = srcgrad.grad(nested, wrt=(0, 1), jit=False)
+    assert_grad(lambda x, w: nested(x, w, 3, 4), g(X, W, 3, 4), [X, W], [0, 1])
+
+
+def test_forward_mode(jit):
+    tx, tw = np.linspace(-1.0, 1.0, X.size), np.array([0.5, 2.0])
+    value, tangent = srcgrad.jvp(summed, wrt=(0, 1), jit=jit)(X, W, 5, (tx, tw))
+    assert value == pytest.approx(summed(X, W, 5))
+    assert tangent == pytest.approx(slope(lambda x, w: summed(x, w, 5), [X, W], [tx, tw]))
+
+
+def test_hessian_vector_product():
+    v = np.array([1.0, -0.5])
+    g = srcgrad.grad(summed, wrt=1, jit=False)
+    np.testing.assert_allclose(srcgrad.hvp(summed, wrt=1, jit=False)(X, W, 6, v),
+                               (g(X, W + 1e-6 * v, 6) - g(X, W - 1e-6 * v, 6)) / 2e-6,
+                               rtol=1e-6)
+
+
+def test_an_empty_list_is_an_error_not_a_value():
+    with pytest.raises(ValueError, match="the list 'parts' built in a loop at line 24 is "
+                                         "empty"):
+        srcgrad.grad(summed, jit=False)(X, W, 1)
+
+
+def first_an_int(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] if i > 0 else n)
+    return np.sum(np.stack(parts))
+
+
+def ragged(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[:3 if i == 0 else 1] * 2.0)
+    return np.sum(parts[n - 1])
+
+
+@pytest.mark.parametrize("fun", [first_an_int, ragged])
+def test_values_a_list_would_keep_and_the_array_not_are_an_error(fun):
+    # an int row (n) would cut 1.5 to 1; a row of one would broadcast into the first's 3
+    with pytest.raises(ValueError, match=r"the values appended to 'parts' at line \d+ differ "
+                                         r"in shape or type"):
+        srcgrad.grad(fun, jit=False)(X + 0.5, 3)
+
+
+def appended_under_a_branch(x, n):
+    parts = []
+    for i in range(n):
+        if x[i] > 0.0:
+            parts.append(x[i] ** 2)
+    return np.sum(np.stack(parts))
+
+
+def read_inside_the_loop(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] ** 2)
+        if len(parts) > 2:
+            break
+    return np.sum(np.stack(parts))
+
+
+def concatenated(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i:i + 2] ** 2)
+    return np.sum(np.concatenate(parts))
+
+
+@pytest.mark.parametrize("fun", [appended_under_a_branch, read_inside_the_loop, concatenated])
+def test_other_lists_built_in_loops_are_refused_at_the_append(fun):
+    with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
+                                          r"called for its effect"):
+        srcgrad.grad(fun, jit=False)(X, 4)

@@ -1,0 +1,196 @@
+"""Methods calling methods: `self.predict(...)` inside `grad(model.loss)`, static and class
+methods called through self, the class or cls, and `grad` of a classmethod; what cannot
+be followed is refused at the user's line."""
+
+import pickle
+
+import numpy as np
+import pytest
+from fd import assert_grad, slope
+
+import srcgrad
+from srcgrad import RecursiveFunction, UnsupportedSyntax
+
+
+class Model:
+    scale = 2.0
+
+    def __init__(self, A, y):
+        self.A, self.y = A, y
+
+    def features(self, w):
+        return np.tanh(self.A @ w)
+
+    def predict(self, w, x):
+        return self.features(w) * x
+
+    def loss(self, w, x):
+        return np.sum((self.predict(w, x) - self.y) ** 2)
+
+    @property
+    def offset(self):
+        return self.y * 0.5
+
+    def shifted(self, w):
+        return np.sum(self.features(w) * self.offset)
+
+    @staticmethod
+    def cube(v):
+        return v * v * v
+
+    @classmethod
+    def scaled_cube(cls, v):
+        return cls.scale * cls.cube(v)
+
+    def powers(self, w):
+        return np.sum(self.cube(w) + Model.cube(w) + self.scaled_cube(w))
+
+
+class Shifted(Model):
+    def predict(self, w, x):
+        return self.features(w) + x
+
+
+def _loss(A, y, w, x):
+    return np.sum((np.tanh(A @ w) * x - y) ** 2)
+
+
+@pytest.fixture
+def model():
+    return Model(np.array([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.2]]), np.array([0.1, -0.3, 0.2]))
+
+
+W = np.array([0.5, -0.2])
+
+
+def test_a_method_calling_methods_of_self(jit, model):
+    g = srcgrad.grad(model.loss, jit=jit)
+    t = np.tanh(model.A @ W)
+    by_hand = model.A.T @ (2.0 * (t * 1.5 - model.y) * 1.5 * (1.0 - t ** 2))
+    np.testing.assert_allclose(g(W, 1.5), by_hand)
+    model.A = model.A[::-1].copy()   # the attribute a called method reads, at each call
+    assert_grad(lambda w: _loss(model.A, model.y, w, 1.5), [g(W, 1.5)], [W], [0])
+
+
+def test_forward_mode_and_hvp_of_a_method_calling_methods(jit, model):
+    t = np.array([1.0, -2.0])
+    value, tangent = srcgrad.jvp(model.loss, jit=jit)(W, 1.5, t)
+    assert value == pytest.approx(_loss(model.A, model.y, W, 1.5))
+    assert tangent == pytest.approx(slope(lambda w: _loss(model.A, model.y, w, 1.5), [W], [t]))
+    hv = srcgrad.hvp(model.loss, jit=jit)(W, 1.5, t)
+    grad = srcgrad.grad(lambda w: _loss(model.A, model.y, w, 1.5), jit=False)
+    np.testing.assert_allclose(hv, (grad(W + 1e-6 * t) - grad(W - 1e-6 * t)) / 2e-6,
+                               rtol=1e-5, atol=1e-8)
+
+
+def test_a_method_transform_pickles(model):
+    g = pickle.loads(pickle.dumps(srcgrad.grad(model.loss, jit=False)))
+    t = np.tanh(g.obj.A @ W)
+    by_hand = g.obj.A.T @ (2.0 * (t * 1.5 - g.obj.y) * 1.5 * (1.0 - t ** 2))
+    np.testing.assert_allclose(g(W, 1.5), by_hand)
+    h = pickle.loads(pickle.dumps(srcgrad.grad(Model.scaled_cube, jit=False)))
+    assert h(1.5) == pytest.approx(6.0 * 1.5 ** 2)
+
+
+def test_an_override_in_a_subclass_is_the_method_called(model):
+    sub = Shifted(model.A, model.y)
+    t = np.tanh(sub.A @ W)
+    by_hand = sub.A.T @ (2.0 * (t + 1.5 - sub.y) * (1.0 - t ** 2))
+    np.testing.assert_allclose(srcgrad.grad(sub.loss, jit=False)(W, 1.5), by_hand)
+
+
+def test_a_property_is_read_at_each_call(model):
+    g = srcgrad.grad(model.shifted, jit=False)
+    t = np.tanh(model.A @ W)
+    np.testing.assert_allclose(g(W), model.A.T @ (0.5 * model.y * (1.0 - t ** 2)))
+    model.y = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(g(W), model.A.T @ (0.5 * model.y * (1.0 - t ** 2)))
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_static_and_class_methods(jit, model):
+    # cube through self and through the class, scaled_cube through self and cls.cube
+    np.testing.assert_allclose(srcgrad.grad(model.powers, jit=jit)(W),
+                               (1.0 + 1.0 + Model.scale) * 3.0 * W ** 2)
+    if not jit:
+        assert srcgrad.grad(Model.scaled_cube, jit=False)(1.5) == pytest.approx(6.0 * 1.5 ** 2)
+        assert srcgrad.grad(model.scaled_cube, jit=False)(-1.0) == pytest.approx(6.0)
+        value, tangent = srcgrad.jvp(Model.scaled_cube, jit=False)(2.0, 1.0)
+        assert (value, tangent) == pytest.approx((16.0, 24.0))
+
+
+class Refused:
+    def __init__(self):
+        self.a = np.ones(2)
+        self.act = np.tanh
+
+    def caches(self, x):
+        self.last = x
+        return x
+
+    def writes_into(self, x):
+        self.a[0] = 1.0
+        return x
+
+    def passes_self(self, x):
+        return helper(self, x)
+
+    def ping(self, x):
+        return self.pong(x)
+
+    def pong(self, x):
+        return self.ping(x)
+
+    @property
+    def counted(self):
+        self.count = 1
+        return self.a
+
+    def loss_caches(self, x):
+        return np.sum(self.caches(x))
+
+    def loss_writes_into(self, x):
+        return np.sum(self.writes_into(x))
+
+    def loss_passes_self(self, x):
+        return np.sum(self.passes_self(x))
+
+    def loss_recursive(self, x):
+        return np.sum(self.ping(x))
+
+    def loss_super(self, x):
+        return super().loss(x)
+
+    def loss_method_value(self, x):
+        f = self.caches
+        return np.sum(f(x))
+
+    def loss_counted(self, x):
+        return np.sum(self.counted * x)
+
+    def loss_instance_attribute(self, x):
+        return np.sum(self.act(x))
+
+
+def helper(obj, x):
+    return obj.a * x
+
+
+@pytest.mark.parametrize("method, match, error", [
+    ("loss_caches", r"self.last is written here: a method differentiated \(and the methods "
+                    r"it calls\) may only read self", UnsupportedSyntax),
+    ("loss_writes_into", r"self.a is written into here", UnsupportedSyntax),
+    ("loss_passes_self", r"Refused.passes_self uses self other than by reading its "
+                         r"attributes and calling its methods", UnsupportedSyntax),
+    ("loss_recursive", r"Refused.ping calls itself \(directly or through other methods\)",
+     RecursiveFunction),
+    ("loss_super", r"super\(\) cannot be followed", UnsupportedSyntax),
+    ("loss_method_value", r"the method self.caches can only be called here",
+     UnsupportedSyntax),
+    ("loss_counted", r"the property counted writes to the object", UnsupportedSyntax),
+    ("loss_instance_attribute", r"self.act is not a method of the object's class Refused",
+     UnsupportedSyntax),
+])
+def test_what_cannot_be_followed_is_refused_at_its_line(method, match, error):
+    with pytest.raises(error, match=r"test_methods.py:\d+: " + match):
+        srcgrad.grad(getattr(Refused(), method), jit=False)(np.ones(2))
