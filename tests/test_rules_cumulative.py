@@ -66,14 +66,18 @@ def partition_op(a):
 
 
 def select_op(a, b):
-    # a list and a tuple of choices, with a default and without
+    # a list and a tuple of choices, with a default (a constant, and a differentiated
+    # number as a keyword) and without
     return np.sum(np.select([a > 0.5, a < -0.5], [a ** 2, b], 3.0) ** 2) \
-        + np.sum(np.select((b > 0.0,), (np.sin(a),)) * W)
+        + np.sum(np.select((b > 0.0,), (np.sin(a),)) * W) \
+        + np.sum(np.select([a > 0.0], [b], default=np.mean(a * b)) ** 2)
 
 
 def select_broadcast_op(a, b):
-    # choices of different shapes (Python only: numba's np.select takes alike arrays)
-    return np.sum(np.select([a > 0.0, a < -1.0], [a, b], default=-1.0) ** 2)
+    # choices and a differentiated default of different shapes (Python only: numba's
+    # np.select takes alike arrays and a number as the default)
+    return np.sum(np.select([a > 0.0, a < -1.0], [a, b], default=np.cos(b)) ** 2) \
+        + np.sum(np.select([a > 1.0], [a], np.sin(b)) * W)
 
 
 def with_zero(a):
@@ -246,12 +250,30 @@ def test_select_by_hand_and_forward(jit, rng):
     assert got == pytest.approx(slope(clipped_select, [x, y], [da[0, :3], db[0, :3]]))
 
 
-def diff_after(x, p):
-    return np.sum(np.diff(x, prepend=p) ** 2)
-
-
 def select_or(x, d):
     return np.sum(np.select([x > 0.0], [x], default=d) ** 2)
+
+
+def test_select_default_by_hand(jit, rng):
+    # the default is taken where no condition holds (entries 1 and 3): its gradient is
+    # 2 d there, summed for a number d
+    x = np.array([1.0, -2.0, 4.0, -3.0])
+    dx, dd = srcgrad.grad(select_or, wrt=(0, 1), jit=jit)(x, 1.5)
+    np.testing.assert_allclose(dx, [2.0, 0.0, 8.0, 0.0])
+    assert dd == pytest.approx(6.0)
+    got = srcgrad.jvp(select_or, wrt=(0, 1), jit=jit)(x, 1.5, (x[::-1].copy(), 0.5))[1]
+    assert got == pytest.approx(slope(select_or, [x, 1.5], [x[::-1], 0.5]))
+    if not jit:   # an array default (numba's np.select takes a number)
+        d = np.array([0.5, 1.5, 2.0, 2.5])
+        np.testing.assert_allclose(srcgrad.grad(select_or, wrt=1, jit=jit)(x, d),
+                                   [0.0, 3.0, 0.0, 5.0])
+        dd = rng.standard_normal(4)
+        got = srcgrad.jvp(select_or, wrt=1, jit=jit)(x, d, dd)[1]
+        assert got == pytest.approx(slope(select_or, [x, d], [x * 0.0, dd]))
+
+
+def diff_after(x, p):
+    return np.sum(np.diff(x, prepend=p) ** 2)
 
 
 def gradient_spaced(x, h):
@@ -260,10 +282,9 @@ def gradient_spaced(x, h):
 
 def test_a_differentiated_value_a_rule_takes_as_a_keyword_is_refused():
     # rules differentiate their positional parameters: what they take as a keyword
-    # (np.diff's prepend, np.select's default, np.gradient's spacing) is refused
+    # (np.diff's prepend, np.gradient's spacing) is refused
     x = np.array([1.0, -2.0, 4.0])
-    for fun, args in [(diff_after, (x, np.array([0.5]))), (select_or, (x, np.ones(3))),
-                      (gradient_spaced, (x, 0.5))]:
+    for fun, args in [(diff_after, (x, np.array([0.5]))), (gradient_spaced, (x, 0.5))]:
         with pytest.raises(srcgrad.MissingRule):
             srcgrad.grad(fun, wrt=1, jit=False)(*args)
         with pytest.raises(srcgrad.MissingRule):
