@@ -31,7 +31,7 @@ from scipy.linalg import solve_triangular
 
 from ..errors import MissingRule
 from . import describe, linear, rule, tangent
-from .decompositions import as_lower, lower_half, seen, triangle_grad
+from .decompositions import as_lower, cholesky_adjoint, lower_half, seen, triangle_grad
 from .factorizations import results
 from .linalg import columns
 from .linalg import transposed as swapped
@@ -55,10 +55,9 @@ def _one_matrix(a) -> None:
 
 @rule(scipy.linalg.cholesky, refuse=_overwrites)
 def cholesky(dy, y, a, lower=False, overwrite_a=False, check_finite=True):
-    return triangle_grad(
-        swapped(np.linalg.inv(as_lower(y, not lower))) @
-        lower_half(swapped(as_lower(y, not lower)) @ as_lower(dy, not lower)) @
-        np.linalg.inv(as_lower(y, not lower)), not lower)
+    return triangle_grad(cholesky_adjoint(
+        swapped(as_lower(y, not lower)) @ as_lower(dy, not lower), as_lower(y, not lower)),
+        not lower)
 
 
 @tangent(scipy.linalg.cholesky)
@@ -117,10 +116,9 @@ def factor_of(c, lower):
 
 @rule(scipy.linalg.cho_factor, results=2, refuse=_overwrites)
 def cho_factor(dy, y, a, lower=False, overwrite_a=False, check_finite=True):
-    return triangle_grad(
-        swapped(np.linalg.inv(factor_of(y[0], lower))) @
-        lower_half(swapped(factor_of(y[0], lower)) @ as_lower(dy[0], not lower)) @
-        np.linalg.inv(factor_of(y[0], lower)), not lower) + other_triangle(dy[0], lower)
+    return triangle_grad(cholesky_adjoint(
+        swapped(factor_of(y[0], lower)) @ as_lower(dy[0], not lower), factor_of(y[0], lower)),
+        not lower) + other_triangle(dy[0], lower)
 
 
 @tangent(scipy.linalg.cho_factor)
