@@ -14,7 +14,9 @@ this module registers numba overloads for:
   array first argument;
 * a list of ints or bools (nested for a rank-2 index) as an index, alone or in a tuple
   (``x[[0, 0, 1]]``, ``x[idx, :] = v`` with ``idx`` a list): numba indexes with arrays only,
-  so the list becomes ``np.array(idx)``, which NumPy's indexing treats the same way.
+  so the list becomes ``np.array(idx)``, which NumPy's indexing treats the same way;
+* a boolean mask of rank 2 or more alone as an index (``x[m]``, ``x[m] = v``): numba's
+  own typing gives it a result of the wrong rank and its lowering fails;
 
 Every overload returns ``None`` for the argument types numba implements itself, so a
 call never has two candidate implementations and numba's own code keeps serving the
@@ -43,7 +45,7 @@ import secrets
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.core.typing import npydecl
+from numba.core.typing import arraydecl, npydecl
 from numba.core.typing.templates import builtin_registry
 from numba.extending import overload, overload_method, register_jitable
 from numba.np import arraymath  # noqa: F401  (registers the method templates widened here)
@@ -521,6 +523,86 @@ def _setitem_list(a, index, v):
             a[as_index(index[0]), as_index(index[1]), as_index(index[2])] = v
         return three
     return None
+
+
+# ---- a boolean mask of rank >= 2 as an index: x[m], x[m] = v ----
+# numba types x[m] as if m were an integer index (a result of the wrong rank) and its
+# lowering asserts m is 1-D: its templates decline such an index (`_declines_masks`), and
+# the forms here take a mask alone, of rank <= x's, as NumPy does: the entries (or the
+# blocks of x's other axes) where m holds, in C order.
+
+def _mask(t) -> bool:
+    return isinstance(t, types.Array) and t.ndim >= 2 and isinstance(t.dtype, types.Boolean)
+
+
+def _declines_masks(template) -> None:
+    generic = template.generic
+
+    def generic_without_masks(self, args, kws, generic=generic):
+        parts = args[1].types if isinstance(args[1], types.BaseTuple) else (args[1],)
+        return None if any(_mask(t) for t in parts) else generic(self, args, kws)
+    template.generic = generic_without_masks
+
+
+_declines_masks(arraydecl.GetItemBuffer)
+_declines_masks(arraydecl.SetItemBuffer)
+
+
+@register_jitable
+def _masked_count(shape, mask):
+    """How many entries `mask` selects, checked against the axes of `shape` it covers."""
+    for i in range(mask.ndim):
+        if mask.shape[i] != shape[i]:
+            raise IndexError("boolean index did not match indexed array")
+    return np.count_nonzero(mask)
+
+
+@overload(operator.getitem)
+def _getitem_mask(a, index):
+    if not (isinstance(a, types.Array) and _mask(index)):
+        return None
+    if index.ndim > a.ndim:
+        raise TypingError(f"too many indices for array: {a.ndim}-dimensional, but "
+                          f"a mask of {index.ndim} dimensions indexes it")
+    k = index.ndim
+
+    def impl(a, index):
+        out = np.empty((_masked_count(a.shape, index),) + a.shape[k:], a.dtype)
+        c = 0
+        for at in np.ndindex(index.shape):
+            if index[at]:
+                out[c] = a[at]
+                c += 1
+        return out
+    return impl
+
+
+@overload(operator.setitem)
+def _setitem_mask(a, index, v):
+    if not (isinstance(a, types.Array) and _mask(index)):
+        return None
+    if index.ndim > a.ndim:
+        raise TypingError(f"too many indices for array: {a.ndim}-dimensional, but "
+                          f"a mask of {index.ndim} dimensions indexes it")
+    k = index.ndim
+    if isinstance(v, (types.Number, types.Boolean)):
+        def scalar(a, index, v):
+            _masked_count(a.shape, index)
+            for at in np.ndindex(index.shape):
+                if index[at]:
+                    a[at] = v
+        return scalar
+    if not isinstance(v, types.Array):
+        return None
+
+    def values(a, index, v):   # v broadcast to (count,) + a's other axes
+        w = np.broadcast_to(v, (_masked_count(a.shape, index),) + a.shape[k:])
+        c = 0
+        for at in np.ndindex(index.shape):
+            if index[at]:
+                a[at] = w[c]
+                c += 1
+    return values
 
 
 # ---- reductions of a scalar, np.size, math.log2 (numba 0.59 has none of them) ----

@@ -35,14 +35,21 @@ def gradient_op(a, v):
 
 def gradient_axes_op(a, b):
     # several axes (a tuple of arrays): every axis, a tuple of axes, one spacing per
-    # axis, coordinates, edge_order 2 (Python only: the numba form takes one axis)
+    # axis, edge_order 2 along one axis and several
     gx, gy = np.gradient(a)
     p, q = np.gradient(a, 0.5, 2.0)
     r, t = np.gradient(b, axis=(2, 0))
-    u = np.gradient(a, np.array([0.0, 0.5, 2.0, 2.25]), axis=-1, edge_order=2)
+    u = np.gradient(a, 0.5, axis=-1, edge_order=2)
     c, d, e = np.gradient(b, 1.5, edge_order=2)
     return np.sum(gx * W) + np.sum(gy ** 3) + np.sum(p * q) + np.sum(r ** 2) + \
         np.sum(np.sin(t)) + np.sum(u * W ** 2) + np.sum(c * d * e)
+
+
+def gradient_coordinates_op(a):
+    # coordinates as spacing (Python only: the numba form takes numbers)
+    u = np.gradient(a, np.array([0.0, 0.5, 2.0, 2.25]), axis=-1, edge_order=2)
+    v, w = np.gradient(a, np.array([0.0, 1.0, 3.0]), 0.5)
+    return np.sum(u * W ** 2) + np.sum(v * w)
 
 
 def sort_op(a):
@@ -66,14 +73,18 @@ def partition_op(a):
 
 
 def select_op(a, b):
-    # a list and a tuple of choices, with a default and without
+    # a list and a tuple of choices, with a default (a constant, and a differentiated
+    # number as a keyword) and without
     return np.sum(np.select([a > 0.5, a < -0.5], [a ** 2, b], 3.0) ** 2) \
-        + np.sum(np.select((b > 0.0,), (np.sin(a),)) * W)
+        + np.sum(np.select((b > 0.0,), (np.sin(a),)) * W) \
+        + np.sum(np.select([a > 0.0], [b], default=np.mean(a * b)) ** 2)
 
 
 def select_broadcast_op(a, b):
-    # choices of different shapes (Python only: numba's np.select takes alike arrays)
-    return np.sum(np.select([a > 0.0, a < -1.0], [a, b], default=-1.0) ** 2)
+    # choices and a differentiated default of different shapes (Python only: numba's
+    # np.select takes alike arrays and a number as the default)
+    return np.sum(np.select([a > 0.0, a < -1.0], [a, b], default=np.cos(b)) ** 2) \
+        + np.sum(np.select([a > 1.0], [a], np.sin(b)) * W)
 
 
 def with_zero(a):
@@ -87,6 +98,8 @@ CASES = [
     ("diff", (np.diff,), diff_op, (any_(3, 4),), [0], True),
     ("gradient", (np.gradient,), gradient_op, (any_(3, 4), any_(5)), [0, 1], True),
     ("gradient-axes", (np.gradient,), gradient_axes_op, (any_(3, 4), any_(3, 3, 4)), [0, 1],
+     True),
+    ("gradient-coordinates", (np.gradient,), gradient_coordinates_op, (any_(3, 4),), [0],
      False),
     ("sort", (np.sort,), sort_op, (distinct(3, 4),), [0], True),
     ("partition", (np.partition,), partition_op, (distinct(3, 4),), [0], True),
@@ -153,7 +166,8 @@ def test_gradient_by_hand_and_forward(jit, rng):
 
 
 def gradient_summed(a):
-    return np.sum(np.gradient(a))
+    gx, gy = np.gradient(a)
+    return np.sum(gx) + np.sum(gy)
 
 
 def gradient_at(x, t):
@@ -164,22 +178,24 @@ def gradient_second_order(x):
     return np.sum(np.gradient(x, edge_order=2) ** 2)
 
 
-def test_gradient_forms_by_hand():
+def test_gradient_forms_by_hand(jit):
     # each is sum(y^2) with y = D f (D the stencil), so the gradient is 2 D^T y.
     # edge_order 2, h = 1: D's rows (-3, 4, -1) / 2, (-1, 0, 1) / 2, (1, -4, 3) / 2, and
     # f = (1, -2, 5) gives y = (-8, 2, 12), 2 D^T y = (34, -80, 46)
     f = np.array([1.0, -2.0, 5.0])
-    np.testing.assert_allclose(srcgrad.grad(gradient_second_order, jit=False)(f),
+    np.testing.assert_allclose(srcgrad.grad(gradient_second_order, jit=jit)(f),
                                [34.0, -80.0, 46.0], rtol=1e-14)
+    # sum over both axes of a 2 x 3 matrix: the column sums of D, (-1, 1) along axis 0
+    # and (-3/2, 0, 3/2) along axis 1, added
+    np.testing.assert_allclose(srcgrad.grad(gradient_summed, jit=jit)(np.ones((2, 3))),
+                               [[-3.5, -2.0, -0.5], [0.5, 2.0, 3.5]], rtol=1e-14)
+    if jit:
+        return   # coordinates as spacing run as Python (test below)
     # coordinates (0, 1, 3): rows (-1, 1, 0), (-2/3, 1/2, 1/6), (0, -1/2, 1/2);
     # y = (-3, -5/6, 7/2), 2 D^T y = (64/9, -31/3, 29/9)
     np.testing.assert_allclose(
         srcgrad.grad(gradient_at, wrt=0, jit=False)(f, np.array([0.0, 1.0, 3.0])),
         [64.0 / 9.0, -31.0 / 3.0, 29.0 / 9.0], rtol=1e-14)
-    # sum over both axes of a 2 x 3 matrix: the column sums of D, (-1, 1) along axis 0
-    # and (-3/2, 0, 3/2) along axis 1, added
-    np.testing.assert_allclose(srcgrad.grad(gradient_summed, jit=False)(np.ones((2, 3))),
-                               [[-3.5, -2.0, -0.5], [0.5, 2.0, 3.5]], rtol=1e-14)
 
 
 def test_gradient_axes_forward(rng):
@@ -187,15 +203,24 @@ def test_gradient_axes_forward(rng):
     da, db = rng.standard_normal((3, 4)), rng.standard_normal((3, 3, 4))
     got = srcgrad.jvp(gradient_axes_op, wrt=(0, 1), jit=False)(a, b, (da, db))[1]
     assert got == pytest.approx(slope(gradient_axes_op, [a, b], [da, db]), rel=1e-6)
+    got = srcgrad.jvp(gradient_coordinates_op, jit=False)(a, da)[1]
+    assert got == pytest.approx(slope(gradient_coordinates_op, [a], [da]), rel=1e-6)
+
+
+def gradient_repeated(a):
+    return np.sum(np.gradient(a, axis=(0, -2))[0])
 
 
 @compiles
 def test_gradient_forms_numba_lacks_are_clear_errors():
-    for fun, args in [(gradient_summed, (np.ones((3, 4)),)),
-                      (gradient_at, (np.ones(4), np.arange(4.0))),
-                      (gradient_second_order, (np.ones(4),))]:
-        with pytest.raises(srcgrad.SrcgradError, match="np.gradient"):
-            srcgrad.grad(fun, jit=True)(*args)
+    # coordinates as spacing: the numba form takes numbers (and refuses at typing)
+    with pytest.raises(srcgrad.SrcgradError, match="np.gradient"):
+        srcgrad.grad(gradient_at, jit=True)(np.ones(4), np.arange(4.0))
+    # a repeated axis is NumPy's ValueError, compiled too
+    with pytest.raises(ValueError, match="repeated axis"):
+        np.gradient(np.ones((2, 3)), axis=(0, -2))
+    with pytest.raises(ValueError, match="repeated axis"):
+        srcgrad.grad(gradient_repeated, jit=True)(np.ones((2, 3)))
 
 
 def weighted_sort(x, w):
@@ -246,12 +271,30 @@ def test_select_by_hand_and_forward(jit, rng):
     assert got == pytest.approx(slope(clipped_select, [x, y], [da[0, :3], db[0, :3]]))
 
 
-def diff_after(x, p):
-    return np.sum(np.diff(x, prepend=p) ** 2)
-
-
 def select_or(x, d):
     return np.sum(np.select([x > 0.0], [x], default=d) ** 2)
+
+
+def test_select_default_by_hand(jit, rng):
+    # the default is taken where no condition holds (entries 1 and 3): its gradient is
+    # 2 d there, summed for a number d
+    x = np.array([1.0, -2.0, 4.0, -3.0])
+    dx, dd = srcgrad.grad(select_or, wrt=(0, 1), jit=jit)(x, 1.5)
+    np.testing.assert_allclose(dx, [2.0, 0.0, 8.0, 0.0])
+    assert dd == pytest.approx(6.0)
+    got = srcgrad.jvp(select_or, wrt=(0, 1), jit=jit)(x, 1.5, (x[::-1].copy(), 0.5))[1]
+    assert got == pytest.approx(slope(select_or, [x, 1.5], [x[::-1], 0.5]))
+    if not jit:   # an array default (numba's np.select takes a number)
+        d = np.array([0.5, 1.5, 2.0, 2.5])
+        np.testing.assert_allclose(srcgrad.grad(select_or, wrt=1, jit=jit)(x, d),
+                                   [0.0, 3.0, 0.0, 5.0])
+        dd = rng.standard_normal(4)
+        got = srcgrad.jvp(select_or, wrt=1, jit=jit)(x, d, dd)[1]
+        assert got == pytest.approx(slope(select_or, [x, d], [x * 0.0, dd]))
+
+
+def diff_after(x, p):
+    return np.sum(np.diff(x, prepend=p) ** 2)
 
 
 def gradient_spaced(x, h):
@@ -260,10 +303,9 @@ def gradient_spaced(x, h):
 
 def test_a_differentiated_value_a_rule_takes_as_a_keyword_is_refused():
     # rules differentiate their positional parameters: what they take as a keyword
-    # (np.diff's prepend, np.select's default, np.gradient's spacing) is refused
+    # (np.diff's prepend, np.gradient's spacing) is refused
     x = np.array([1.0, -2.0, 4.0])
-    for fun, args in [(diff_after, (x, np.array([0.5]))), (select_or, (x, np.ones(3))),
-                      (gradient_spaced, (x, 0.5))]:
+    for fun, args in [(diff_after, (x, np.array([0.5]))), (gradient_spaced, (x, 0.5))]:
         with pytest.raises(srcgrad.MissingRule):
             srcgrad.grad(fun, wrt=1, jit=False)(*args)
         with pytest.raises(srcgrad.MissingRule):

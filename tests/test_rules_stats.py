@@ -230,6 +230,26 @@ def test_hvp_of_the_normal_against_differences_of_the_gradient(rng):
                                (2 * h), rtol=1e-5, atol=1e-7)
 
 
+def densities(x, mean, cov, z, alpha):
+    # squared, so that the cotangents the densities' gradients get vary too; z holds two
+    # coordinates of each of four points on the 3-simplex (the third is implied)
+    return 0.1 * np.sum(multivariate_normal.logpdf(x, mean, cov) ** 2) + \
+        np.sum(dirichlet.logpdf(z, alpha) ** 2)
+
+
+def test_hvp_of_the_vector_densities_against_differences_of_the_gradient(jit, rng):
+    args = [rng.standard_normal((4, 3)), rng.standard_normal(3), spd(3, 7),
+            rng.uniform(0.15, 0.4, (2, 4)), rng.uniform(0.5, 2.0, 3)]
+    dirs = tuple(rng.standard_normal(np.shape(a)) for a in args)   # cov's: any, not symmetric
+    wrt = (0, 1, 2, 3, 4)
+    got = srcgrad.hvp(densities, wrt=wrt, jit=jit)(*args, dirs)
+    grad, h = srcgrad.grad(densities, wrt=wrt, jit=False), 1e-6
+    up = grad(*[a + h * d for a, d in zip(args, dirs, strict=True)])
+    down = grad(*[a - h * d for a, d in zip(args, dirs, strict=True)])
+    for g, u, d in zip(got, up, down, strict=True):
+        np.testing.assert_allclose(g, (u - d) / (2 * h), rtol=1e-5, atol=1e-6)
+
+
 # ---- the compiled forms ----
 
 

@@ -301,7 +301,10 @@ class FunctionPass:
                     obj, what = obj.primal, obj.what
                 if r.kind == "rule":
                     form = fact(fun, "called_as")   # its signature names the arguments
-                    args, kwargs = by_position(form or obj, value.args, kwargs, len(r.params),
+                    count = len(r.params)   # and a keyword the rule differentiates (a default)
+                    if form is None and r.origin is None and isinstance(r.template, list):
+                        count = max(count, len(r.template))
+                    args, kwargs = by_position(form or obj, value.args, kwargs, count,
                                                 defaults=r.origin is not None or bool(form))
                     if form is not None and (kwargs or len(args) != len(r.params)):
                         return Operation("missing", args, kwargs, what=(
@@ -418,6 +421,8 @@ def by_position(fun, args: list, kwargs: dict, count: int,
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         return args, kwargs
+    if any(p.kind is p.VAR_POSITIONAL for p in params[:len(args)]):
+        return args, kwargs   # `*args` took the call's last operands (np.einsum's)
     args, kwargs = list(args), dict(kwargs)
     for p in params[len(args):count]:
         if p.name in kwargs:

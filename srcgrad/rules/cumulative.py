@@ -12,8 +12,9 @@ y_j = x_{j+1} - x_j gives dx_j = dy_{j-1} - dy_j, and np.gradient's (central dif
 inside, one-sided ones at the two ends) is the transpose of that stencil, summed over
 the axes where it gives one array per axis; with coordinates as spacing or edge_order 2
 the stencil's weights are read from np.gradient itself (`_stencil_adjoint`). Their
-`prepend`, `append` and spacings are constants of the rules. The numba forms take one
-axis, one number as spacing and edge_order 1.
+`prepend`, `append` and spacings are constants of the rules. The numba forms of
+np.gradient take any axes, numbers as spacings (one, or one per axis) and edge_order 1 or
+2; coordinates as spacing run as Python.
 """
 
 import numpy as np
@@ -500,47 +501,99 @@ def _uniform_adjoint(dy, spacing, k):
 
 
 @register_jitable
-def _central(x, h, axis, adjoint):
-    """np.gradient of x along `axis` with spacing h (edge_order 1), or its adjoint of the
-    cotangent x (`adjoint`), as float64."""
+def _central(x, h, axis, adjoint, edge_order):
+    """np.gradient of x along `axis` with spacing h (a number) and `edge_order`, or its
+    adjoint of the cotangent x (`adjoint`), as float64."""
+    if edge_order != 1 and edge_order != 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
     xs = lanes(x, axis)
     before, n, after = xs.shape
-    if n < 2:
+    if n < edge_order + 1:
         raise ValueError("Shape of array too small to calculate a numerical gradient, "
                          "at least (edge_order + 1) elements are required.")
+    # the one-sided differences at the ends: weights of entries 0, 1, 2 (and n-1, n-2,
+    # n-3, negated), over h
+    e0, e1, e2 = (-1.0, 1.0, 0.0) if edge_order == 1 else (-1.5, 2.0, -0.5)
     out = np.zeros(xs.shape)
     for p in range(before):
         for q in range(after):
             if adjoint:
-                out[p, 1, q] += xs[p, 0, q] / h
-                out[p, 0, q] -= xs[p, 0, q] / h
+                first, last = xs[p, 0, q] / h, xs[p, n - 1, q] / h
+                out[p, 0, q] += e0 * first
+                out[p, 1, q] += e1 * first
+                out[p, n - 1, q] -= e0 * last
+                out[p, n - 2, q] -= e1 * last
+                if edge_order == 2:
+                    out[p, 2, q] += e2 * first
+                    out[p, n - 3, q] -= e2 * last
                 for i in range(1, n - 1):
                     out[p, i + 1, q] += xs[p, i, q] / (2.0 * h)
                     out[p, i - 1, q] -= xs[p, i, q] / (2.0 * h)
-                out[p, n - 1, q] += xs[p, n - 1, q] / h
-                out[p, n - 2, q] -= xs[p, n - 1, q] / h
             else:
-                out[p, 0, q] = (xs[p, 1, q] - xs[p, 0, q]) / h
+                out[p, 0, q] = (e0 * xs[p, 0, q] + e1 * xs[p, 1, q]) / h
+                out[p, n - 1, q] = -(e0 * xs[p, n - 1, q] + e1 * xs[p, n - 2, q]) / h
+                if edge_order == 2:
+                    out[p, 0, q] += e2 * xs[p, 2, q] / h
+                    out[p, n - 1, q] -= e2 * xs[p, n - 3, q] / h
                 for i in range(1, n - 1):
                     out[p, i, q] = (xs[p, i + 1, q] - xs[p, i - 1, q]) / (2.0 * h)
-                out[p, n - 1, q] = (xs[p, n - 1, q] - xs[p, n - 2, q]) / h
     return out.reshape(x.shape)
 
 
-def _check_gradient_form(f, spacing, axis, edge_order, more=()):
-    """Refuse, at typing, the np.gradient forms the numba forms lack (a tuple of results,
-    coordinates as spacing, edge_order 2); `more`: the spacings after the first."""
-    if not all(_flat(h) for h in more):
-        raise TypingError("srcgrad: np.gradient compiles with one spacing only")
-    if not (omitted(spacing) or isinstance(spacing, types.Number)):
-        raise TypingError("srcgrad: np.gradient compiles with one number as spacing only")
-    if not (omitted(edge_order) or getattr(edge_order, "literal_value", None) == 1):
-        raise TypingError("srcgrad: np.gradient compiles with edge_order=1 only")
-    if _flat(axis) and f.ndim != 1:
-        raise TypingError("srcgrad: np.gradient of an array of 2 or more dimensions "
-                          "compiles along one axis only (axis=k)")
-    if not (_flat(axis) or isinstance(axis, types.Integer)):
-        raise TypingError("srcgrad: np.gradient compiles along one axis only (axis=k)")
+@register_jitable
+def _distinct(axes, ndim):
+    """`axes` (a tuple of them), checked as NumPy does: in range, none repeated."""
+    for i in range(len(axes)):
+        for j in range(i):
+            if normalize_axis(axes[i], ndim) == normalize_axis(axes[j], ndim):
+                raise ValueError("repeated axis")
+
+
+_SPACINGS = ("spacing", "spacing_1", "spacing_2", "spacing_3")
+
+
+def _gradient_plan(f, spacings, axis, edge_order):
+    """At typing, what the numba forms compute: per result, (its axis, its spacing) as
+    source text; refused with a TypingError where the numba forms lack the form (a
+    spacing of coordinates)."""
+    if f.ndim == 0:
+        raise TypingError("srcgrad: np.gradient of a 0-d array")
+    given = [name for name, h in zip(_SPACINGS, spacings, strict=True)
+             if not (_flat(h) or name == "spacing" and omitted(h))]
+    if not all(isinstance(h, types.Number) for name, h in zip(_SPACINGS, spacings, strict=True)
+               if name in given):
+        raise TypingError("srcgrad: np.gradient compiles with numbers as spacings only "
+                          "(not coordinates)")
+    if not (omitted(edge_order) or isinstance(edge_order, types.Integer)):
+        raise TypingError("srcgrad: np.gradient's edge_order is 1 or 2")
+    if _flat(axis):
+        axes = [str(k) for k in range(f.ndim)]
+    elif isinstance(axis, types.Integer):
+        axes = ["axis"]
+    elif isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer):
+        axes = [f"axis[{k}]" for k in range(len(axis))]
+    else:
+        raise TypingError("srcgrad: np.gradient's axis is None, an int or a tuple of ints")
+    if len(given) > 1 and len(given) != len(axes):
+        raise TypingError("srcgrad: np.gradient takes one spacing, or one per axis")
+    hs = given * len(axes) if len(given) == 1 else given or ["1.0"] * len(axes)
+    return list(zip(axes, hs, strict=True))
+
+
+_GRADIENT_PARAMS = ("f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None, "
+                    "axis=None, edge_order=1")
+
+
+def _gradient_form(plan, params, term, summed, tuple_axis):
+    """A numba form from its `plan`: each result's `term` (from its position k, axis and
+    spacing h), summed (the adjoint), or in a tuple where there are several (np.gradient
+    itself); `params`, its parameters; `tuple_axis`: axis is a tuple, checked first."""
+    terms = [term.format(k=k, axis=a, h=h) for k, (a, h) in enumerate(plan)]
+    value = " + ".join(terms) if summed or len(terms) == 1 else "(" + ", ".join(terms) + ",)"
+    check = "    _distinct(axis, f.ndim)\n" if tuple_axis else ""
+    namespace = {"np": np, "_central": _central, "_distinct": _distinct}
+    exec(f"def form({params}):\n{check}    return {value}\n", namespace)
+    return namespace["form"]
 
 
 @overload(gradient_grad)
@@ -548,24 +601,22 @@ def _gradient_grad_typer(dy, f, spacing=1.0, spacing_1=None, spacing_2=None, spa
                          axis=None, edge_order=1):
     if not isinstance(f, types.Array):
         return None
-    _check_gradient_form(f, spacing, axis, edge_order, (spacing_1, spacing_2, spacing_3))
-
-    def grad(dy, f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None, axis=None,
-             edge_order=1):
-        return _central(np.ascontiguousarray(dy), spacing, 0 if flat else axis, True)
-    flat = _flat(axis)
-    return grad
+    plan = _gradient_plan(f, (spacing, spacing_1, spacing_2, spacing_3), axis, edge_order)
+    item = "dy" if len(plan) == 1 else "dy[{k}]"
+    return _gradient_form(plan, "dy, " + _GRADIENT_PARAMS,
+                          f"_central(np.ascontiguousarray({item}), {{h}}, {{axis}}, True, "
+                          "edge_order)", True, isinstance(axis, types.UniTuple))
 
 
 @overload(np.gradient)
-def _np_gradient(f, spacing=1.0, axis=None, edge_order=1):
-    # numba has no np.gradient: this form serves one array along one axis
+def _np_gradient(f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None, axis=None,
+                 edge_order=1):
+    # numba has no np.gradient: this form takes numbers as spacings
     if not isinstance(f, types.Array):
         return None
-    _check_gradient_form(f, spacing, axis, edge_order)
-    if _flat(axis):
-        return lambda f, spacing=1.0, axis=None, edge_order=1: _central(f, spacing, 0, False)
-    return lambda f, spacing=1.0, axis=None, edge_order=1: _central(f, spacing, axis, False)
+    plan = _gradient_plan(f, (spacing, spacing_1, spacing_2, spacing_3), axis, edge_order)
+    return _gradient_form(plan, _GRADIENT_PARAMS, "_central(f, {h}, {axis}, False, edge_order)",
+                          False, isinstance(axis, types.UniTuple))
 
 
 # the rule's spacings are np.gradient's positional `*varargs` (its axis and edge_order are

@@ -134,35 +134,38 @@ def adjugate_tangent(dx, y, a, det):
     return -(adjugate(a, det) @ dx @ np.linalg.inv(a)), per_matrix(dx) * np.linalg.inv(a)
 
 
-def columns(v, a):
+def columns(v, a, what):
     """`v`, a vector (n,) or matrix (n, k) solved for with the matrix `a`, as a matrix of
-    columns: (n, 1) or (n, k). A stack of matrices `a` has no gradient rule in solve.
+    columns: (n, 1) or (n, k). `what` names the solver (np.linalg.solve, scipy.linalg's
+    solve and cho_solve), which has no gradient rule for a stack of matrices `a`.
 
-    >>> columns(np.ones(2), np.eye(2)).shape
+    >>> columns(np.ones(2), np.eye(2), "np.linalg.solve").shape
     (2, 1)
     """
     if np.ndim(a) != 2:
-        raise MissingRule("np.linalg.solve of a stack of matrices has no gradient rule: "
-                          "solve one matrix at a time")
+        raise MissingRule(f"{what} of a stack of matrices has no gradient rule: "
+                          "solve with one matrix at a time")
     return np.reshape(v, (np.shape(v)[0], -1))
 
 
 @overload(columns)
-def _columns_typer(v, a):
+def _columns_typer(v, a, what):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         raise TypingError(_ONE_MATRIX)
-    return lambda v, a: np.ascontiguousarray(v).reshape(v.shape[0], -1)
+    return lambda v, a, what: np.ascontiguousarray(v).reshape(v.shape[0], -1)
 
 
 @rule(np.linalg.solve)
 def solve(dy, y, a, b):
-    return (-(columns(np.linalg.solve(transposed(a), dy), a) @ transposed(columns(y, a))),
+    return (-(columns(np.linalg.solve(transposed(a), dy), a, "np.linalg.solve") @
+              transposed(columns(y, a, "np.linalg.solve"))),
             np.linalg.solve(transposed(a), dy))
 
 
 @tangent(np.linalg.solve)
 def solve_tangent(dx, y, a, b):
-    return (-np.reshape(np.linalg.solve(a, dx @ columns(y, a)), np.shape(y)),
+    return (-np.reshape(np.linalg.solve(a, dx @ columns(y, a, "np.linalg.solve")),
+                        np.shape(y)),
             np.linalg.solve(a, dx))
 
 

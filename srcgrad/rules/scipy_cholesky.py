@@ -31,8 +31,9 @@ from scipy.linalg import solve_triangular
 
 from ..errors import MissingRule
 from . import describe, linear, rule, tangent
-from .decompositions import as_lower, lower_half, seen, triangle_grad
+from .decompositions import as_lower, cholesky_adjoint, lower_half, seen, triangle_grad
 from .factorizations import results
+from .linalg import columns
 from .linalg import transposed as swapped
 from .shapes import _absent
 
@@ -54,10 +55,9 @@ def _one_matrix(a) -> None:
 
 @rule(scipy.linalg.cholesky, refuse=_overwrites)
 def cholesky(dy, y, a, lower=False, overwrite_a=False, check_finite=True):
-    return triangle_grad(
-        swapped(np.linalg.inv(as_lower(y, not lower))) @
-        lower_half(swapped(as_lower(y, not lower)) @ as_lower(dy, not lower)) @
-        np.linalg.inv(as_lower(y, not lower)), not lower)
+    return triangle_grad(cholesky_adjoint(
+        swapped(as_lower(y, not lower)) @ as_lower(dy, not lower), as_lower(y, not lower)),
+        not lower)
 
 
 @tangent(scipy.linalg.cholesky)
@@ -116,10 +116,9 @@ def factor_of(c, lower):
 
 @rule(scipy.linalg.cho_factor, results=2, refuse=_overwrites)
 def cho_factor(dy, y, a, lower=False, overwrite_a=False, check_finite=True):
-    return triangle_grad(
-        swapped(np.linalg.inv(factor_of(y[0], lower))) @
-        lower_half(swapped(factor_of(y[0], lower)) @ as_lower(dy[0], not lower)) @
-        np.linalg.inv(factor_of(y[0], lower)), not lower) + other_triangle(dy[0], lower)
+    return triangle_grad(cholesky_adjoint(
+        swapped(factor_of(y[0], lower)) @ as_lower(dy[0], not lower), factor_of(y[0], lower)),
+        not lower) + other_triangle(dy[0], lower)
 
 
 @tangent(scipy.linalg.cho_factor)
@@ -142,33 +141,17 @@ def _cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 # ---- cho_solve ----
 
 
-def factor_columns(v, c):
-    """`v`, solved for with the matrix or factor `c` (one matrix), as a matrix of columns.
-
-    >>> factor_columns(np.ones(2), np.eye(2)).shape
-    (2, 1)
-    """
-    if np.ndim(c) != 2:
-        raise MissingRule("scipy.linalg.cho_solve and solve of a stack of matrices have no "
-                          "gradient rule: solve with one matrix at a time")
-    return np.reshape(v, (np.shape(v)[0], -1))
-
-
-@overload(factor_columns)
-def _factor_columns_typer(v, c):
-    _one_matrix(c)
-    return lambda v, c: np.ascontiguousarray(v).reshape(v.shape[0], -1)
-
-
 @rule(scipy.linalg.cho_solve, refuse=_overwrites)
 def cho_solve(dy, y, c_and_lower, b, overwrite_b=False, check_finite=True):
     return ((as_lower(-np.tril(
-        factor_columns(scipy.linalg.cho_solve(c_and_lower, dy), c_and_lower[0]) @
+        columns(scipy.linalg.cho_solve(c_and_lower, dy), c_and_lower[0],
+                "scipy.linalg.cho_solve") @
         swapped(swapped(factor_of(c_and_lower[0], c_and_lower[1])) @
-                factor_columns(y, c_and_lower[0])) +
-        factor_columns(y, c_and_lower[0]) @
+                columns(y, c_and_lower[0], "scipy.linalg.cho_solve")) +
+        columns(y, c_and_lower[0], "scipy.linalg.cho_solve") @
         swapped(swapped(factor_of(c_and_lower[0], c_and_lower[1])) @
-                factor_columns(scipy.linalg.cho_solve(c_and_lower, dy), c_and_lower[0]))),
+                columns(scipy.linalg.cho_solve(c_and_lower, dy), c_and_lower[0],
+                        "scipy.linalg.cho_solve"))),
         not c_and_lower[1]), 0.0),
         scipy.linalg.cho_solve(c_and_lower, dy))
 
@@ -178,9 +161,10 @@ def cho_solve_tangent(dx, y, c_and_lower, b, overwrite_b=False, check_finite=Tru
     return (-scipy.linalg.cho_solve(c_and_lower, np.reshape(
         factor_of(dx[0], c_and_lower[1]) @ (
             swapped(factor_of(c_and_lower[0], c_and_lower[1])) @
-            factor_columns(y, c_and_lower[0])) +
+            columns(y, c_and_lower[0], "scipy.linalg.cho_solve")) +
         factor_of(c_and_lower[0], c_and_lower[1]) @ (
-            swapped(factor_of(dx[0], c_and_lower[1])) @ factor_columns(y, c_and_lower[0])),
+            swapped(factor_of(dx[0], c_and_lower[1])) @
+            columns(y, c_and_lower[0], "scipy.linalg.cho_solve")),
         np.shape(y))),
         scipy.linalg.cho_solve(c_and_lower, dx))
 
@@ -199,9 +183,9 @@ def _cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     return impl
 
 
-linear(other_triangle, factor_columns)
+linear(other_triangle)
 linear(factor_of, positions=(0,))
-describe(other_triangle, factor_of, factor_columns, pure=True)
+describe(other_triangle, factor_of, pure=True)
 
 
 # ---- solve ----
@@ -307,9 +291,9 @@ def _system_grad_typer(s, assume_a=None, lower=False, transpose=False):
 @rule(scipy.linalg.solve, refuse=_overwrites)
 def solve(dy, y, a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
           assume_a=None, transposed=False):
-    return (system_grad(-(factor_columns(np.linalg.solve(
-        swapped(system(a, assume_a, lower, transposed)), dy), a) @ swapped(factor_columns(y, a))),
-        assume_a, lower, transposed),
+    return (system_grad(-(columns(np.linalg.solve(
+        swapped(system(a, assume_a, lower, transposed)), dy), a, "scipy.linalg.solve") @
+        swapped(columns(y, a, "scipy.linalg.solve"))), assume_a, lower, transposed),
         np.linalg.solve(swapped(system(a, assume_a, lower, transposed)), dy))
 
 
@@ -317,7 +301,7 @@ def solve(dy, y, a, b, lower=False, overwrite_a=False, overwrite_b=False, check_
 def solve_tangent(dx, y, a, b, lower=False, overwrite_a=False, overwrite_b=False,
                   check_finite=True, assume_a=None, transposed=False):
     return (-np.reshape(np.linalg.solve(system(a, assume_a, lower, transposed), system(
-        dx, assume_a, lower, transposed) @ factor_columns(y, a)), np.shape(y)),
+        dx, assume_a, lower, transposed) @ columns(y, a, "scipy.linalg.solve")), np.shape(y)),
         np.linalg.solve(system(a, assume_a, lower, transposed), dx))
 
 

@@ -11,7 +11,8 @@ whatever the arrangement NumPy's or numba's algorithm chose (np.argpartition nee
 arrange entries as np.partition does). Where x has ties the function is not
 differentiable and this is one of its one-sided derivatives, as in JAX. np.select takes
 entry i from the first choice whose condition holds there (else from `default`), so each
-choice's gradient is dy where it was taken and 0 elsewhere.
+choice's gradient is dy where it was taken and 0 elsewhere, and the default's is dy where
+no condition holds (summed to the default's shape: a number takes the sum).
 """
 
 import numpy as np
@@ -19,7 +20,7 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from ..runtime import unbroadcast
-from . import describe, linear, rule, tangent
+from . import describe, linear, nondifferentiable, rule, tangent
 from .cumulative import lanes, omitted
 
 
@@ -219,16 +220,44 @@ def _select_grads_typer(dy, condlist, choicelist):
     return namespace["grads"]
 
 
+def unselected(condlist, y):
+    """Where ``y = np.select(condlist, choicelist, default)`` took `default`: no condition
+    holds there (a boolean array of y's shape).
+
+    >>> unselected([np.array([True, False])], np.zeros(2))
+    array([False,  True])
+    """
+    none = np.ones(np.shape(y), bool)
+    for cond in condlist:
+        none = np.logical_and(none, np.logical_not(cond))
+    return none
+
+
+@overload(unselected)
+def _unselected_typer(condlist, y):
+    if not isinstance(condlist, (types.List, types.UniTuple)):
+        return None
+
+    def impl(condlist, y):
+        none = np.ones(np.shape(y), np.bool_)
+        for k in range(len(condlist)):
+            none = np.logical_and(none, np.logical_not(condlist[k]))
+        return none
+    return impl
+
+
 @rule(np.select)
 def select(dy, y, condlist, choicelist, default=0):
-    return None, select_grads(dy, condlist, choicelist)
+    return (None, select_grads(dy, condlist, choicelist),
+            unbroadcast(np.where(unselected(condlist, y), dy, 0.0), default))
 
 
 @tangent(np.select)
 def select_tangent(dx, y, condlist, choicelist, default=0):
-    # dx: the choices' tangents; `default` is a constant, so its tangent is 0
-    return None, np.select(condlist, dx, 0.0)
+    # dx: the choices' tangents, then the default's
+    return None, np.select(condlist, dx, 0.0), np.where(unselected(condlist, y), dx, 0.0)
 
 
 linear(select_grads)
 describe(select_grads, pure=True)
+nondifferentiable(unselected, pure=True)

@@ -12,7 +12,8 @@ t: l'(z) = -(df + 1) z / (df + z^2) and dl/ddf = (psi((df+1)/2) - psi(df/2) - 1/
 log1p(z^2/df) + (df + 1) z^2 / (df (df + z^2))) / 2. poisson: dl/dmu = k / mu - 1 (the
 count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
 l'(z) = (a - 1) / z - (b - 1) / (1 - z), dl/da = log z - psi(a) + psi(a + b), dl/db =
-log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers.
+log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers,
+whose tangents (below) give their second order (hvp).
 """
 
 import numpy as np
@@ -24,11 +25,16 @@ from ..runtime.stats import (
     count_grad,
     dirichlet_alpha_slope,
     dirichlet_grads,
+    dirichlet_grads_along_alpha,
+    dirichlet_grads_along_x,
     dirichlet_logpdf,
     dirichlet_x_slope,
     gamma_logpdf,
     multivariate_normal_cov_slope,
     multivariate_normal_grads,
+    multivariate_normal_grads_along_cov,
+    multivariate_normal_grads_along_mean,
+    multivariate_normal_grads_along_x,
     multivariate_normal_logpdf,
     multivariate_normal_solved,
     norm_cdf,
@@ -202,6 +208,26 @@ def dirichlet_logpdf_tangent(dx, y, x, alpha):
     return dirichlet_x_slope(dx, x, alpha), dirichlet_alpha_slope(dx, x, alpha)
 
 
+# second order (hvp): the tangents of the gradients' helpers, per argument (dy, then the
+# density's); each gives a tuple of gradients, whose tangents add item by item
+@tangent(multivariate_normal_grads)
+def multivariate_normal_grads_tangent(dt, y, dy, x, mean, cov):
+    return (multivariate_normal_grads(dt, x, mean, cov),
+            multivariate_normal_grads_along_x(dt, dy, x, mean, cov),
+            multivariate_normal_grads_along_mean(dt, dy, x, mean, cov),
+            multivariate_normal_grads_along_cov(dt, dy, x, mean, cov))
+
+
+@tangent(dirichlet_grads)
+def dirichlet_grads_tangent(dt, y, dy, x, alpha):
+    return (dirichlet_grads(dt, x, alpha), dirichlet_grads_along_x(dt, dy, x, alpha),
+            dirichlet_grads_along_alpha(dt, dy, x, alpha))
+
+
+describe(multivariate_normal_grads, dirichlet_grads, tuple_result=True)
+describe(multivariate_normal_grads_along_x, multivariate_normal_grads_along_mean,
+         multivariate_normal_grads_along_cov, dirichlet_grads_along_x,
+         dirichlet_grads_along_alpha, pure=True)
 describe(count_grad, multivariate_normal_grads, multivariate_normal_solved,
          multivariate_normal_cov_slope, dirichlet_grads, dirichlet_x_slope,
          dirichlet_alpha_slope, pure=True)

@@ -215,8 +215,8 @@ def written_grad(dy, index):
 
 @overload(written_grad)
 def _written_grad_typer(dy, index):
-    if isinstance(dy, types.Array) and dy.ndim == 1 and isinstance(index, types.Array) and \
-            index.ndim == 1 and isinstance(index.dtype, types.Boolean):
+    if isinstance(dy, types.Array) and isinstance(index, types.Array) and \
+            isinstance(index.dtype, types.Boolean):
         return lambda dy, index: dy[index]   # a mask selects each entry once
     pair = isinstance(index, types.BaseTuple) and len(index) == 2 and \
         isinstance(dy, types.Array) and dy.ndim == 2

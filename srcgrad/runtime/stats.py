@@ -509,3 +509,89 @@ def dirichlet_alpha_slope(da, x, alpha):
     """The tangent of logpdf(x, alpha) along da, a tangent of alpha."""
     ga = _dirichlet_slopes(x, alpha)[1]
     return per_point(np.sum(ga * da.reshape((-1, 1)), axis=0), x)
+
+
+# ---- second order: the gradients' helpers moved along one argument ----
+# With A the rows cov^-1 (x_i - mean) and P = cov^-1 (S the symmetric matrix a tangent dc
+# of cov stands for): along x, dA_i = P dx_i; along mean, dA_i = -P dmean; along cov,
+# dA = -A S P and dP = -P S P. multivariate_normal_grads is bilinear in (dy, A) with P
+# entering through its cov part only, so each tangent is its formula with A moved once.
+
+
+@register_jitable
+def _mvn_grads_along(w, a, da, dp, x):
+    """The tangent of multivariate_normal_grads where A moves by dA and P by dP."""
+    wa, wda = a * w.reshape((-1, 1)), da * w.reshape((-1, 1))
+    g = 0.5 * (wda.T @ a + wa.T @ da - np.sum(w) * dp)
+    return (-wda.reshape(x.shape), np.sum(wda, axis=0),
+            2.0 * np.tril(g, -1) + np.diag(np.diag(g)))
+
+
+@register_jitable
+def multivariate_normal_grads_along_x(dx, dy, x, mean, cov):
+    """The tangent of multivariate_normal_grads(dy, x, mean, cov) along dx, x's."""
+    d = mean.shape[0]
+    a = multivariate_normal_solved(x, mean, cov).reshape((-1, d))
+    da = multivariate_normal_solved(dx, np.zeros(d), cov).reshape((-1, d))
+    return _mvn_grads_along(_weights(dy, a.shape[0]), a, da, np.zeros((d, d)), x)
+
+
+@register_jitable
+def multivariate_normal_grads_along_mean(dm, dy, x, mean, cov):
+    """The tangent of multivariate_normal_grads(dy, x, mean, cov) along dm, mean's."""
+    d = mean.shape[0]
+    a = multivariate_normal_solved(x, mean, cov).reshape((-1, d))
+    da = np.zeros(a.shape) - multivariate_normal_solved(dm, np.zeros(d), cov).reshape((1, d))
+    return _mvn_grads_along(_weights(dy, a.shape[0]), a, da, np.zeros((d, d)), x)
+
+
+@register_jitable
+def multivariate_normal_grads_along_cov(dc, dy, x, mean, cov):
+    """The tangent of multivariate_normal_grads(dy, x, mean, cov) along dc, cov's (its
+    lower triangle, the one read)."""
+    d = mean.shape[0]
+    a = multivariate_normal_solved(x, mean, cov).reshape((-1, d))
+    s = np.tril(dc) + np.tril(dc, -1).T
+    inv = multivariate_normal_solved(np.eye(d), np.zeros(d), cov)
+    return _mvn_grads_along(_weights(dy, a.shape[0]), a, -(a @ s) @ inv, -(inv @ s) @ inv, x)
+
+
+# With the points' coordinates p (the last one implied where x gives k - 1): the slopes
+# (alpha - 1) / p in x move by -(alpha - 1) dp / p^2 along x and by dalpha / p along alpha;
+# psi(sum alpha) - psi(alpha) + log p in alpha by dp / p along x and by
+# psi'(sum alpha) sum(dalpha) - psi'(alpha) dalpha along alpha.
+
+
+@register_jitable
+def _simplex_tangent(dx, k):
+    """A tangent of x as one of `_simplex`'s (k, n) points: the implied last coordinate
+    moves by minus the others' sum."""
+    t = np.ascontiguousarray(dx).astype(np.float64).reshape((dx.shape[0], -1))
+    if t.shape[0] == k:
+        return t
+    full = np.empty((k, t.shape[1]))
+    full[:k - 1] = t
+    full[k - 1] = -t.sum(axis=0)
+    return full
+
+
+@register_jitable
+def dirichlet_grads_along_x(dx, dy, x, alpha):
+    """The tangent of dirichlet_grads(dy, x, alpha) along dx, x's."""
+    pts, a = _simplex(x, alpha.shape[0]), alpha.astype(np.float64)
+    t = _simplex_tangent(dx, alpha.shape[0])
+    w = _weights(dy, pts.shape[1]).reshape((1, -1))
+    gx = -(a - 1.0).reshape((-1, 1)) * t / pts ** 2
+    return (np.ascontiguousarray(_implied(gx, x) * w).reshape(x.shape),
+            np.sum(t / pts * w, axis=1))
+
+
+@register_jitable
+def dirichlet_grads_along_alpha(da, dy, x, alpha):
+    """The tangent of dirichlet_grads(dy, x, alpha) along da, alpha's."""
+    pts, a = _simplex(x, alpha.shape[0]), alpha.astype(np.float64)
+    t = np.asarray(da).astype(np.float64)
+    w = _weights(dy, pts.shape[1]).reshape((1, -1))
+    gx = t.reshape((-1, 1)) / pts
+    ga = (special.polygamma(1, np.sum(a)) * np.sum(t) - special.polygamma(1, a) * t) * np.sum(w)
+    return np.ascontiguousarray(_implied(gx, x) * w).reshape(x.shape), ga
