@@ -1,8 +1,10 @@
 """The grammar: random, valid, smooth NumPy programs, one function per construct.
 
 A program is a module with a few helpers and `f(<float args>, n)`, `n` an int >= 1 that
-bounds loops. Every value has one of four shapes (`SHAPES`); an expression is generated
-for a wanted shape, so everything broadcasts. Smoothness: functions with a restricted
+bounds loops; or, in the method form, `f = Model().loss` (or a classmethod `Model.loss`)
+with the helpers methods of `Model`, reading the object's read-only attributes. Every value
+has one of four shapes (`SHAPES`); an expression is generated for a wanted shape, so
+everything broadcasts. Smoothness: functions with a restricted
 domain get a positive or bounded argument (`log(e**2 + 1)`, `arcsin(0.5 * tanh(e))`),
 `abs` gets a value bounded away from 0, and comparisons (`np.where`, masks, `if`) are
 smooth almost everywhere (`np.std` of a broadcast constant would be sqrt at 0: it gets a
