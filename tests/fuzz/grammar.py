@@ -1,8 +1,10 @@
 """The grammar: random, valid, smooth NumPy programs, one function per construct.
 
 A program is a module with a few helpers and `f(<float args>, n)`, `n` an int >= 1 that
-bounds loops. Every value has one of four shapes (`SHAPES`); an expression is generated
-for a wanted shape, so everything broadcasts. Smoothness: functions with a restricted
+bounds loops; or, in the method form, `f = Model().loss` (or a classmethod `Model.loss`)
+with the helpers methods of `Model`, reading the object's read-only attributes. Every value
+has one of four shapes (`SHAPES`); an expression is generated for a wanted shape, so
+everything broadcasts. Smoothness: functions with a restricted
 domain get a positive or bounded argument (`log(e**2 + 1)`, `arcsin(0.5 * tanh(e))`),
 `abs` gets a value bounded away from 0, and comparisons (`np.where`, masks, `if`) are
 smooth almost everywhere (`np.std` of a broadcast constant would be sqrt at 0: it gets a
@@ -78,6 +80,22 @@ PAIRS, PAIRS_DISTINCT = "[[1, 1, 0], [2, 2, 0]]", "[[1, 0, 0], [2, 1, 0]]"
 ALONG, ALONG_DISTINCT = "[[2, 2, 0], [1, 0, 0]]", "[[2, 1, 0], [1, 0, 2]]"
 
 
+# Reads of a list built in a loop (`Grammar.list_loop`): the first LIST_ROWS are of the
+# shape of an entry, the others numbers.
+LIST_READS = ["np.sum(np.stack({0}), axis=0)", "np.stack({0})[-1]", "np.array({0})[0]",
+              "np.mean(np.array({0}), axis=0)", "np.asarray({0})[-1]", "sum({0})", "{0}[-1]",
+              "{0}[0]", "{0}[len({0}) - 1]", "sum({0}) / len({0})",
+              "np.sum({0})", "np.mean({0})", "np.sum(np.stack({0}) ** 2)", "np.sum({0}) * len({0})"]
+LIST_ROWS = 10
+# The share of programs in the method form, and the chance of a list built in a loop before
+# each statement of `f`.
+METHODS, LIST_LOOPS = 0.15, 0.03
+# Arrays of the method form's object and class are read-only: a program that writes into
+# one (through a view) fails in the primal, and is discarded.
+FROZEN = ["def frozen(values):", "    a = np.array(values)", "    a.flags.writeable = False",
+          "    return a", "", ""]
+
+
 def broadcasts(small: tuple, big: tuple) -> bool:
     """Does a value of shape `small` broadcast to `big` (without changing it)?"""
     return small == () or small == big or (small == (3,) and big == (2, 3))
@@ -96,6 +114,10 @@ class Grammar:
         # closures are drawn from a generator of their own: a program is the one its seed
         # gave before they existed, some of its assignments made through a closure
         self.closures = np.random.default_rng([seed, 21])
+        # so are the method form and the lists built in loops (`extras`)
+        self.extra = np.random.default_rng([seed, 22])
+        self.context = "function"   # where code goes: function | method | static | class
+        self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
     # -- small utilities -----------------------------------------------------------------
     def chance(self, p: float) -> bool:
@@ -179,10 +201,11 @@ class Grammar:
 
     def special(self, env: dict, shape: tuple, depth: int) -> str:
         """Shape-changing calls and helper calls."""
-        helpers = [h for h in self.helpers if h[2] == shape]
+        helpers = [(call, args) for name, args, result, kind in self.helpers
+                   if result == shape and (call := self.call(name, kind))]
         if helpers and self.chance(0.5):
-            name, args, _ = self.pick(helpers)
-            return f"{name}({', '.join(self.expr(env, s, depth - 1) for s in args)})"
+            call, args = self.pick(helpers)
+            return f"{call}({', '.join(self.expr(env, s, depth - 1) for s in args)})"
         if self.chance(0.15):
             return self.comprehension(env, shape, depth)
         e2, e3 = self.expr(env, (2,), depth - 1), self.expr(env, (3,), depth - 1)
@@ -267,6 +290,8 @@ class Grammar:
         lines: list[str] = []
         local = dict(env)
         for _ in range(size):
+            if not self.in_helper and self.extra.random() < LIST_LOOPS:
+                lines += self.list_loop(local)
             lines += self.statement(local, depth, in_loop)
         for name in list(local):            # names bound by this block stay out of env,
             if name in env:                 # shapes of outer names are unchanged
@@ -312,7 +337,8 @@ class Grammar:
         return lines + [f"{target} = {name}({arg})"]
 
     def floats(self, env):
-        return [n for n, s in env.items() if s != "int"]
+        """The float variables, which may be written: not the attributes (`self.W0`)."""
+        return [n for n, s in env.items() if s != "int" and "." not in n]
 
     def stmt_reassign(self, env, depth):
         name = self.pick(self.floats(env))
@@ -387,11 +413,13 @@ class Grammar:
     def stmt_helper_tuple(self, env, depth):
         shape = self.pick(SHAPES)
         name = self.fresh("h")
-        self.helpers.append((name, [shape], None))    # not callable in expressions
+        self.helpers.append((name, [shape], None, "function"))   # not called in expressions
         body_env = {"a": shape}
+        outer, self.context = self.context, "function"
         self.helper_lines += [f"def {name}(a):",
                               f"    b = {self.expr(body_env, shape)}",
                               f"    return {self.expr(dict(body_env, b=shape), shape)}, b"]
+        self.context = outer
         a, b = self.fresh(), self.fresh()
         line = f"{a}, {b} = {name}({self.expr(env, shape)})"
         env[a], env[b] = shape, shape
@@ -469,37 +497,119 @@ class Grammar:
         return " + ".join(self.pick(["np.sum(np.sin({}))", "np.sum(({}) ** 2)", "np.sum({})"])
                           .format(n) for n in picked)
 
+    # -- lists built in loops, methods ---------------------------------------------------
+    def list_loop(self, env: dict) -> list[str]:
+        """`L = []`, a loop over a range of run-time length >= 1 appending to it once per
+        run, and one or two reads of it after the loop (`LIST_READS`); drawn from `extra`."""
+        var = self.loop_var(env)
+        if var is None or env.get("n") != "int":
+            return []
+        main, self.rng = self.rng, self.extra
+        try:
+            name, shape = self.fresh("L"), self.pick(SHAPES)
+            outer = [v for v, s in env.items() if s == "int" and v != "n"]
+            bound = self.pick(["range(n)", "range(1, n + 1)", "range(n + 1)"]
+                              + ([f"range({outer[-1]} + 1)"] if outer else []))
+            inner = dict(env, **{var: "int"})
+            body = self.stmt_assign(inner, 0) if self.chance(0.4) else []
+            body.append(f"{name}.append({self.expr(inner, shape)})")
+            lines = [f"{name} = []", f"for {var} in {bound}:"] + indent(body)
+            for _ in range(int(self.rng.integers(1, 3))):
+                read = self.pick(LIST_READS)
+                target = self.fresh()
+                lines.append(f"{target} = {read.format(name)}")
+                env[target] = shape if read in LIST_READS[:LIST_ROWS] else ()
+        finally:
+            self.rng = main
+        return lines
+
+    def attributes(self, kind: str) -> dict:
+        """The attributes code of `kind` reads: of the object in a method (its own and the
+        class's), of the class in a classmethod."""
+        if kind == "method":
+            return {**{f"self.{a}": s for a, (s, _) in self.members.items()},
+                    "self.scale": (), "self.B": (3,)}
+        return {"cls.scale": (), "cls.B": (3,)} if kind == "class" else {}
+
+    def call(self, name: str, kind: str) -> str | None:
+        """How code of the current context calls helper `name` of `kind`, if it can."""
+        forms = {"function": [name],
+                 "method": [f"self.{name}"] if self.context == "method" else [],
+                 "static": {"method": [f"self.{name}", f"Model.{name}"],
+                            "class": [f"cls.{name}", f"Model.{name}"]},
+                 "class": {"method": [f"self.{name}", f"Model.{name}"],
+                           "class": [f"cls.{name}"]}}[kind]
+        if isinstance(forms, dict):
+            forms = forms.get(self.context, [f"Model.{name}"])
+        return forms[int(self.extra.integers(len(forms)))] if forms else None
+
+    def literal(self, shape: tuple) -> str:
+        values = np.round(self.extra.uniform(-1.0, 1.0, size=shape), 2)
+        return f"{float(values):.2f}" if shape == () else f"frozen({values.tolist()})"
+
+    def model(self, members: list[str]) -> list[str]:
+        """The class of the method form: class attributes, an __init__ setting the object's
+        (read-only arrays: a write into one fails in the primal), then `members`."""
+        lines = ["class Model:", f"    scale = {self.literal(())}",
+                 f"    B = {self.literal((3,))}", "", "    def __init__(self):"]
+        lines += [f"        self.{a} = {value}" for a, (_, value) in self.members.items()]
+        return lines + [""] + indent(members)
+
     # -- the program ------------------------------------------------------------------------
-    def helper(self):
-        """A helper of one or two arguments returning one value, callable in expressions."""
+    def helper(self, kind: str = "function"):
+        """A helper of one or two arguments returning one value, callable in expressions:
+        a function, or in the method form a method, staticmethod or classmethod of Model."""
         shapes = [self.pick(SHAPES) for _ in range(int(self.rng.integers(1, 3)))]
         result = self.pick(SHAPES)
         params = ["a", "b"][:len(shapes)]
         env = dict(zip(params, shapes, strict=True))
+        env.update(self.attributes(kind))
         name = self.fresh("g")
-        lines = [f"def {name}({', '.join(params)}):"]
-        self.in_helper = True
+        first = {"method": ["self"], "class": ["cls"]}.get(kind, [])
+        lines = {"static": ["@staticmethod"], "class": ["@classmethod"]}.get(kind, [])
+        lines += [f"def {name}({', '.join(first + params)}):"]
+        outer, self.context, self.in_helper = self.context, kind, True
         lines += indent(self.block(env, 0, int(self.rng.integers(0, 3))))
         self.in_helper = False
         lines += [f"    return {self.expr(env, result)}", ""]
-        self.helpers.append((name, shapes, result))
+        self.context = outer
+        self.helpers.append((name, shapes, result, kind))
         return lines
 
     def program(self) -> tuple[str, list]:
-        """(module source, argument specs): a spec is a shape, or "int" for `n`."""
+        """(module source, argument specs): a spec is a shape, or "int" for `n`. In the
+        method form (`METHODS` of the programs) `f` is the method `loss` of an object (or,
+        one in four, a classmethod of its class) and the helpers are its methods."""
+        method = self.extra.random() < METHODS
+        if method:
+            self.context = "class" if self.extra.random() < 0.25 else "method"
+            self.members = {f"W{k}": (shape, self.literal(shape)) for k, shape in
+                            enumerate(SHAPES[int(self.extra.integers(len(SHAPES)))]
+                                      for _ in range(int(self.extra.integers(1, 4))))}
+        kinds = ["static", "class"] + (["method"] if self.context == "method" else [])
         head = []
-        for _ in range(int(self.rng.integers(0, 3))):
-            head += self.helper()
+        for _ in range(max(int(self.rng.integers(0, 3)), method)):
+            head += self.helper(kinds[int(self.extra.integers(len(kinds)))] if method
+                                else "function")
         args = {f"x{k}": self.pick(SHAPES) for k in range(int(self.rng.integers(1, 4)))}
-        env = dict(args)
-        env["n"] = "int"
-        body = self.block(env, 2, int(self.rng.integers(2, 6)))
+        env = dict(args, **self.attributes(self.context), n="int")
+        body = []
+        if method:   # one call of a method at least
+            name, shapes, result, kind = self.helpers[-1]
+            body.append(f"{self.fresh()} = {self.call(name, kind)}"
+                        f"({', '.join(self.expr(env, s) for s in shapes)})")
+            env[body[-1].split()[0]] = result
+        body += self.block(env, 2, int(self.rng.integers(2, 6)))
         body.append(f"return {self.result(env)}")
-        source = ["import numpy as np", "import scipy.special", "import scipy.stats", "", ""] + \
-            head + self.helper_lines
-        if self.helper_lines:
-            source.append("")
-        source += [f"def f({', '.join(args)}, n):"] + indent(body)
+        source = ["import numpy as np", "import scipy.special", "import scipy.stats", "", ""]
+        if not method:
+            source += head + self.helper_lines + ([""] if self.helper_lines else [])
+            source += [f"def f({', '.join(args)}, n):"] + indent(body)
+            return "\n".join(source) + "\n", list(args.values()) + ["int"]
+        first = {"class": ["@classmethod", "def loss(cls"]}.get(self.context, ["def loss(self"])
+        first[-1] += f", {', '.join(args)}, n):"
+        source += FROZEN + self.helper_lines + ["", ""] + self.model(head + first + indent(body))
+        source += ["", "", f"f = Model{'' if self.context == 'class' else '()'}.loss"]
         return "\n".join(source) + "\n", list(args.values()) + ["int"]
 
 

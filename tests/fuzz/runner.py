@@ -214,7 +214,8 @@ def shrink(outcome: Outcome, jit: bool, directory: Path) -> Outcome:
         while end < len(lines) and (not lines[end].strip()
                                     or len(lines[end]) - len(lines[end].lstrip()) > depth):
             end += 1
-        if depth == 0 and not line.startswith("def ") or line.startswith("def f("):
+        if depth == 0 and not line.startswith("def ") or \
+                line.lstrip().startswith(("def f(", "def loss(")):
             k += 1
             continue
         candidate = lines[:k] + lines[end:]
@@ -231,9 +232,16 @@ def describe(outcome: Outcome, title: str | None = None) -> str:
             f"{outcome.detail}\n")
 
 
+# Constructs the summary counts outcomes of, by a string of their source.
+MARKERS = {"a method": "class Model:", "a list built in a loop": ".append("}
+
+
 def summary(results: dict[str, list[Outcome]]) -> str:
     total = sum(len(v) for v in results.values())
     lines = [f"programs: {total}"] + [f"{kind}: {len(results[kind])}" for kind in results]
+    for construct, marker in MARKERS.items():
+        counts = {k: sum(marker in o.source for o in v) for k, v in results.items()}
+        lines.append(f"  with {construct}: " + ", ".join(f"{k} {c}" for k, c in counts.items()))
     constructs: dict[str, int] = {}
     for outcome in results["refused"]:
         constructs[outcome.detail] = constructs.get(outcome.detail, 0) + 1
