@@ -172,8 +172,8 @@ def _record(primal: Any) -> Op | None:
 
 def _foreign(primal: Any) -> bool:
     """Whether `primal` is a callable other than a user's Python function or a class: a
-    builtin, a ufunc, a method, or a function of NumPy's or SciPy's. The table is made whole before saying that such
-    an object has no record."""
+    builtin, a ufunc, a method, or a function of NumPy's or SciPy's. The table is made
+    whole before saying that such an object has no record."""
     if not callable(primal) or inspect.isclass(primal):
         return False
     module = getattr(primal, "__module__", None) or ""
