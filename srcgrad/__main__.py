@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="example arguments, a Python expression in the file's namespace "
                             "(with np), e.g. \"np.ones(3), 2.0\"")
     mode = show.add_mutually_exclusive_group()
-    mode.add_argument("--forward", action="store_true", help="the jvp (forward mode)")
+    mode.add_argument("--forward", "--jvp", action="store_true",
+                      help="the jvp (forward mode)")
     mode.add_argument("--hvp", action="store_true", help="the Hessian-vector product")
     show.add_argument("--static", default="",
                       help="name=value,... of static arguments: the source specialised on "

@@ -164,7 +164,8 @@ def test_cli_show_forward_hvp_and_static(tmp_path):
     def show(*options):
         return subprocess.run([sys.executable, "-m", "srcgrad", "show", f"{path}:loss",
                                *options], capture_output=True, text=True, check=True).stdout
-    assert "def loss_jvp(w, n, tw):" in show("--forward")
+    forward = show("--forward")
+    assert "def loss_jvp(w, n, tw):" in forward and show("--jvp") == forward
     assert "def loss_grad_jvp(" in show("--hvp")
     unrolled = show("--static", "n=2")
     assert "for i in range" not in unrolled and "w ** 2" in unrolled
