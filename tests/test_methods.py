@@ -119,6 +119,42 @@ def test_static_and_class_methods(jit, model):
         assert (value, tangent) == pytest.approx((16.0, 24.0))
 
 
+class Constants:
+    B = np.array([0.5, -1.0])
+    scale = 1.5
+
+    @classmethod
+    def g(cls, b):
+        return cls.B
+
+    @classmethod
+    def g2(cls, b):
+        return cls.scale
+
+    def loss(self, x):
+        return np.sum(self.g(x) * x)
+
+    @classmethod
+    def scaled_sum(cls, x):
+        return cls.g2(x) * np.sum(x) + np.sum(_returns_global(x) * x)
+
+
+_C = np.array([2.0, 0.25])
+
+
+def _returns_global(b):
+    return _C
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_a_helper_returning_a_class_value_or_global_as_it_is(jit):
+    # the helpers' results do not depend on their argument: d/dx sum(B * x) is B
+    x = np.array([0.3, 0.7])
+    np.testing.assert_allclose(srcgrad.grad(Constants().loss, jit=jit)(x), Constants.B)
+    np.testing.assert_allclose(srcgrad.grad(Constants.scaled_sum, jit=jit)(x),
+                               Constants.scale + _C)
+
+
 class Refused:
     def __init__(self):
         self.a = np.ones(2)
