@@ -148,3 +148,38 @@ def test_other_lists_built_in_loops_are_refused_at_the_append(fun):
     with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
                                           r"called for its effect"):
         srcgrad.grad(fun, jit=False)(X, 4)
+
+
+def built_after_an_early_return(x, n):
+    for _i in range(n):
+        if x[0] > 0.0:
+            return np.sum(x)
+        parts = []
+        for _k in range(n):
+            parts.append(x)
+        x = np.stack(parts)[-1] * 2.0
+    return np.sum(x)
+
+
+def test_a_list_in_a_loop_that_may_return_before_it_is_refused_at_the_append():
+    # (fuzzer seed 9100359) an iteration that returns before `parts = []` may leave the
+    # array unbound where the adjoint reads it: a crash once, refused now
+    with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
+                                          r"called for its effect"):
+        srcgrad.grad(built_after_an_early_return, jit=False)(np.array([0.5, -1.0]), 2)
+
+
+def built_before_an_early_return(x, n):
+    if x[0] > 0.0:
+        return np.sum(x)
+    parts = []
+    for k in range(n):
+        parts.append(x * (k + 1.0))
+    return np.sum(np.stack(parts) ** 2)
+
+
+def test_a_list_after_an_early_return_outside_loops(jit):
+    g = srcgrad.grad(built_before_an_early_return, jit=jit)
+    # by hand: returned, f = sum(x); else f = sum_k (k+1)^2 sum(x^2) = 5 sum(x^2) for n = 2
+    np.testing.assert_allclose(g(np.array([0.5, -1.0]), 2), [1.0, 1.0])
+    np.testing.assert_allclose(g(np.array([-0.5, 1.0]), 2), [-5.0, 10.0])

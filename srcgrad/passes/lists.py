@@ -20,17 +20,18 @@ a tuple, which NumPy reads as it reads a list, is what numba stacks.
 A list appended to in a counted loop (`buffer_loops`) is an array the loop fills: for a
 name `L` bound to `[]` in a block, whose next mention is a `for` over `range(...)` (any
 bounds, known at run time) whose body appends to it once at its top level, with no
-`break`, `continue` or `return` in the loop and no other mention of `L` there, and read
-after the loop only as `np.stack(L)`, `np.array(L)`, `np.asarray(L)` (a copy of the
-array), `sum(L)` (its sum along the first axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or
-`L[i]`: the trip count is taken before the loop, the append's first run makes the array
-(`np.empty` of (trips,) + the value's shape and dtype) and each run writes its row, `L[k]
-= v`. Every list of NumPy arrays of one shape reads as that array; an empty one raises a
-ValueError (where `sum` would give 0), as does a value the row would broadcast or cast
-(another shape or type than the first: Python's list keeps it as it is). The adjoint is
-that of subscript writes: the cotangents of the rows, read back in reverse. A list
-appended to in any other loop is left as it is, and `check` refuses an append that
-receives a differentiated value.
+`break`, `continue` or `return` in the loop and no other mention of `L` there, the block
+not inside a loop that has one (an iteration that leaves before `L = []` may leave the
+array unbound where the adjoint reads it), and read after the loop only as `np.stack(L)`,
+`np.array(L)`, `np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first
+axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or `L[i]`: the trip count is taken before the
+loop, the append's first run makes the array (`np.empty` of (trips,) + the value's shape
+and dtype) and each run writes its row, `L[k] = v`. Every list of NumPy arrays of one
+shape reads as that array; an empty one raises a ValueError (where `sum` would give 0),
+as does a value the row would broadcast or cast (another shape or type than the first:
+Python's list keeps it as it is). The adjoint is that of subscript writes: the cotangents
+of the rows, read back in reverse. A list appended to in any other loop is left as it
+is, and `check` refuses an append that receives a differentiated value.
 
 >>> import astor
 >>> from srcgrad.frontend.parse import Env
@@ -178,9 +179,12 @@ _AS_ARRAY = {np.stack: "np.copy", np.array: "np.copy", np.asarray: "np.copy",
 
 
 def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
-                 local_names: frozenset[str], namer: Namer) -> list[gast.stmt]:
+                 local_names: frozenset[str], namer: Namer,
+                 in_jumping_loop: bool = False) -> list[gast.stmt]:
     """`block` (of function body `whole`) with each list built in a counted loop an array
-    the loop fills (see the module docstring), in its nested blocks too.
+    the loop fills (see the module docstring), in its nested blocks too; not in the body of
+    a loop that may leave an iteration early (`in_jumping_loop`), where the array may be
+    left unbound and the adjoint would read it.
 
     >>> import astor
     >>> body = gast.parse("p = []\\nfor i in range(n):\\n    p.append(x)\\ns = len(p)").body
@@ -221,9 +225,14 @@ def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
         s = len(p)
     """
     for stmt in block:
+        jumping = in_jumping_loop or \
+            isinstance(stmt, (gast.For, gast.While)) and _jumps(stmt.body)
         for f in ("body", "orelse"):
             if isinstance(getattr(stmt, f, None), list) and not isinstance(stmt, gast.FunctionDef):
-                setattr(stmt, f, buffer_loops(getattr(stmt, f), whole, env, local_names, namer))
+                setattr(stmt, f, buffer_loops(getattr(stmt, f), whole, env, local_names, namer,
+                                              jumping))
+    if in_jumping_loop:
+        return block
     out = list(block)
     for name in _started(block):
         out = _buffered(name, out, whole, env, local_names, namer)
