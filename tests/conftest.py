@@ -14,15 +14,6 @@ def jit(request):
     return request.param
 
 
-@pytest.fixture(autouse=True)
-def _foreground_compiles(request, monkeypatch):
-    """jit="auto" compiles in the foreground on a second call, outside test_background.py:
-    a background compile that a test starts and leaves running would take a core from
-    the tests after it (the suite's time budget)."""
-    if request.module.__name__ != "test_background" and "SRCGRAD_BACKGROUND" not in os.environ:
-        monkeypatch.setenv("SRCGRAD_BACKGROUND", "0")
-
-
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
