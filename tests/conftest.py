@@ -59,26 +59,24 @@ def pytest_collection_modifyitems(config, items):
       take a quarter each, so each compiled run is made under one of the four
       interpreters (numba is the same release under all four); `oldest`, whose numba
       differs, takes an eighth.
-    - SRCGRAD_TEST_TWINS=k/n: this env makes the Python-form twins of compiled runs in
-      shard k (py310..py313 a quarter each). The `nojit` env makes them all, and the
-      compiled twin takes the same source through the same front end under another
-      interpreter. Tests with no compiled twin run in every env.
-    - Under SRCGRAD_DISABLE_JIT (`nojit`), a compiled run would run its Python twin's
-      code again, and is left out.
+    - SRCGRAD_TEST_PYTHON_SHARD=k/n: this env makes the other runs (Python forms, errors,
+      docs, examples) of shard k: py310..py313 a quarter each. `nojit` and `oldest` make
+      them all, and the compiled runs take the same front end through every interpreter.
+    - Under SRCGRAD_DISABLE_JIT (`nojit`), a compiled run with a Python twin (the same
+      test with `python` for `numba` in its id) would run that twin's code again, and is
+      left out.
     """
     compiled = {item.nodeid for item in items if _compiled(item)}
-    twin_of = {item.nodeid: _compiled_twin(item) for item in items}
-    twin_of = {run: twin for run, twin in twin_of.items() if twin in compiled}
-    with_twin = set(twin_of.values())
+    with_twin = {_compiled_twin(item) for item in items} & compiled
     shard = os.environ.get("SRCGRAD_TEST_SHARD")
-    twins = os.environ.get("SRCGRAD_TEST_TWINS")
+    others = os.environ.get("SRCGRAD_TEST_PYTHON_SHARD")
     nojit = os.environ.get("SRCGRAD_DISABLE_JIT", "").strip() not in ("", "0")
     kept, dropped = [], []
     for item in items:
         if item.nodeid in compiled:
             drop = (nojit and item.nodeid in with_twin) or (shard and not _in_shard(item, shard))
         else:
-            drop = twins and item.nodeid in twin_of and not _in_shard(item, twins)
+            drop = others and not _in_shard(item, others)
         (dropped if drop else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
