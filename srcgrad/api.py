@@ -1,6 +1,6 @@
 """api: the transforms users call (`grad`, `value_and_grad`, `vjp`, `jvp`, `hvp`,
-and `dense.py`'s `hessian`, `jacobian`), their options, and the binding of a call's
-arguments.
+and `dense.py`'s `hessian`, `jacobian`) and their options. The checks of a call's arguments
+and tangents, the form of its results and `vjp`'s pullbacks are `calls`'.
 
 A transform returns a `Transform`: callable like the derivative it denotes, with
 `functools.wraps` metadata, `.source` (the generated module), `.py_func` (the generated
@@ -26,8 +26,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .calls import (
+    LEAF_TYPES,
+    Columns,
+    Pullback,
+    Regrouped,
+    Transposed,
+    check_differentiable,
+    checked_tangent,
+    map_nested,
+    param_name,
+    plain,
+    signature_of,
+)
 from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
-from .frontend.parse import check_function
 from .frontend.portable import portable
 from .methods import Method, for_method, owned
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
@@ -113,7 +125,7 @@ class Transform:
             raise SrcgradError(f"vjp of a transform differentiates a gradient (grad); "
                                f"{self.inner.name} is not one: use jvp or jacobian")
         self.constants = dict(options.constants)
-        self._signature = _signature(fun)
+        self._signature = signature_of(fun)
         self._params = leaf_names(list(self._signature.parameters), dict(options.trees))
         # (*args, keyword-only: bound through the signature, `*args` as one tuple; the
         # transforms specialised or of flattened containers take every argument, in order)
@@ -121,12 +133,12 @@ class Transform:
                              for p in self._signature.parameters.values())
         self._many = isinstance(options.wrt, (tuple, list))
         wrt = options.wrt if self._many else [options.wrt]
-        self.wrt = [_param_name(w, self._params, fun) for w in wrt]
+        self.wrt = [param_name(w, self._params, fun) for w in wrt]
         for name in self.wrt:
             if kind.forward and name not in self._params:
                 raise WrtError(f"wrt={name!r}: forward mode differentiates with respect to "
                                f"parameters only ({', '.join(self._params)})")
-        self.static = [_param_name(w, self._params, fun, "static") for w in options.static]
+        self.static = [param_name(w, self._params, fun, "static") for w in options.static]
         for name in self.static:
             if name in self.wrt:
                 raise WrtError(f"{name!r} cannot be both static and differentiated")
@@ -303,12 +315,12 @@ class Transform:
                                 f"{self.inner.name}, then its own")
             values = self.inner._args(args[:-1], kwargs)
             for name in self.wrt:
-                _check_differentiable(name, values[self._params.index(name)], self.fun)
+                check_differentiable(name, values[self._params.index(name)], self.fun)
             return values + self.inner._tangents(values, args[-1])
         if not kwargs and len(args) == len(self._params) and self._ordinary:
             for name in self.wrt:
                 if name in self._params:
-                    _check_differentiable(name, args[self._params.index(name)], self.fun)
+                    check_differentiable(name, args[self._params.index(name)], self.fun)
             return args
         try:
             bound = self._signature.bind(*args, **kwargs)
@@ -318,7 +330,7 @@ class Transform:
         values = tuple(bound.arguments[p] for p in self._params)
         for name in self.wrt:
             if name in self._params:
-                _check_differentiable(name, bound.arguments[name], self.fun)
+                check_differentiable(name, bound.arguments[name], self.fun)
         return values
 
     def specialized(self, values: tuple) -> Transform:
@@ -352,14 +364,14 @@ class Transform:
             flat, leaves, trees = structured
             out, group = flat(*leaves), functools.partial(self._regroup, trees)
             if self.kind is Kind.VJP:
-                return out[0], _Regrouped(out[1], group)
+                return out[0], Regrouped(out[1], group)
             return (out[0], group(out[1])) if self.kind is Kind.VALUE_AND_GRAD else group(out)
         if self._transposing:
-            pullback = _Columns if self.inner.custom else _Transposed
+            pullback = Columns if self.inner.custom else Transposed
             return self.inner(*values), pullback(self._transposed, values)
         if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
-            return value, _Pullback(self, saved)
+            return value, Pullback(self, saved)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
             grads = self._call("grad", values)
         else:
@@ -368,13 +380,13 @@ class Transform:
                 raise self._nonscalar()
         grads = self._shaped(grads if self._many else (grads,), values)
         grads = grads if self._many else grads[0]
-        return (_plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
+        return (plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
 
     def _structured(self, values: tuple) -> tuple[Transform, tuple, dict] | None:
         """For container arguments (`passes.pytrees.split`): the transform generated for
         their structure (its parameters their leaves), the arguments flattened, the
         structures."""
-        if all(type(v) in _LEAF_TYPES for v in values):   # (the common call, made fast)
+        if all(type(v) in LEAF_TYPES for v in values):   # (the common call, made fast)
             return None
         if self.inner is not None:   # (values: the arguments, then tangents)
             if any(is_container(values[self._params.index(w)]) for w in self.wrt
@@ -428,7 +440,7 @@ class Transform:
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
                 from .runtime import unbroadcast
                 g = unbroadcast(g, np.asarray(x))
-            out.append(_plain(g))
+            out.append(plain(g))
         return tuple(out)
 
     def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
@@ -443,11 +455,11 @@ class Transform:
             return self._regroup(trees, out) if self.kind is Kind.HVP else out
         checked = self._tangents(values, tangents)
         if self.kind is Kind.HVP:  # the entry returns the product only
-            return _tree(_plain, self._call(self.role, values + checked))
+            return map_nested(plain, self._call(self.role, values + checked))
         value, dvalue = self._call(self.role, values + checked)
         for k in self.inner.projection if self.inner else ():
             value, dvalue = value[k], dvalue[k]
-        return _tree(_plain, value), _tree(_plain, dvalue)
+        return map_nested(plain, value), map_nested(plain, dvalue)
 
     def _tangents(self, values: tuple, tangents: Any, checked: bool = True) -> tuple:
         """The tangents of a jvp or hvp call, one per wrt argument, checked against
@@ -458,7 +470,7 @@ class Transform:
                                f"({', '.join(self.wrt)}), as a tuple if wrt is a tuple")
         if not checked:
             return tuple(given)
-        return tuple(_tangent(name, values[self._params.index(name)], t, self.fun)
+        return tuple(checked_tangent(name, values[self._params.index(name)], t, self.fun)
                      for name, t in zip(self.wrt, given, strict=True))
 
     @property
@@ -500,63 +512,6 @@ class Transform:
         return self if obj is None else types.MethodType(self, obj)
 
 
-class _Pullback:
-    """`vjp`'s pullback: maps a cotangent of the result to gradients; callable many times."""
-
-    def __init__(self, transform: Transform, saved: tuple):
-        self._t = transform
-        self._saved = saved
-
-    def __call__(self, cotangent):
-        return self._t._call("backward", tuple(self._saved) + (cotangent,))
-
-
-class _Regrouped:
-    """`vjp`'s pullback for container arguments: gradients with their structure."""
-
-    def __init__(self, pullback: _Pullback, group):
-        self._pullback, self._group = pullback, group
-
-    def __call__(self, cotangent):
-        return self._group(_tree(_plain, self._pullback(cotangent)))
-
-
-class _Transposed:
-    """The pullback of `vjp` of a gradient: a jvp of another gradient (`Transform._transposed`)."""
-
-    def __init__(self, jvp: Transform, values: tuple):
-        self._jvp, self._values = jvp, values
-
-    def __call__(self, cotangent):
-        return self._jvp(*self._values, cotangent)[1]
-
-
-class _Columns:
-    """The pullback of `vjp` of a gradient made by the user's rules: (J^T u)[k] is
-    <J e_k, u>, with column J e_k from one jvp per entry of the `wrt` arguments (made on
-    the first call, kept for the next)."""
-
-    def __init__(self, jvp: Transform, values: tuple):
-        self._jvp, self._values = jvp, values
-        self._inputs = [np.asarray(values[jvp._params.index(w)], dtype=float)
-                        for w in jvp.wrt]
-        self._columns: list[list[Any]] | None = None
-
-    def __call__(self, cotangent):
-        if self._columns is None:
-            many, inputs = self._jvp._many, self._inputs
-            self._columns = [[self._jvp(*self._values, _direction(inputs, j, k, many))[1]
-                              for k in range(x.size)] for j, x in enumerate(inputs)]
-        grads = [_plain(np.array([_inner(c, cotangent) for c in cols]).reshape(x.shape))
-                 for cols, x in zip(self._columns, self._inputs, strict=True)]
-        return tuple(grads) if self._jvp._many else grads[0]
-
-
-def _inner(a: Any, b: Any) -> float:
-    """<a, b> for arrays, scalars, or tuples of them."""
-    if isinstance(a, tuple):
-        return sum(_inner(x, y) for x, y in zip(a, b, strict=True))
-    return float(np.vdot(np.asarray(a, dtype=float), np.asarray(b, dtype=float)))
 
 
 def _transform(kind: Kind):
@@ -667,96 +622,6 @@ def _digest(code: types.CodeType, h):
     return h
 
 
-def _direction(inputs: list[np.ndarray], j: int, k: int, many: bool) -> Any:
-    """The tangents of a jvp along entry k of input j (zero for the other inputs)."""
-    tangents = [_unit_like(v, k) if i == j else np.zeros_like(v) for i, v in enumerate(inputs)]
-    return tuple(tangents) if many else tangents[0]
-
-
-def _unit_like(x: np.ndarray, k: int) -> Any:
-    e = np.zeros(np.shape(x))
-    e.flat[k] = 1.0
-    return e if e.ndim else 1.0
-
-
-def _tangent(name: str, arg: Any, t: Any, fun) -> Any:
-    if type(arg) is np.ndarray and type(t) is np.ndarray and t.dtype == arg.dtype \
-            and t.shape == arg.shape and arg.dtype.char in "dD":
-        return t  # the common case, decided without NumPy calls (hvp is called in loops)
-    if np.shape(t) != np.shape(arg):
-        raise SrcgradError(f"the tangent for {name!r} of {fun.__qualname__} has shape "
-                           f"{np.shape(t)}, but {name} has shape {np.shape(arg)}")
-    if isinstance(arg, np.ndarray):
-        return np.asarray(t, dtype=np.result_type(arg.dtype, np.float64))
-    return float(t) if np.ndim(arg) == 0 else t  # a scalar's tangent: a float, as it is
-
-
-def _tree(f, value):
-    return tuple(_tree(f, v) for v in value) if isinstance(value, tuple) else f(value)
-
-
 def source(fun, **options) -> str:
     """The generated gradient source of `fun` (as `grad(fun, **options).source`)."""
     return grad(fun, **options).source
-
-
-# ---- argument handling ----
-def _signature(fun) -> inspect.Signature:
-    check_function(fun)
-    try:
-        return inspect.signature(fun)
-    except (TypeError, ValueError) as exc:
-        raise SrcgradError(f"cannot differentiate {fun!r}: {exc}") from None
-
-
-def _param_name(w, params: list[str], fun, option: str = "wrt") -> str:
-    if isinstance(w, bool) or not isinstance(w, (int, str)):
-        raise WrtError(f"{option} must be a parameter position or name, or a tuple of them; "
-                       f"got {w!r}")
-    if isinstance(w, int):
-        if not -len(params) <= w < len(params):
-            raise WrtError(f"{option}={w} but {fun.__qualname__} has {len(params)} "
-                           f"parameter(s): {', '.join(params)}")
-        return params[w]
-    if w not in params and not (option == "wrt" and w in _variables(fun)):
-        what = "parameter or variable" if option == "wrt" else "parameter"
-        raise WrtError(f"{option}={w!r} names no {what} of {fun.__qualname__} "
-                       f"(parameters: {', '.join(params)})")
-    return w
-
-
-def _variables(fun) -> frozenset[str]:
-    """Names `fun` assigns (a `wrt` may name one: the gradient of an intermediate)."""
-    from .analysis.aliasing import assigned_names
-    from .frontend.parse import parse
-
-    try:
-        return assigned_names(parse(fun).tree)
-    except SrcgradError:
-        return frozenset()
-
-
-def _check_differentiable(name: str, value: Any, fun) -> None:
-    if type(value) is np.ndarray:
-        kind = value.dtype.kind
-    else:
-        kind = np.asarray(value).dtype.kind if not isinstance(value, (list, tuple)) else "f"
-    if kind in "biu":
-        what = "a boolean" if kind == "b" else "an integer"
-        raise WrtError(f"cannot differentiate {fun.__qualname__} with respect to {name!r}: "
-                       f"it is {what} ({value!r}); pass a float (e.g. {name}=5.0)")
-
-
-# argument types that are never containers (`passes.pytrees.is_container`)
-_LEAF_TYPES = frozenset({np.ndarray, float, int, bool, np.float64, np.float32, np.int64,
-                         np.int32, np.bool_})
-
-
-def _plain(value: Any) -> Any:
-    """A float64 scalar as a Python float (as autograd returns for a float input)."""
-    if type(value) is np.ndarray and value.ndim:
-        return value
-    if isinstance(value, (np.floating, np.ndarray)) and np.ndim(value) == 0 \
-            and value.dtype == np.float64:
-        return float(value)
-    return value

@@ -8,17 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .api import (
-    Kind,
-    Options,
-    Source,
-    Transform,
-    _direction,
-    _module_attribute,
-    _plain,
-    _token,
-    _unit_like,
-)
+from .api import Kind, Options, Source, Transform, _module_attribute, _token
+from .calls import direction, plain, unit_like
 from .errors import SrcgradError
 from .frontend.portable import portable
 from .passes.pytrees import is_container
@@ -84,7 +75,7 @@ class Dense:
         for j, x in enumerate(inputs):
             columns = []
             for k in range(x.size):
-                out = t(*values, _direction(inputs, j, k, self._many))
+                out = t(*values, direction(inputs, j, k, self._many))
                 columns.append(out[1] if self.kind == "jacobian" else out)
             blocks.append(columns)
         if self.kind == "jacobian":
@@ -99,12 +90,12 @@ class Dense:
         return tuple(rows) if self._many else rows[0]
 
     def _rows(self, value, pullback, inputs):
-        rows = [pullback(_unit_like(value, k)) for k in range(value.size)]
+        rows = [pullback(unit_like(value, k)) for k in range(value.size)]
         out = []
         for i, x in enumerate(inputs):
             stacked = np.array([np.asarray(r[i] if self._many else r, dtype=float)
                                 for r in rows]).reshape(value.shape + x.shape)
-            out.append(_plain(stacked))
+            out.append(plain(stacked))
         return tuple(out) if self._many else out[0]
 
     def __repr__(self) -> str:
@@ -125,5 +116,5 @@ def _from_columns(columns: list, x: np.ndarray) -> Any:
     """Derivatives along each entry of `x` -> an array of shape out.shape + x.shape."""
     cols = [np.asarray(c, dtype=float) for c in columns]
     shape = cols[0].shape if cols else ()
-    return _plain(np.stack(cols, axis=-1).reshape(shape + x.shape) if cols else
-                  np.zeros(x.shape))
+    return plain(np.stack(cols, axis=-1).reshape(shape + x.shape) if cols else
+                 np.zeros(x.shape))
