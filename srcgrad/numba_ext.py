@@ -557,14 +557,21 @@ def _masked_count(shape, mask):
     return np.count_nonzero(mask)
 
 
-@overload(operator.getitem)
-def _getitem_mask(a, index):
+def _mask_rank(a, index) -> int | None:
+    """The rank of the mask `index` that indexes array `a` (None: not such an index)."""
     if not (isinstance(a, types.Array) and _mask(index)):
         return None
     if index.ndim > a.ndim:
         raise TypingError(f"too many indices for array: {a.ndim}-dimensional, but "
                           f"a mask of {index.ndim} dimensions indexes it")
-    k = index.ndim
+    return index.ndim
+
+
+@overload(operator.getitem)
+def _getitem_mask(a, index):
+    k = _mask_rank(a, index)
+    if k is None:
+        return None
 
     def impl(a, index):
         out = np.empty((_masked_count(a.shape, index),) + a.shape[k:], a.dtype)
@@ -579,12 +586,9 @@ def _getitem_mask(a, index):
 
 @overload(operator.setitem)
 def _setitem_mask(a, index, v):
-    if not (isinstance(a, types.Array) and _mask(index)):
+    k = _mask_rank(a, index)
+    if k is None:
         return None
-    if index.ndim > a.ndim:
-        raise TypingError(f"too many indices for array: {a.ndim}-dimensional, but "
-                          f"a mask of {index.ndim} dimensions indexes it")
-    k = index.ndim
     if isinstance(v, (types.Number, types.Boolean)):
         def scalar(a, index, v):
             _masked_count(a.shape, index)
