@@ -89,3 +89,25 @@ def test_a_math_function_whose_record_is_beside_scipys_has_its_rule(tmp_path):
         print(json.dumps(srcgrad.grad(f, jit=False)(0.5)))
     """)
     assert abs(out - 4.0 / math.sqrt(math.pi) * math.exp(-0.25)) < 1e-12
+
+
+def test_each_record_module_declares_the_scipy_modules_it_imports():
+    # the table imports a record module only once the SciPy modules its NEEDS line names
+    # are imported: one that imported another would load SciPy for code that never uses it
+    import ast
+    import pkgutil
+    from pathlib import Path
+
+    import srcgrad.rules as rules
+
+    for info in pkgutil.iter_modules(rules.__path__):
+        tree = ast.parse((Path(rules.__path__[0]) / f"{info.name}.py").read_text())
+        imported = set()
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names if a.name.startswith("scipy.")}
+            elif isinstance(node, ast.ImportFrom) and node.module == "scipy":
+                imported |= {f"scipy.{a.name}" for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("scipy."):
+                imported.add(node.module)
+        assert rules._needs(info.name) == imported, info.name

@@ -24,21 +24,21 @@ prints docs/supported.md from them.
 The records are made on first need, not when srcgrad is imported: the first question
 asked of the table (`lookup`, `fact`, ...) imports the record modules, and a built-in
 rule's template is read from its source when first inlined. A record module that imports
-SciPy is imported only once the process has imported the SciPy modules it names (a
-function that calls scipy.special.erf was defined where scipy.special is imported); a
+SciPy says which SciPy modules it imports in one line, ``NEEDS = ("scipy.special",)``,
+which is read from its text; it is imported only once the process has imported them (a
+function that calls scipy.special.erf was defined where scipy.special is imported). A
 question about a function without a record checks that again, and one about a builtin,
 a ufunc or a NumPy or SciPy function imports the rest (`math.erf`'s record is beside
-`scipy.special.erf`'s). `OPS`, the whole table,
-imports every record module, SciPy's too.
+`scipy.special.erf`'s). `OPS`, the whole table, imports every record module, SciPy's too.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import os
 import pkgutil
-import re
 import sys
 import textwrap
 import threading
@@ -442,27 +442,17 @@ def _template(value: gast.AST | None, counts: tuple[int, int]
     return value  # one expression giving the tuple of gradients
 
 
-_SCIPY_IMPORT = re.compile(r"^(?:from[ \t]+(scipy[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[\w \t,]+)"
-                           r"|import[ \t]+(scipy[\w.]*))", re.MULTILINE)
-
-
-def _scipy_modules(name: str) -> frozenset[str]:
-    """The SciPy modules the record module `name` imports, read from its source: `from
-    scipy import special` needs scipy.special, `from scipy.linalg import solve`
-    scipy.linalg."""
+def _needs(name: str) -> frozenset[str]:
+    """The SciPy modules the record module `name` declares it imports (`NEEDS = (...)`),
+    read from its text: it is not imported before they are."""
     try:
         with open(os.path.join(__path__[0], f"{name}.py"), encoding="utf-8") as f:
-            source = f.read()
+            for line in f:
+                if line.startswith("NEEDS = "):
+                    return frozenset(ast.literal_eval(line[len("NEEDS = "):]))
     except OSError:   # (installed without sources: it is imported with the others)
-        return frozenset()
-    needs = set()
-    for package, names, module in _SCIPY_IMPORT.findall(source):
-        if package == "scipy":   # (`from scipy import special as sp`: scipy.special)
-            needs.update(f"scipy.{n.split()[0]}" for n in names.strip("()").split(",")
-                         if n.strip())
-        else:
-            needs.add(package or module)
-    return frozenset(needs)
+        pass
+    return frozenset()
 
 
 # record modules not imported yet -> the SciPy modules each needs (None: not listed yet)
@@ -484,7 +474,7 @@ def _load(scipy: bool = False) -> bool:
         return False
     with _LOADING:   # (another thread waits here until the table is whole)
         if _UNLOADED is None:
-            _UNLOADED = {m.name: _scipy_modules(m.name) for m in pkgutil.iter_modules(__path__)
+            _UNLOADED = {m.name: _needs(m.name) for m in pkgutil.iter_modules(__path__)
                          if m.name not in ("inline", "supported")}
         names = sorted(_loadable(scipy))
         outer, _loading = _loading, True

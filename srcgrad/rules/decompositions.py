@@ -35,6 +35,8 @@ from . import describe, linear, rule, tangent
 from .builtin_rules import COMPLEX
 from .linalg import _ONE_MATRIX, transposed
 
+NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
+
 # ---- triangles ----
 
 

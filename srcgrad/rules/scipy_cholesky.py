@@ -37,6 +37,8 @@ from .linalg import columns
 from .linalg import transposed as swapped
 from .shapes import _absent
 
+NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
+
 
 def _overwrites(keywords) -> str | None:
     for name in ("overwrite_a", "overwrite_b"):

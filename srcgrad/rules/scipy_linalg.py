@@ -16,6 +16,8 @@ from scipy.linalg import solve_triangular
 
 from . import describe, rule, tangent
 
+NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
+
 _TRANS = "scipy.linalg.solve_triangular compiles with trans 0 or 1 (a number), not a string"
 
 

@@ -22,6 +22,8 @@ from ..runtime import sum_grad, unbroadcast
 from ..runtime.special import i1_slope, times_weights
 from . import describe, linear, rule, tangent
 
+NEEDS = ("scipy.special",)   # SciPy modules this imports (rules/__init__)
+
 # ---- elementwise, one argument ----
 
 

@@ -46,6 +46,8 @@ from ..runtime.stats import (
 )
 from . import describe, rule, tangent
 
+NEEDS = ("scipy.special", "scipy.stats")   # SciPy modules this imports (rules/__init__)
+
 # ---- the normal distribution ----
 
 
