@@ -9,6 +9,7 @@ import pytest
 from fd import assert_grad
 
 import srcgrad
+from benchmarks.workloads.rosen_loop import primal as rosenbrock
 from srcgrad import builder as b
 from srcgrad import runtime
 from srcgrad.codegen import to_source
@@ -185,13 +186,6 @@ def test_a_dead_linalg_value_and_its_tangent_go(jit):
     x = np.array([1.0, 2.0])
     value, slope = f(x, 2, np.array([1.0, -1.0]))
     assert value == 5.0 and slope == 2 * (1.0 - 2.0)   # by hand: 2 x . v
-
-
-def rosenbrock(x):
-    s = 0.0
-    for i in range(x.shape[0] - 1):
-        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
-    return s
 
 
 def test_a_number_result_frees_the_adjoint_of_the_forward_values(jit, rng):

@@ -5,13 +5,7 @@ import numpy as np
 from fd import assert_grad
 
 import srcgrad
-
-
-def rosen(x):
-    s = 0.0
-    for i in range(x.shape[0] - 1):
-        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
-    return s
+from benchmarks.workloads.rosen_loop import primal as rosen
 
 
 def carried(a, n):
