@@ -3,7 +3,7 @@
     parse -> positional (the entry's *args, keyword-only) -> annotate -> pytrees (container
     `wrt`) -> lift_closures -> reject_unsupported -> unroll (static, unroll=) -> checkpoint
     (checkpoint=) -> normalize -> activity/tape/reverse (or forward) -> optimize  [the IR]
-    -> join -> fuse -> codegen
+    -> batch -> join -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -11,7 +11,7 @@ active at the call). `SRCGRAD_DEBUG=1` prints the normalized function and the ge
 module to stderr as they are made.
 
 The pipeline runs one way. Each generated function is kept as it is before the lowering
-passes (`join`, `fuse`): `Generated.ir`, with the user's function it came from
+passes (`batch`, `join`, `fuse`): `Generated.ir`, with the user's function it came from
 (`Origin`). A transform of a transform (`hvp`, `grad(grad(f))`) parses the generated
 entry point, and `parse` returns a copy of that IR (`Generated.register`), located at
 the user's lines its comments cite: no generated text is read back, and second-order
@@ -42,6 +42,7 @@ from .frontend.parse import Env, Parsed, nested_entry, parse, positional, regist
 from .naming import Namer, names_in
 from .passes.annotate import annotate, hook_names
 from .passes.base import GeneratedFunction, Namespace
+from .passes.batch import batch
 from .passes.check import check, side_call
 from .passes.checkpoint import checkpoint
 from .passes.closures import lift_closures
@@ -85,7 +86,7 @@ class Generated:
     has_loops: bool = False
     custom: bool = False             # a gradient the user wrote is in it (see `Reversed`)
     kernels: list[str] = field(default_factory=list)  # `@elementwise` ones (passes.fuse)
-    # each function as it was before the lowering passes (join, fuse), and its origin
+    # each function as it was before the lowering passes (batch, join, fuse), and its origin
     ir: dict[str, gast.FunctionDef] = field(default_factory=dict)
     origins: dict[str, Origin] = field(default_factory=dict)
     reporting: bool = False          # it prints, warns or logs (so no call runs twice)
@@ -420,11 +421,12 @@ def _select(body: list[gast.stmt], node: gast.AST, projection: tuple[int, ...]) 
 def _assemble(main: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
               parsed: Parsed) -> Generated:
     """The module of entry points `main` (made from `parsed`) and the functions `m`
-    made for them: optimized, kept as IR, then lowered (joint calls, kernels) to source."""
+    made for them: optimized, kept as IR, then lowered (batched products, joint calls,
+    kernels) to source."""
     optimized = [optimize(f, m.ns) for f in main + m.functions]
     ir = {f.name: copy.deepcopy(f) for f in optimized}
     origins = {**{f.name: Origin.of(parsed) for f in main}, **m.origins}
-    functions, kernels = fuse([join(f, m.ns) for f in optimized], m.ns)
+    functions, kernels = fuse([join(batch(f, m.ns), m.ns) for f in optimized], m.ns)
     module = b.make(gast.Module, body=functions)
     source = to_source(module)
     _debug("generate", module)

@@ -6,8 +6,8 @@ wherever the original's are finite, with fewer statements.
 
 A gradient checks that its result is a number (`seed`): every value that reached it
 through elementwise operations was a number too, and so is every cotangent made of
-them (`numbers`). Where both are numbers, `unbroadcast(g, like)` is g, so the adjoint
-no longer reads forward values for their shapes, and the forward work only the value
+them (`analysis.numbers`). Where both are numbers, `unbroadcast(g, like)` is g, so the
+adjoint no longer reads forward values for their shapes, and the forward work only the value
 needs is dead to numba (`grad` of a scalar loop runs its adjoint only); powers of
 numbers fold (`n ** 1`; in the adjoint `e * n ** 0` and the `e * 0 * n ** -1` of the
 derivative of `n ** 0`, zero at n = 0 too).
@@ -36,15 +36,16 @@ import gast
 import numpy as np
 
 from .. import builder as b
+from ..analysis.numbers import number_expression, numbers, seed_position
 from ..rules import fact
-from .base import Namespace, all_statements
+from .base import Namespace
 
 _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, tuple])
 
 
 def optimize(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     """`fn` without dead code and without repeated comments."""
-    fn = dead_code(numbers(fn, ns), ns)
+    fn = dead_code(fold_numbers(fn, ns), ns)
     fn.body = _unrepeated(fn.body, None)
     return fn
 
@@ -238,25 +239,18 @@ def _reads_all(stmts: list[gast.stmt]) -> set[str]:
     return set().union(*(_reads(s) for s in stmts)) if stmts else set()
 
 
-# ---- unbroadcasts between numbers ----
+# ---- what numbers make simpler ----
 
-# operators whose result has the rank of their highest-rank operand (NumPy broadcasting):
-# a result of rank 0 had operands of rank 0
-_ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
+def fold_numbers(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
+    r"""`fn` with what holding numbers (rank 0) shows (`analysis.numbers`):
+    `unbroadcast(g, like)` written `g` where both do, and exact powers of numbers folded
+    (`n ** 1` is n, `e * n ** 0` is e).
 
-
-def numbers(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
-    r"""`fn` with what holding numbers (rank 0) shows: `unbroadcast(g, like)` written `g`
-    where both do, and exact powers of numbers folded (`n ** 1` is n, `e * n ** 0` is e).
-
-    A gradient checks its result is a number (`dy = seed(y)`): at compile time under
-    numba, before the adjoint as Python. Then every value that reached y through
-    elementwise operations was a number too (broadcasting never lowers a rank), and so,
-    in the adjoint, is what is made of the seed, numbers and unbroadcasts to them. The
-    forward values the adjoint read only for their shapes are then not read: nothing
+    The forward values the adjoint read only for their shapes are then not read: nothing
     keeps the forward code that only the value needs (as Python it still runs, for the
-    check; numba's optimiser deletes it where it has no effect). A function without that
-    check (a vjp's backward pass: any cotangent) is returned as it is.
+    check; numba's optimiser deletes it where it has no effect). A function without the
+    check that its result is a number (a vjp's backward pass: any cotangent) is returned
+    as it is.
 
     >>> from srcgrad import runtime
     >>> ns = Namespace(); _ = [ns.bind(n, getattr(runtime, n)) for n in ("seed", "unbroadcast")]
@@ -264,7 +258,7 @@ def numbers(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     ...     "        u = x[i]\n        t = u ** 1\n        s = s + t\n    ds = seed(s)\n"
     ...     "    dt = unbroadcast(ds, t)\n    dx = unbroadcast(dt * x, x)\n"
     ...     "    return dx").body[0]
-    >>> print(gast.unparse(numbers(fn, ns)).strip())
+    >>> print(gast.unparse(fold_numbers(fn, ns)).strip())
     def g(x):
         s = 0.0
         for i in range(3):
@@ -276,176 +270,14 @@ def numbers(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
         dx = unbroadcast(dt * x, x)
         return dx
     """
-    top = fn.body
-    check = next((k for k, s in enumerate(top) if _seeded(s, ns)), None)
-    if check is None or any(isinstance(n, gast.NamedExpr) for n in gast.walk(fn)):
-        return fn
-    forward, adjoint = top[:check], top[check:]
-    result = top[check].value.args[0].id
-    params = {a.id for a in fn.args.args}
-    made_again = _defined(adjoint)
-    found = _forced_numbers(forward, result, _defined(forward) - made_again, params - made_again,
-                            ns)
-    found |= _number_cotangents(adjoint, found, made_again - _defined(forward) - params, ns)
+    found = numbers(fn, ns)
     if not found:
         return fn
+    check = seed_position(fn.body, ns)
     fn = copy.copy(fn)
-    fn.body = _rewritten(forward, found, ns, False) + _rewritten(adjoint, found, ns, True)
+    fn.body = _rewritten(fn.body[:check], found, ns, False) + \
+        _rewritten(fn.body[check:], found, ns, True)
     return fn
-
-
-def _seeded(stmt: gast.stmt, ns: Namespace) -> bool:
-    """Whether `stmt` is `dy = seed(y)`: the check that the result y is a number."""
-    from ..runtime import seed
-    return isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) \
-        and ns.resolve(stmt.value.func) is seed and len(stmt.value.args) == 1 \
-        and isinstance(stmt.value.args[0], gast.Name)
-
-
-def _defined(stmts: list[gast.stmt]) -> set[str]:
-    return {n.id for s in stmts for n in gast.walk(s)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-
-
-def _number(node: gast.AST) -> bool:
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
-
-
-def _elementwise_operands(value: gast.AST, ns: Namespace) -> list[gast.AST] | None:
-    """The operands of `value` if it is an elementwise operation (its rank the highest of
-    theirs), else None. (A generalized ufunc, np.matmul, is not one.)"""
-    if isinstance(value, gast.BinOp) and isinstance(value.op, _ELEMENTWISE_OPS):
-        return [value.left, value.right]
-    if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.USub, gast.UAdd)):
-        return [value.operand]
-    if isinstance(value, gast.Call) and not value.keywords and \
-            isinstance(ns.resolve(value.func), np.ufunc) and \
-            ns.resolve(value.func).signature is None and \
-            not any(isinstance(a, gast.Starred) for a in value.args):
-        return list(value.args)
-    if isinstance(value, gast.Name):
-        return [value]
-    return None
-
-
-def _forced_numbers(forward: list[gast.stmt], result: str, candidates: set[str],
-                    params: set[str], ns: Namespace) -> set[str]:
-    """The names of `candidates` (set only in `forward`) and of `params` (set on entry)
-    that hold numbers whenever they hold a value, given that `result` holds one after
-    `forward`.
-
-    A value is a number if it is a number constant, or if on every path after it is made
-    it is read by an elementwise operation whose result is such a name, before the name
-    is set again (or it is the result). The justification goes forward in time only, so
-    the largest such set (the fixed point from above) is sound."""
-    if any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) or
-           isinstance(n, (gast.For, gast.While)) and n.orelse for s in forward
-           for n in gast.walk(s)):
-        return set()
-    numbers = candidates | params
-    while True:
-        ok: dict[str, bool] = {}
-        entry = _Forced(numbers, ns, ok).block(forward, {result})
-        for name in params:
-            ok[name] = ok.get(name, True) and name in entry
-        kept = {n for n in numbers if ok.get(n, False)}
-        if kept == numbers:
-            return numbers
-        numbers = kept
-
-
-class _Forced:
-    """Backwards over a block: the names whose value, on every path, is read by an
-    elementwise operation into one of `numbers` (or is the result at the end) before
-    being set again. Records in `ok`, per name, whether every value set is such (or a
-    number constant)."""
-
-    def __init__(self, numbers: set[str], ns: Namespace, ok: dict[str, bool] | None):
-        self.numbers, self.ns, self.ok = numbers, ns, ok
-
-    def made(self, name: str, forced: bool) -> None:
-        if self.ok is not None:
-            self.ok[name] = self.ok.get(name, True) and forced
-
-    def block(self, stmts: list[gast.stmt], after: set[str]) -> set[str]:
-        forced = set(after)
-        for stmt in reversed(stmts):
-            forced = self.stmt(stmt, forced)
-        return forced
-
-    def stmt(self, stmt: gast.stmt, after: set[str]) -> set[str]:
-        if isinstance(stmt, gast.If):
-            return self.block(stmt.body, after) & self.block(stmt.orelse, after)
-        if isinstance(stmt, (gast.For, gast.While)):
-            return self.loop(stmt, after)
-        stored = _defined([stmt])
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], gast.Name):
-            name = stmt.targets[0].id
-            self.made(name, name in after or _number(stmt.value))
-            operands = _elementwise_operands(stmt.value, self.ns)
-            reads = {o.id for o in operands or () if isinstance(o, gast.Name)}
-            return (after - {name}) | (reads if name in self.numbers and operands else set())
-        for name in stored:
-            self.made(name, False)
-        return after - stored
-
-    def loop(self, stmt: gast.For | gast.While, after: set[str]) -> set[str]:
-        """At the head: leave (`after`) or run the body again; the fixed point from above."""
-        target = _defined([stmt.target]) if isinstance(stmt, gast.For) else set()
-        analysis = _Forced(self.numbers, self.ns, None)
-        head = set(after)
-        while True:
-            new = after & (analysis.block(stmt.body, head) - target)
-            if new == head:
-                break
-            head = new
-        body = self.block(stmt.body, head)
-        for name in target:
-            self.made(name, name in body)
-        return head
-
-
-def _number_cotangents(adjoint: list[gast.stmt], numbers: set[str], candidates: set[str],
-                       ns: Namespace) -> set[str]:
-    """The names of `candidates` (set only in `adjoint`) every value of which is a number:
-    the seed, number constants, an unbroadcast to a number (one of `numbers`, or of
-    these), or an elementwise operation of such. The justification goes back in time, so
-    the largest set is sound."""
-    from ..runtime import seed, unbroadcast
-    defs: dict[str, list[gast.AST | None]] = {}
-    for s in all_statements(adjoint):
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
-                isinstance(s.targets[0], gast.Name):
-            defs.setdefault(s.targets[0].id, []).append(s.value)
-        else:
-            compound = isinstance(s, (gast.For, gast.While, gast.If))
-            for name in _defined([s.target] if isinstance(s, gast.For) else
-                                 [] if compound else [s]):
-                defs.setdefault(name, []).append(None)
-    cotangents = {n for n in candidates if n in defs}
-
-    def number(v: gast.AST | None) -> bool:
-        if v is None:
-            return False
-        if isinstance(v, gast.Name):
-            return v.id in cotangents
-        if _number(v):
-            return True
-        if isinstance(v, gast.Call) and not v.keywords:
-            fun = ns.resolve(v.func)
-            if fun is seed:
-                return True
-            if fun is unbroadcast and len(v.args) == 2:
-                return isinstance(v.args[1], gast.Name) and \
-                    v.args[1].id in numbers | cotangents
-        operands = _elementwise_operands(v, ns)
-        return operands is not None and all(number(o) for o in operands)
-    while True:
-        kept = {n for n in cotangents if all(number(v) for v in defs[n])}
-        if kept == cotangents:
-            return cotangents
-        cotangents = kept
 
 
 def _rewritten(stmts: list[gast.stmt], numbers: set[str], ns: Namespace, adjoint: bool
@@ -465,7 +297,7 @@ def _rewritten(stmts: list[gast.stmt], numbers: set[str], ns: Namespace, adjoint
             call = isinstance(value, gast.Call) and ns.resolve(value.func) is unbroadcast \
                 and len(value.args) == 2 and not value.keywords and value.args
             if adjoint and call and isinstance(call[1], gast.Name) and \
-                    call[1].id in numbers and _number_expression(call[0], numbers):
+                    call[1].id in numbers and number_expression(call[0], numbers):
                 value = call[0]
             else:
                 value = _folded(value, numbers, adjoint, bound=isinstance(stmt, gast.Assign))
@@ -523,13 +355,3 @@ def _named(node: gast.AST, names: set[str]) -> bool:
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
         node = node.operand
     return isinstance(node, gast.Name) and node.id in names
-
-
-def _number_expression(node: gast.AST, numbers: set[str]) -> bool:
-    """Whether `node` is made of `numbers` and number constants by elementwise operators."""
-    if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
-        return _number_expression(node.left, numbers) and \
-            _number_expression(node.right, numbers)
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return _number_expression(node.operand, numbers)
-    return _number(node) or isinstance(node, gast.Name) and node.id in numbers

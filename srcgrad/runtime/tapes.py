@@ -1,5 +1,6 @@
-"""Tapes and value checks: the arrays that keep loop values for the adjoint, snapshots,
-and the run-time checks of arrays that may share memory (`unshared`, `unaliased`).
+"""Tapes and value checks: the arrays that keep loop values for the adjoint (and the
+factors of the outer products a loop's adjoint adds up, `keep_product`), snapshots, and
+the run-time checks of arrays that may share memory (`unshared`, `unaliased`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from ..errors import UnsupportedSyntax
+from .matmul import add_matmul_lhs_grad, add_matmul_rhs_grad
 
 # The compiled tape holds one shape per variable; the api runs the Python form instead.
 TAPE_SHAPE_CHANGED = "srcgrad: a value saved on the tape changed shape between loop iterations"
@@ -172,3 +174,124 @@ def _bounds(a):
         else:
             hi += step
     return lo, hi + a.itemsize
+
+
+# ---- a product's adjoint kept as rows, for one product after the loop (passes/batch.py) ----
+
+def _outer_factors(out, dy, a, b, lhs):
+    """(u, v) with ``matmul_lhs_grad(dy, a, b) == np.outer(u, v)`` (`lhs`; else the same of
+    `matmul_rhs_grad`), where that is the product of two float64 vectors added into a
+    float64 matrix `out`: a matrix times a vector; else None."""
+    matrix, vector = (a, b) if lhs else (b, a)
+    if all(type(x) is np.ndarray and x.dtype == np.float64 for x in (out, dy, a, b)) and \
+            out.ndim == matrix.ndim == 2 and vector.ndim == dy.ndim == 1:
+        return (dy, b) if lhs else (a, dy)
+    return None
+
+
+def _outer_case(out, dy, a, b, lhs):
+    """`_outer_factors`'s test on numba types (`lhs` a literal)."""
+    matrix, vector = (a, b) if lhs else (b, a)
+    return all(isinstance(x, types.Array) and x.dtype == types.float64
+               for x in (out, dy, a, b)) and \
+        out.ndim == matrix.ndim == 2 and vector.ndim == dy.ndim == 1
+
+
+def product_rows(out, dy, a, b, trips, lhs):
+    """Rows for `trips` iterations' `keep_product(out, ..., dy, a, b, lhs)`: two zero
+    matrices, one row per iteration for each factor of the outer product, where the
+    adjoint is one; else two empty vectors (nothing is kept).
+
+    >>> [r.shape for r in product_rows(np.zeros((2, 3)), np.ones(2), np.ones((2, 3)),
+    ...                                 np.ones(3), 4, True)]
+    [(4, 2), (4, 3)]
+    """
+    factors = _outer_factors(out, dy, a, b, lhs)
+    if factors is None:
+        return np.zeros(0), np.zeros(0)
+    u, v = factors
+    return np.zeros((max(trips, 0), u.size)), np.zeros((max(trips, 0), v.size))
+
+
+@overload(product_rows, prefer_literal=True)
+def _product_rows_typer(out, dy, a, b, trips, lhs):
+    if not isinstance(lhs, types.BooleanLiteral):
+        return None
+    if not _outer_case(out, dy, a, b, lhs.literal_value):
+        return lambda out, dy, a, b, trips, lhs: (np.zeros(0), np.zeros(0))
+    if lhs.literal_value:
+        return lambda out, dy, a, b, trips, lhs: (np.zeros((max(trips, 0), dy.size)),
+                                                  np.zeros((max(trips, 0), b.size)))
+    return lambda out, dy, a, b, trips, lhs: (np.zeros((max(trips, 0), a.size)),
+                                              np.zeros((max(trips, 0), dy.size)))
+
+
+def keep_product(out, rows, k, dy, a, b, lhs):
+    """``add_matmul_lhs_grad(out, dy, a, b)`` (`lhs`; else ``add_matmul_rhs_grad``), where
+    that adds an outer product ``np.outer(u, v)`` and `rows` has room for it: then u and v
+    are kept (copied) as row `k` of ``rows[0]`` and ``rows[1]``, for `add_kept` (a row
+    not written, where the product was added at once, stays zero).
+
+    >>> out = np.zeros((2, 2)); rows = product_rows(out, np.ones(2), out, np.ones(2), 1, True)
+    >>> keep_product(out, rows, 0, np.ones(2), out, np.array([1.0, 2.0]), True); rows[1]
+    array([[1., 2.]])
+    """
+    factors = _outer_factors(out, dy, a, b, lhs)
+    if factors is not None and rows[0].ndim == 2 and \
+            rows[0].shape[1:] == factors[0].shape and rows[1].shape[1:] == factors[1].shape:
+        rows[0][k], rows[1][k] = factors
+    elif lhs:
+        add_matmul_lhs_grad(out, dy, a, b)
+    else:
+        add_matmul_rhs_grad(out, dy, a, b)
+
+
+@overload(keep_product, prefer_literal=True)
+def _keep_product_typer(out, rows, k, dy, a, b, lhs):
+    if not isinstance(lhs, types.BooleanLiteral):
+        return None
+    adder = add_matmul_lhs_grad if lhs.literal_value else add_matmul_rhs_grad
+    if not _outer_case(out, dy, a, b, lhs.literal_value):
+        return lambda out, rows, k, dy, a, b, lhs: adder(out, dy, a, b)
+    factors = _lhs_factors if lhs.literal_value else _rhs_factors
+
+    def keep(out, rows, k, dy, a, b, lhs):
+        u, v = factors(dy, a, b)
+        if rows[0].shape[1] != u.size or rows[1].shape[1] != v.size:
+            adder(out, dy, a, b)
+            return
+        for j in range(u.size):
+            rows[0][k, j] = u[j]
+        for j in range(v.size):
+            rows[1][k, j] = v[j]
+    return keep
+
+
+@register_jitable
+def _lhs_factors(dy, a, b):
+    return dy, b
+
+
+@register_jitable
+def _rhs_factors(dy, a, b):
+    return a, dy
+
+
+def add_kept(out, rows):
+    """``out += sum_k np.outer(rows[0][k], rows[1][k])``, as one matrix product (the
+    outer products `keep_product` kept; nothing where it kept none).
+
+    >>> out = np.zeros((1, 2)); add_kept(out, (np.ones((3, 1)), np.ones((3, 2)))); out
+    array([[3., 3.]])
+    """
+    if rows[0].ndim == 2:
+        out += rows[0].T @ rows[1]
+
+
+@overload(add_kept)
+def _add_kept_typer(out, rows):
+    if rows[0].ndim == 2:
+        def add(out, rows):
+            out += rows[0].T @ rows[1]
+        return add
+    return lambda out, rows: None
