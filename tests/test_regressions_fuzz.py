@@ -1298,3 +1298,37 @@ def test_a_number_parameter_written_beside_a_helper_view_is_not_copied_as_an_arr
     np.testing.assert_allclose(dy, [0.0, 0.0, 6.0])
     assert_grad(scales_a_number_beside_a_helper_view, (dx, dy), (2.0, y), (0, 1))
     assert np.array_equal(y, [0.5, -2.0, 4.0])   # the caller's array is unchanged
+
+
+def flipped_row_then_written(x, n):
+    t4 = x * np.ones((2, 3))
+    t5 = np.flip(t4[0])   # a view of a view of t4
+    t4[:, 0] += t5[0] ** 2
+    if n % 2 == 1:
+        return np.sum(t5 ** 2)
+    t4 = t5 * t4   # t4 assigned twice: the view t4[0] cannot be taken again
+    return np.sum(x)
+
+
+def flipped_row_then_written_once(x):
+    t4 = x * np.ones((2, 3))
+    t5 = np.flip(t4[0])
+    t4[:, 0] += t5[0] ** 2
+    return np.sum(t5 ** 2)
+
+
+def test_a_view_of_a_view_that_cannot_be_taken_again_is_refused(jit):
+    # fuzzer seed 9510430 (silently wrong): t5 = flip(t4[0]) was taken again after the write
+    # from the row t4[0], which itself was not (t4 is assigned twice), so the adjoint went
+    # from t5 to t4 as it was before the write and skipped the write's adjoint
+    x = np.array([0.3, 0.5, 0.7])
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'t5' is a view of 't4'"):
+        srcgrad.grad(flipped_row_then_written, jit=jit)(x.copy(), 3)
+
+
+def test_a_view_of_a_view_taken_again_after_a_write(jit):
+    # f = x2^2 + x1^2 + (x0 + x2^2)^2, t5 reading the written t4[0, 0]
+    x = np.array([0.3, 0.5, 0.7])
+    g = srcgrad.grad(flipped_row_then_written_once, jit=jit)(x.copy())
+    np.testing.assert_allclose(g, [1.58, 1.0, 1.4 + 1.58 * 1.4])
+    assert_grad(flipped_row_then_written_once, (g,), (x,), (0,))

@@ -207,12 +207,16 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript) \
                     and isinstance(stmt.targets[0].value, gast.Name):
                 changed = {stmt.targets[0].value.id}
+                stale: set[str] = set()   # changed views not taken again here
                 for entry in views:   # in the order they were taken
                     name, base, view = entry
                     if base in changed and name not in changed:
                         changed.add(name)
                         read = after if name in outer else inner
-                        if id(view) in loose or isinstance(entry, _Last):
+                        if id(view) in loose or isinstance(entry, _Last) or base in stale:
+                            # a view of a view not taken again would be taken again
+                            # from the stale one: the adjoint would skip the write
+                            stale.add(name)
                             if name in read and first_use(stmts[k + 1:], name) != "store":
                                 checked[id(view)] = (name, base, stmt.targets[0].value.id)
                         elif name in read or any(v[1] == name for v in views):
