@@ -72,6 +72,10 @@ def scaled(x):
 OFFSET = 1.0
 
 
+class Settings:
+    scale = 2.0
+
+
 def test_an_entry_is_written_whole_and_read_back(tmp_path, monkeypatch):
     monkeypatch.setenv("SRCGRAD_CACHE_DIR", str(tmp_path))
     x = np.arange(3.0)
@@ -97,5 +101,8 @@ def test_what_cannot_be_described_alike_elsewhere_is_not_kept(tmp_path, monkeypa
         return offset * np.sum(x * x)
     np.testing.assert_allclose(srcgrad.grad(closure, jit=False)(np.ones(2)), [4.0, 4.0])
     assert modules._describe(object()) == modules._UNSTABLE
+    before = modules._describe(Settings)
+    monkeypatch.setattr(Settings, "scale", 3.0)   # (a class of the user's: its attributes)
+    assert modules._describe(Settings) != before
     assert modules._describe(np.ones(2)) != modules._describe(np.array([1.0, 2.0]))
     assert not list(tmp_path.glob("*.pickle"))

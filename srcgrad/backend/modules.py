@@ -169,6 +169,10 @@ def _describe(obj: Any, depth: int = 0) -> str:
         module = getattr(obj, "__module__", None) or ""
         name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "")
         if sys.modules.get(module) is not None and _reached_plain(module, name) is obj:
+            if isinstance(obj, type) and _users(sys.modules[module]):   # (its attributes)
+                return f"class {module}.{name} " + _describe(
+                    {n: getattr(v, "__func__", v) for n, v in vars(obj).items()
+                     if not (n.startswith("__") and n.endswith("__"))}, depth + 1)
             return f"{type(obj).__name__} {module}.{name}"
         return f"{type(obj).__name__} {name}" if isinstance(obj, np.ufunc) else _UNSTABLE
     return _UNSTABLE
