@@ -18,10 +18,16 @@ or a load from srcgrad's on-disk cache); ``jax`` and ``jax-lax`` time the first 
 runner's JAX rows (trace + compile + run of ``jax.jit(jax.grad(...))``). Imports, and JAX's
 backend start-up, happen before the clock starts. Prints the seconds, or
 ``error: <first line of the exception>``.
+
+``python -m benchmarks.coldstart --second N [WORKLOAD ...]`` times the second process alone:
+per workload, one process fills a fresh cache directory (its 20 calls, then the background
+compile), then N fresh processes each time ``import srcgrad`` and, after it, the first call
+(numba's import, where the call needs it, included); prints the medians and the extremes.
 """
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -104,10 +110,50 @@ def series(name: str, kind: str) -> None:
     print(json.dumps(out))
 
 
+def after_import(name: str) -> None:
+    """Print, as JSON, the time of `import srcgrad` and then of the first call."""
+    start = time.perf_counter()
+    import srcgrad
+    imported = time.perf_counter() - start   # (NumPy's import included)
+    import numpy as np
+
+    from benchmarks import workloads
+
+    w = workloads.load(name)
+    args = w.inputs(np.random.default_rng(workloads.SEED))
+    start = time.perf_counter()
+    srcgrad.grad(w.primal, wrt=w.WRT)(*args)
+    print(json.dumps({"import": imported, "first": time.perf_counter() - start}))
+
+
+def second(names: list[str], runs: int) -> None:
+    from benchmarks import workloads
+
+    print(f"second process on a warm cache, {runs} runs; seconds: median (min-max)")
+    print(f"{'workload':<14} {'import srcgrad':>22} {'first call after it':>24}")
+    for name in names or workloads.names():
+        with tempfile.TemporaryDirectory(prefix="srcgrad-coldstart-") as cache:
+            env = {**os.environ, "SRCGRAD_CACHE_DIR": cache, "NUMBA_CACHE_DIR": cache,
+                   "XDG_CACHE_HOME": cache, "OMP_NUM_THREADS": "1",
+                   "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+            _run(name, "srcgrad", env, TIMEOUT)
+            got = [_run(name, "after-import", env, TIMEOUT) for _ in range(runs)]
+        if any(isinstance(g, str) for g in got):
+            print(f"{name:<14} {next(g for g in got if isinstance(g, str))}")
+            continue
+        cells = []
+        for column in ("import", "first"):
+            t = sorted(g[column] for g in got)
+            cells.append(f"{statistics.median(t):.3f} ({t[0]:.3f}-{t[-1]:.3f})")
+        print(f"{name:<14} {cells[0]:>22} {cells[1]:>24}")
+        sys.stdout.flush()
+
+
 def _run(name: str, kind: str, env: dict, timeout: float) -> dict | str:
+    command = ["--after-import", name] if kind == "after-import" else ["--series", name, kind]
     try:
-        proc = subprocess.run([sys.executable, "-m", "benchmarks.coldstart", "--series", name,
-                               kind], cwd=ROOT, env=env, capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-m", "benchmarks.coldstart", *command],
+                              cwd=ROOT, env=env, capture_output=True, text=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"did not finish in {timeout} s"
@@ -166,6 +212,10 @@ if __name__ == "__main__":
         threads, argv = argv[1], argv[2:]
     if argv[:1] == ["--series"]:
         series(*argv[1:])
+    elif argv[:1] == ["--after-import"]:
+        after_import(argv[1])
+    elif argv[:1] == ["--second"]:
+        second(argv[2:], int(argv[1]))
     elif len(argv) == 2 and argv[1] in ("numba", "srcgrad", "jax", "jax-lax"):
         first_call(*argv)
     else:

@@ -196,6 +196,7 @@ class Transform:
         return self._generated
 
     def _generate(self) -> Generated:
+        from .backend.modules import generated  # (kept on disk for the next process)
         from .compiler import generate, generate_grad_of, generate_jvp
         if self._transposing:  # the pullback's code; the value is the inner's
             return self._transposed.generated
@@ -212,9 +213,12 @@ class Transform:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
-        return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
-                        checkpoint=self.options.checkpoint)
+        key = (self.kind.value, tuple(self.wrt), self._many, self.options.constants,
+               self.unroll, self.options.trees, self.options.checkpoint)
+        return generated(self.fun, key, lambda: generate(
+            self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
+            value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
+            checkpoint=self.options.checkpoint))
 
     @property
     def role(self) -> str:

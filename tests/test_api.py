@@ -180,11 +180,12 @@ def test_cli_cache_info_and_clear(tmp_path):
     subprocess.run(run, env=env, check=True)
     info = subprocess.run([sys.executable, "-m", "srcgrad", "cache", "info"], env=env,
                           capture_output=True, text=True, check=True).stdout
-    assert str(tmp_path / "cache") in info and "entries:  1" in info
+    # (two: the generated module's source, and the compiler's output kept for the next run)
+    assert str(tmp_path / "cache") in info and "entries:  2" in info
     out = subprocess.run([sys.executable, "-m", "srcgrad", "cache", "clear"], env=env,
                          capture_output=True, text=True, check=True).stdout
-    assert out.startswith("removed 1 entries")
-    assert not list((tmp_path / "cache").glob("*.py"))
+    assert out.startswith("removed 2 entries")
+    assert not list((tmp_path / "cache").glob("*.py*"))
 
 
 def test_cache_trim_removes_the_least_recently_used(tmp_path):

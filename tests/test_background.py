@@ -3,6 +3,8 @@ Python form answers until the compiled form is ready, then the faster of the two
 Nothing here is timed: each test waits for the switch (with a generous limit) and checks
 values by hand."""
 
+import ast
+import gc
 import json
 import logging
 import os
@@ -54,6 +56,42 @@ def held_worker():
     assert background.submit(gate.wait)
     yield gate.set
     gate.set()
+
+
+def test_parsing_beside_the_worker_on_the_interpreters_that_share_ast_state():
+    assert background.shares_ast_state((3, 11, 0)) and background.shares_ast_state((3, 11, 7))
+    assert not any(background.shares_ast_state(v) for v in [(3, 10, 13), (3, 11, 8), (3, 12, 1)])
+
+
+@pytest.mark.skipif(not background.shares_ast_state(),
+                    reason="this CPython keeps the AST constructor's state per call")
+def test_threads_parse_beside_the_worker_parsing():
+    """The worker builds syntax trees (numba does as it compiles) while other threads parse
+    (pytest's assertion rewriting): unguarded, on 3.11.0-3.11.7, a garbage collection
+    running Python code mid-parse lets the other thread in, and a parse fails with
+    SystemError (about 1 in 4 of these parses, measured)."""
+    source = Path(ast.__file__).read_text()
+    errors = []
+
+    def parse(times):
+        for _ in range(times):
+            try:
+                ast.parse(source)
+            except SystemError as exc:
+                errors.append(exc)
+
+    def collecting(phase, info):   # Python code in every collection, as a finalizer is
+        sum(range(200))
+
+    done = threading.Event()
+    gc.callbacks.append(collecting)
+    try:
+        assert background.submit(lambda: (parse(30), done.set()))
+        parse(30)
+        assert done.wait(PATIENCE)
+    finally:
+        gc.callbacks.remove(collecting)
+    assert not errors, errors[0]
 
 
 def sin_weighted(x):

@@ -5,7 +5,8 @@ call (`jit=False`, `True`, `"auto"`: tiers, the fallback warning; `forms.eager` 
 calls compile in the foreground); `background` is the thread that compiles behind the
 caller; `compile.jit_module` compiles a module with numba (and the user functions it
 calls), `compile.compile_for` for given arguments, logging each compile;
-`locations` maps a failure of generated code back to the user's `file:line`; `cache`
+`locations` maps a failure of generated code back to the user's `file:line`; `modules`
+keeps the generated modules on disk, so that a second process skips the compiler; `cache`
 bounds the disk cache (least recently used entries go) and reports and empties it. The
 generated sources' files and the fingerprints that key them are `codegen`'s.
 """

@@ -21,11 +21,27 @@ is done, so that the child inherits no lock a vanished thread holds (srcgrad's, 
 compiler lock, LLVM's own), nor a half-compiled function; a fork during a long compile
 waits for it. The child has no worker: `generation()` changes, and jobs submitted before
 the fork and not run are submitted again by whoever waits on them (`Forms`).
+
+Parsing beside the worker: the worker builds syntax trees (numba lowers each array
+expression through `ast.parse`; srcgrad's kernels and `jit_module` parse too), and CPython
+3.11 before 3.11.8 keeps the AST constructor's recursion depth in state all threads share
+(CPython gh-106905). A thread building a tree keeps the GIL unless an allocation starts a
+garbage collection that runs Python code (a finalizer, a gc callback); if another thread
+then parses, the first parse fails, `SystemError: AST constructor recursion depth
+mismatch` (seen in pytest's assertion rewriting beside a background compile). On those
+releases, starting the worker makes `ast.parse` hold collection off while it builds its
+tree (`_guard_parsing`), so no parse of any thread is interrupted. A caller of
+`compile(..., ast.PyCF_ONLY_AST)` that bypasses `ast.parse` (IPython's cell parser) is not
+covered there.
 """
 
 from __future__ import annotations
 
+import ast
 import atexit
+import contextlib
+import functools
+import gc
 import logging
 import os
 import queue
@@ -61,6 +77,7 @@ def submit(job: Callable[[], None]) -> bool:
         if _stopping:
             return False
         if _thread is None:
+            _guard_parsing()
             _jobs = queue.SimpleQueue()
             _thread = threading.Thread(target=_work, args=(_jobs,), name="srcgrad-compile",
                                        daemon=True)
@@ -79,6 +96,51 @@ def _work(jobs: queue.SimpleQueue) -> None:
                 job()
             except BaseException:   # a job reports its own failures; this keeps the worker up
                 log.exception("srcgrad: a background compile failed")
+
+
+def shares_ast_state(version: tuple = sys.version_info[:3]) -> bool:
+    """Whether this CPython's `ast.parse` fails when another thread parses meanwhile
+    (3.11.0 to 3.11.7: CPython gh-106905)."""
+    return sys.implementation.name == "cpython" and (3, 11) <= version < (3, 11, 8)
+
+
+def _guard_parsing() -> None:
+    """Where `shares_ast_state`, make `ast.parse` build its tree with garbage collection
+    held off: without collections it runs no Python code, so no other thread runs until
+    the tree is built. (Once per process; the module attribute, which every caller
+    reads at each call.)"""
+    if not shares_ast_state() or getattr(ast.parse, "srcgrad_guarded", False):
+        return
+    parse = ast.parse
+
+    @functools.wraps(parse)
+    def guarded(*args, **kwargs):
+        with _collection_held_off():
+            return parse(*args, **kwargs)
+    guarded.srcgrad_guarded = True
+    ast.parse = guarded
+
+
+_holding = threading.RLock()   # (re-entrant: a finalizer may parse in a collection)
+_holders = 0
+_collecting = True   # whether collection was on when the first holder held it off
+
+
+@contextlib.contextmanager
+def _collection_held_off():
+    global _holders, _collecting
+    with _holding:
+        if _holders == 0:
+            _collecting = gc.isenabled()
+            gc.disable()
+        _holders += 1
+    try:
+        yield
+    finally:
+        with _holding:
+            _holders -= 1
+            if _holders == 0 and _collecting:
+                gc.enable()
 
 
 @atexit.register
@@ -111,11 +173,16 @@ def _after_fork_in_parent() -> None:
 
 
 def _after_fork_in_child() -> None:
-    global _jobs, _thread, _generation, _lock, _busy
+    global _jobs, _thread, _generation, _lock, _busy, _holding, _holders
     lock = _numba_lock()
     if lock is not None:
         lock.release()
     _lock, _busy = threading.Lock(), threading.RLock()   # (fresh: no other thread is left)
+    _holding = threading.RLock()
+    if _holders:   # (a thread that is gone held collection off, to parse)
+        _holders = 0
+        if _collecting:
+            gc.enable()
     _jobs, _thread = None, None
     _generation += 1
 

@@ -2,7 +2,8 @@
 
 An entry is one generated module, `<stem>_<digest>.py` in `codegen.cache_dir()`, with the
 files numba's disk cache keeps for it in `__pycache__/<stem>_<digest>.*` beside it (where
-numba puts them unless NUMBA_CACHE_DIR moves them elsewhere). Loading an entry marks it
+numba puts them unless NUMBA_CACHE_DIR moves them elsewhere), or one generated module kept
+for the compiler's next run, `<stem>_gen_<key>.pickle` (`modules`). Loading an entry marks it
 used (its module file's mtime). The cache has a size bound, `SRCGRAD_CACHE_LIMIT_MB`
 (default 2048): the first time a process writes an entry, a background thread removes the
 least recently used entries until the rest fits. `python -m srcgrad cache info|clear`
@@ -42,13 +43,13 @@ def entries(root: Path) -> list[Entry]:
     out = []
     with os.scandir(root) as it:
         for f in it:
-            if not f.name.endswith(".py"):
+            if not f.name.endswith((".py", ".pickle")):
                 continue
             try:
                 stat = f.stat()
             except FileNotFoundError:
                 continue   # (another process removed it meanwhile)
-            extra = compiled.get(f.name[:-3], [])
+            extra = compiled.get(f.name.rsplit(".", 1)[0], [])
             out.append(Entry(Path(f.path), stat.st_mtime,
                              [Path(f.path)] + [Path(e.path) for e in extra],
                              stat.st_size + sum(_size(e) for e in extra)))

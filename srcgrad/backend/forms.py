@@ -8,7 +8,8 @@ it (a compile failure is a `SrcgradError` naming the user's line); code with loo
 "auto" runs it as Python after one `JitFallbackWarning` naming the reason.
 
 The tiers (`jit="auto"`, straight-line code): per argument types, the Python form answers
-calls while `background` compiles the module for those types (`_Tier`); once compiled,
+calls while `background` compiles the module for those types (`_Tier`, the job submitted
+once the first call has its result: the worker's start would slow it); once compiled,
 the next calls alternate between the compiled form and the Python form, each timed, and
 the faster serves from then on. No call waits on a compile it did not ask for, and no
 call runs twice. With `SRCGRAD_BACKGROUND=0`, the second call compiles in the foreground
@@ -189,11 +190,10 @@ class Forms:
     def _tiered_call(self, key: tuple, name: str, args: tuple) -> Any:
         with self._lock:
             tier = self._tiers.get(key)
-            if tier is None or tier.state == "compiling" and \
-                    tier.generation != background.generation():
+            new = tier is None or tier.state == "compiling" and \
+                tier.generation != background.generation()
+            if new:
                 self._tiers[key] = tier = _Tier()   # (first call; or the fork lost the job)
-                if not background.submit(functools.partial(self._build, tier, name, args)):
-                    tier.state = "python"   # (the interpreter is exiting)
             form = tier.next_form()
         if form == "failed":
             return self._failed(tier.error, name, args, stacklevel=6)
@@ -202,8 +202,15 @@ class Forms:
         else:
             fn = (tier.loops or self.functions(jit=False))[name]
         start = time.perf_counter()
-        result = self._run(fn, form, name, args)
-        seconds = time.perf_counter() - start
+        try:
+            result = self._run(fn, form, name, args)
+            seconds = time.perf_counter() - start
+        finally:
+            # (submitted after the first call: the worker's start, numba's import, would
+            # hold the GIL while the call that starts it waits for its result)
+            if new and not background.submit(functools.partial(self._build, tier, name, args)):
+                with self._lock:
+                    tier.state = "python"   # (the interpreter is exiting)
         with self._lock:
             tier.record(form, seconds)
         return result
