@@ -1332,3 +1332,56 @@ def test_a_view_of_a_view_taken_again_after_a_write(jit):
     g = srcgrad.grad(flipped_row_then_written_once, jit=jit)(x.copy())
     np.testing.assert_allclose(g, [1.58, 1.0, 1.4 + 1.58 * 1.4])
     assert_grad(flipped_row_then_written_once, (g,), (x,), (0,))
+
+
+def _apply(fn, a):
+    return fn(a)
+
+
+def _tail(v):
+    return v[1:]
+
+
+def _through_tail(a):
+    return _tail(a)
+
+
+def tail_through_apply_then_scaled(x):
+    def rest(v):
+        return v[1:]
+    t = _apply(rest, x)   # a view of x, through a function passed to a helper
+    x *= 2.0
+    return np.sum(t ** 2)
+
+
+def tail_through_a_helper_then_scaled(x):
+    t = _through_tail(x)   # a view of x, through a helper calling a helper
+    x *= 2.0
+    return np.sum(t ** 2)
+
+
+def doubled_through_apply_then_scaled(x):
+    def doubled(v):
+        return v * 2.0
+    t = _apply(doubled, x)   # a new array: x can change in place
+    x *= 2.0
+    return np.sum(t ** 2) + np.sum(x)
+
+
+@pytest.mark.parametrize("fun", [tail_through_apply_then_scaled,
+                                 tail_through_a_helper_then_scaled])
+def test_a_view_returned_through_a_helper_call_is_shared(fun, jit):
+    # fuzzer seed 9520315 (silently wrong): `t4 = apply_t4(c_t4, x0)` with c_t4 returning
+    # x0[1:], then `x0 -= ...`: the helper's `return fn(a)` (and `return tail(a)`) was not
+    # known to return its argument, so t4 kept the values from before the write
+    x = np.array([-1.27, 0.6, 0.56])
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'x \\*= ...' changes in place"):
+        srcgrad.grad(fun, jit=jit)(x.copy())
+
+
+def test_a_new_array_returned_through_a_function_passed_to_a_helper(jit):
+    # f = sum((2x)^2) + sum(2x): df/dx = 8x + 2, x scaled after t is made
+    x = np.array([-1.27, 0.6, 0.56])
+    g = srcgrad.grad(doubled_through_apply_then_scaled, jit=jit)(x.copy())
+    np.testing.assert_allclose(g, 8 * x + 2)
+    assert_grad(doubled_through_apply_then_scaled, (g,), (x,), (0,))

@@ -273,9 +273,21 @@ def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, 
             elts = value.elts if isinstance(value, gast.Tuple) else [value]
             roots = [r for e in elts if (r := root_name(e, env, local_names)) is not None]
             if len(roots) != len(set(roots)) or any(
-                    through_views({r}, views) & set(params) for r in roots):
+                    through_views({r}, views) & set(params) for r in roots) or any(
+                    _passes_through(e, env, local_names) for e in elts):
                 return True
     return returned.id in params
+
+
+def _passes_through(node: gast.AST, env: Env, local_names: frozenset[str]) -> bool:
+    """Whether `node` calls a function that may return an array it is passed: a user
+    helper that may (`return tail(a)`), or a function held by a name (`return fn(a)`,
+    which is whatever the caller passes)."""
+    if not isinstance(node, gast.Call):
+        return False
+    if isinstance(node.func, gast.Name) and node.func.id in local_names:
+        return True
+    return sharing_helper(node, env, local_names) is not None
 
 
 def _returned_params(tree: gast.FunctionDef, params: list[str], views: dict[str, set[str]],
@@ -292,6 +304,9 @@ def _returned_params(tree: gast.FunctionDef, params: list[str], views: dict[str,
             for e in value.elts if isinstance(value, gast.Tuple) else [value]:
                 if (r := root_name(e, env, local_names)) is not None:
                     roots.add(r)
+                if _passes_through(e, env, local_names):
+                    roots |= {r for a in [*e.args, *(k.value for k in e.keywords)]
+                              if (r := root_name(a, env, local_names)) is not None}
     return frozenset(through_views(roots, views) & set(params))
 
 
