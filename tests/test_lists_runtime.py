@@ -162,7 +162,15 @@ def concatenated(x, n):
     return np.sum(np.concatenate(parts))
 
 
-@pytest.mark.parametrize("fun", [read_inside_the_loop, concatenated])
+def appended_in_an_inner_loop(x, n):
+    parts = []
+    for i in range(n):
+        for _k in range(2):
+            parts.append(x[i] * 2.0)
+    return parts[-1]   # (an IndexError inside srcgrad once: `parts = []` read as a 0-tuple)
+
+
+@pytest.mark.parametrize("fun", [read_inside_the_loop, concatenated, appended_in_an_inner_loop])
 def test_other_lists_built_in_loops_are_refused_at_the_append(fun):
     with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
                                           r"called for its effect"):

@@ -280,8 +280,8 @@ def _written_after(value: gast.AST, whole: list[gast.stmt], env: Env,
         return False
     try:
         written, views = writes(sorted(local_names), whole, env, "")
-    except SrcgradError:   # (a helper writing into its argument: refused elsewhere)
-        return True
+    except SrcgradError:   # (a helper writing into its argument: refused later)
+        return False
     written |= {n.target.id for s in whole for n in gast.walk(s)
                 if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
     pairs = [(v, base) for v, bases in views.items() for base in bases]
