@@ -174,8 +174,8 @@ def test_auto_falls_back_with_one_warning():
 def test_side_call_with_a_differentiated_value_elsewhere_still_refused():
     def appended(x):
         parts = []
-        for _ in range(2):   # (appends outside loops or branches: passes/lists.py)
-            if x > 0.0:
+        for _ in range(2):   # (in an inner loop: not a list passes/lists.py takes)
+            for _k in range(2):
                 parts.append(x)
         return x
     with pytest.raises(srcgrad.MissingRule, match="called for its effect"):

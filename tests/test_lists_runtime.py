@@ -6,7 +6,7 @@ import pytest
 from fd import assert_grad, slope
 
 import srcgrad
-from srcgrad import MissingRule
+from srcgrad import MissingRule, UnsupportedSyntax
 
 X = np.array([0.5, 1.0, -2.0, 3.0, 0.1, 0.2])
 W = np.array([0.3, -0.7])
@@ -91,10 +91,36 @@ def test_hessian_vector_product():
                                rtol=1e-6)
 
 
-def test_an_empty_list_is_an_error_not_a_value():
-    with pytest.raises(ValueError, match="the list 'parts' built in a loop at line 24 is "
-                                         "empty"):
-        srcgrad.grad(summed, jit=False)(X, W, 1)
+def test_the_sum_of_an_empty_list_is_zero_and_its_stack_an_error(jit):
+    # as in Python: a loop of no trips appends nothing, and sum([]) is 0
+    w = 0.5 if jit else W   # (compiled code cannot give an empty list of arrays: numbers)
+    g = srcgrad.value_and_grad(summed, wrt=(0, 1), jit=jit)
+    value, (dx, dw) = g(X, w, 1)
+    assert value == 0.0
+    np.testing.assert_array_equal(dx, 0.0)
+    np.testing.assert_array_equal(dw, 0.0)
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        srcgrad.grad(stacked, jit=jit)(X, w, 0)
+
+
+def appended_under_a_branch(x, n):
+    parts = []
+    for i in range(n):
+        if x[i] > 0.0:
+            parts.append(x[i] ** 2)
+    return np.sum(np.stack(parts)) * len(parts)
+
+
+def test_appends_under_a_branch(jit):
+    g = srcgrad.grad(appended_under_a_branch, jit=jit)
+    # by hand: the k positive entries of x[:n] give f = k * sum(x_i^2), df/dx_i = 2 k x_i
+    np.testing.assert_allclose(g(X, 5), [2.0 * 4 * 0.5, 2.0 * 4 * 1.0, 0.0, 2.0 * 4 * 3.0,
+                                         2.0 * 4 * 0.1, 0.0])
+    assert_grad(lambda x: appended_under_a_branch(x, 6), [g(X, 6)], [X], [0])
+    t = np.linspace(-1.0, 1.0, X.size)
+    value, tangent = srcgrad.jvp(appended_under_a_branch, jit=False)(X, 6, t)
+    assert value == pytest.approx(5 * np.sum(X[X > 0.0] ** 2))
+    assert tangent == pytest.approx(slope(lambda x: appended_under_a_branch(x, 6), [X], [t]))
 
 
 def first_an_int(x, n):
@@ -114,17 +140,10 @@ def ragged(x, n):
 @pytest.mark.parametrize("fun", [first_an_int, ragged])
 def test_values_a_list_would_keep_and_the_array_not_are_an_error(fun):
     # an int row (n) would cut 1.5 to 1; a row of one would broadcast into the first's 3
-    with pytest.raises(ValueError, match=r"the values appended to 'parts' at line \d+ differ "
-                                         r"in shape or type"):
+    with pytest.raises(ValueError, match=r"the values appended to a list in a loop differ in "
+                                         r"shape or type\n.*test_lists_runtime.py:\d+: "
+                                         r"parts.append"):
         srcgrad.grad(fun, jit=False)(X + 0.5, 3)
-
-
-def appended_under_a_branch(x, n):
-    parts = []
-    for i in range(n):
-        if x[i] > 0.0:
-            parts.append(x[i] ** 2)
-    return np.sum(np.stack(parts))
 
 
 def read_inside_the_loop(x, n):
@@ -143,11 +162,58 @@ def concatenated(x, n):
     return np.sum(np.concatenate(parts))
 
 
-@pytest.mark.parametrize("fun", [appended_under_a_branch, read_inside_the_loop, concatenated])
+def appended_in_an_inner_loop(x, n):
+    parts = []
+    for i in range(n):
+        for _k in range(2):
+            parts.append(x[i] * 2.0)
+    return parts[-1]   # (an IndexError inside srcgrad once: `parts = []` read as a 0-tuple)
+
+
+@pytest.mark.parametrize("fun", [read_inside_the_loop, concatenated, appended_in_an_inner_loop])
 def test_other_lists_built_in_loops_are_refused_at_the_append(fun):
     with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
                                           r"called for its effect"):
         srcgrad.grad(fun, jit=False)(X, 4)
+
+
+def lengths_vary(x, n):
+    i = 0
+    total = 0.0
+    while i < n:
+        i += 1
+        rows = []
+        for j in range(i + 1):
+            rows.append(x * (j + 1.0))
+        total = total + np.sum(np.stack(rows) ** 2)
+    return total
+
+
+def shapes_vary(x, n):
+    i = 0
+    total = 0.0
+    while i < n:
+        i += 1
+        rows = []
+        for j in range(i + 1):
+            rows.append(np.sin(x[:i] * (j + 1.0)))
+        t = np.asarray(rows)[-1]
+        total = total + np.sum(np.mean(np.array(rows), axis=0) * t)
+        x = x * (1.0 + 0.1 * total)
+    return total + np.sum(x)
+
+
+def test_a_list_whose_length_and_rows_change_from_one_outer_iteration_to_the_next(jit):
+    # (fuzzer seed 8400762) the adjoint read the last list's shape for every iteration
+    g = srcgrad.grad(lengths_vary, jit=jit)
+    # by hand: iteration i adds sum_{m=1}^{i+1} m^2 sum(x^2): 5 + 14 for n = 2
+    np.testing.assert_allclose(g(W, 2), 2.0 * 19.0 * W)
+    x = np.array([0.3, -0.2, 0.7, 0.4])
+    assert_grad(lambda x: shapes_vary(x, 3), [srcgrad.grad(shapes_vary, jit=jit)(x, 3)], [x], [0])
+    t = np.array([1.0, 0.5, -0.5, 2.0])
+    value, tangent = srcgrad.jvp(shapes_vary, jit=False)(x, 3, t)
+    assert value == pytest.approx(shapes_vary(x, 3))
+    assert tangent == pytest.approx(slope(lambda x: shapes_vary(x, 3), [x], [t]))
 
 
 def built_after_an_early_return(x, n):
@@ -183,3 +249,32 @@ def test_a_list_after_an_early_return_outside_loops(jit):
     # by hand: returned, f = sum(x); else f = sum_k (k+1)^2 sum(x^2) = 5 sum(x^2) for n = 2
     np.testing.assert_allclose(g(np.array([0.5, -1.0]), 2), [1.0, 1.0])
     np.testing.assert_allclose(g(np.array([-0.5, 1.0]), 2), [-5.0, 10.0])
+
+
+def changed_in_place_after(x, n):
+    parts = []
+    y = x * 1.0
+    for _i in range(n):
+        parts.append(y)
+        y += 1.0
+    return np.sum(np.stack(parts) * x)
+
+
+def written_through_a_view_after(x, n):
+    parts = []
+    y = x * 1.0
+    for _i in range(n):
+        z = y[0:2]
+        parts.append(z)
+    y[0] = 3.0
+    return np.sum(np.stack(parts) * x[:2])
+
+
+def test_an_array_changed_after_its_append_is_refused():
+    # Python's list holds the array, and sees the change; a row would hold a copy
+    with pytest.raises(UnsupportedSyntax, match=r"test_lists_runtime.py:\d+: 'y \+= \.\.\.' "
+                                                r"changes in place an array"):
+        srcgrad.grad(changed_in_place_after, jit=False)(X[:2], 3)
+    with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
+                                          r"called for its effect"):
+        srcgrad.grad(written_through_a_view_after, jit=False)(X[:2], 3)

@@ -33,7 +33,7 @@ from ..passes.base import (
     target_of,
 )
 from ..rules import Rule, fact, lookup
-from ..runtime import snapshot, unaliased
+from ..runtime import filled, snapshot, unaliased
 
 
 def ints(statements: list[gast.stmt], params: list[str],
@@ -185,7 +185,8 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
     started as a float is taken to be a number throughout: taping every float
     accumulator costs scalar loops a quarter of their time.) So do the entries a mask
     selects in a loop, the parts taken of an array the loop rebinds, and what is
-    computed from them there. `called(value)` is the function a call calls."""
+    computed from them there, and the lists loops fill (`passes/lists.py`). `called(value)`
+    is the function a call calls."""
     looped = [s for loop in statements if isinstance(loop, (gast.For, gast.While))
               for s in all_statements(loop.body) if target_of(s)]
     # and what a boolean mask or np.nonzero selects in a loop, and what is computed
@@ -199,6 +200,8 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
                      if isinstance(n, gast.Name)} & masks
                     or isinstance(s.value.value, gast.Name)
                     and s.value.value.id in rebound)}
+    # ... and a list a loop filled (passes/lists.py): its length is its loop's
+    varying |= {target_of(s) for s in looped if called(s.value) is filled}
     while True:
         more = {target_of(s) for s in looped if target_of(s) not in varying
                 and any(isinstance(n, gast.Name) and n.id in varying

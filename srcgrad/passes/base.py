@@ -274,7 +274,9 @@ class FunctionPass:
                                  f"rule: build the array with np.concatenate or np.stack")
             if isinstance(base, gast.Name) and base.id in self.tuples and \
                     isinstance(value.slice, gast.Constant) and \
-                    self._holds(base.id, self.tuples[base.id][value.slice.value]):
+                    isinstance(value.slice.value, int) and \
+                    -len(self.tuples[base.id]) <= value.slice.value < len(self.tuples[base.id]) \
+                    and self._holds(base.id, self.tuples[base.id][value.slice.value]):
                 return Operation("copy", [self.tuples[base.id][value.slice.value]])
             return Operation("subscript", [base])
         if isinstance(value, gast.Attribute):

@@ -21,7 +21,7 @@ differentiable, and the refusals are in one place.
 >>> def f(x):
 ...     parts = []
 ...     for i in range(2):
-...         if x > 0.0:   # (a list a loop appends to once per iteration: passes/lists.py)
+...         for k in range(2):   # (in an inner loop: not a list passes/lists.py takes)
 ...             parts.append(x)
 ...     return x
 >>> p = parse(f)

@@ -122,6 +122,10 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                     target in loads or target in changed and loads[value.id] > 1):
                 # (v read: `x op= e` changes it; or `v op= e` changes x, read elsewhere)
                 aliased |= {value.id, target}   # (`a, b = b, a` swaps: no sharing)
+    # a list holds the array appended to it: `v op= e` after `L.append(v)` changes its item
+    aliased |= {n.args[0].id for s in body for n in gast.walk(s) if isinstance(n, gast.Call)
+                and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
+                and len(n.args) == 1 and isinstance(n.args[0], gast.Name)}
     while True:   # ... but a swapped name takes along the sharing of the array it gets
         passed = {t for t, v, shares in bindings if not shares and isinstance(v, gast.Name)
                   and v.id in aliased} - aliased

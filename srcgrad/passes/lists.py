@@ -17,21 +17,25 @@ list that changes in place: a tuple display has one, and numba compiles it. The 
 allowed make no second name for the list, so no name sees it change after it is read;
 a tuple, which NumPy reads as it reads a list, is what numba stacks.
 
-A list appended to in a counted loop (`buffer_loops`) is an array the loop fills: for a
-name `L` bound to `[]` in a block, whose next mention is a `for` over `range(...)` (any
-bounds, known at run time) whose body appends to it once at its top level, with no
+A list appended to in a loop (`buffer_loops`) is an array the loop fills: for a name `L`
+bound to `[]` in a block, whose next mention is a `for` or `while` loop without `else`
+whose body appends to it once, at its top level or in branches of `if` there, with no
 `break`, `continue` or `return` in the loop and no other mention of `L` there, the block
 not inside a loop that has one (an iteration that leaves before `L = []` may leave the
 array unbound where the adjoint reads it), and read after the loop only as `np.stack(L)`,
 `np.array(L)`, `np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first
-axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or `L[i]`: the trip count is taken before the
-loop, the append's first run makes the array (`np.empty` of (trips,) + the value's shape
-and dtype) and each run writes its row, `L[k] = v`. Every list of NumPy arrays of one
-shape reads as that array; an empty one raises a ValueError (where `sum` would give 0),
-as does a value the row would broadcast or cast (another shape or type than the first:
-Python's list keeps it as it is). The adjoint is that of subscript writes: the cotangents
-of the rows, read back in reverse. A list appended to in any other loop is left as it
-is, and `check` refuses an append that receives a differentiated value.
+axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or `L[i]`: `L = []` becomes `L_rows = None`
+and a count `L_k = 0`, the append `L_rows = fill_row(L_rows, L_k, v)` and `L_k = L_k + 1`
+(`runtime/lists.py`: the first run makes the array of the value's shape and dtype, a
+value of another shape or type is a ValueError, as np.stack refuses the one and Python's
+list would keep the other as it is), and after the loop `L = filled(L_rows, L_k)` is the
+array of its rows. Every list of NumPy arrays of one shape reads as that array; an empty
+one reads as `np.array([])` (`sum` gives 0 and `np.stack` raises, as in Python). `L = []`
+binds the name anew at each run of the block, so a list built in a loop inside another
+one is its own array at each outer iteration, of its own length and shape, and so is its
+cotangent (a fresh array of its rows, which each append takes its row of, in reverse). A
+list appended to in any other loop is left as it is, and `check` refuses an append that
+receives a differentiated value.
 
 >>> import astor
 >>> from srcgrad.frontend.parse import Env
@@ -58,8 +62,11 @@ import gast
 import numpy as np
 
 from .. import builder as b
+from ..analysis.aliasing import writes
+from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from ..runtime.lists import fill_row, filled, stacked
 from .inplace import bound_name
 
 
@@ -174,15 +181,15 @@ def _reads_a_sequence(func: gast.AST, env: Env, local_names: frozenset[str]) -> 
 
 # calls that read a list of arrays of one shape as they read the array: as they are, or
 # as the call on the array that gives the same value
-_AS_ARRAY = {np.stack: "np.copy", np.array: "np.copy", np.asarray: "np.copy",
+_AS_ARRAY = {np.stack: "stacked", np.array: "np.copy", np.asarray: "np.copy",
              builtins.sum: "np.sum0", np.sum: None, np.mean: None, builtins.len: None}
 
 
 def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
                  local_names: frozenset[str], namer: Namer,
                  in_jumping_loop: bool = False) -> list[gast.stmt]:
-    """`block` (of function body `whole`) with each list built in a counted loop an array
-    the loop fills (see the module docstring), in its nested blocks too; not in the body of
+    """`block` (of function body `whole`) with each list built in a loop an array the loop
+    fills (see the module docstring), in its nested blocks too; not in the body of
     a loop that may leave an iteration early (`in_jumping_loop`), where the array may be
     left unbound and the adjoint would read it.
 
@@ -192,36 +199,12 @@ def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
     ...                    Namer({"p", "i", "n", "x", "s"}))
     >>> print(astor.to_source(gast.gast_to_ast(b.function("f", [], out))).strip())
     def f():
-        _t1 = range(n)
-        p_len = len(_t1)
-        _t2 = p_len == 0
-        if _t2:
-            raise ValueError("the list 'p' built in a loop at line 2 is empty")
+        p_rows = None
         p_k = 0
         for i in range(n):
-            _t3 = np.shape(x)
-            _t4 = p_k == 0
-            if _t4:
-                _t5 = p_len,
-                _t6 = _t5 + _t3
-                _t7 = np.zeros_like(x)
-                _t8 = _t7.dtype
-                p = np.empty(_t6, _t8)
-            p[p_k] = x
-            _t9 = np.shape(p)
-            _t10 = _t9[1:]
-            _t11 = p[p_k]
-            _t12 = _t11 == x
-            _t13 = _t11 != _t11
-            _t14 = _t12 | _t13
-            _t15 = np.all(_t14)
-            _t16 = _t10 == _t3
-            _t16 = _t16 & _t15
-            _t17 = not _t16
-            if _t17:
-                raise ValueError(
-                    "the values appended to 'p' at line 3 differ in shape or type")
+            p_rows = fill_row(p_rows, p_k, x)
             p_k = p_k + 1
+        p = filled(p_rows, p_k)
         s = len(p)
     """
     for stmt in block:
@@ -248,101 +231,98 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
         return block
     start = starts[0]
     after = [k for k in range(start + 1, len(block)) if _mentions(block[k], name)]
-    if not after or not _counted(block[after[0]], env, local_names):
+    if not after or not _plain_loop(block[after[0]]):
         return block
     k_loop, loop = after[0], block[after[0]]
-    appends = [s for s in loop.body if _appended(s) == name]
+    appends = [s for s in _branched(loop.body) if _appended(s) == name]
     if len(appends) != 1 or _mentions(loop, name) != 1 or _jumps(loop.body) or \
             not isinstance(appends[0].value.args[0], (gast.Name, gast.Constant)):
         return block
     reads = {k: _read_as(block[k], name, env, local_names) for k in after[1:]}
     if any(r is MISSING for r in reads.values()) or \
-            sum(_mentions(s, name) for s in whole) != 2 + len(reads):
+            sum(_mentions(s, name) for s in whole) != 2 + len(reads) or \
+            _written_after(appends[0].value.args[0], whole, env, local_names):
         return block
     npn = bound_name(env, "np", np)
-
-    def np_call(fun: str, *args: gast.AST, **kw: gast.AST) -> gast.Call:
-        return b.call(b.dotted(f"{npn}.{fun}"), *args, **kw)
-
-    def at(stmt: gast.stmt, origin: gast.AST) -> gast.stmt:
-        return b.located(stmt, origin)
-
-    trip_range, trips = namer.temp(), namer.fresh(f"{name}_len")
-    empty, count = namer.temp(), namer.fresh(f"{name}_k")
-    message = f"the list {name!r} built in a loop at line {loop.lineno} is empty"
-    head = [at(b.assign(trip_range, copy.deepcopy(loop.iter)), loop),
-            at(b.assign(trips, b.call(b.name(bound_name(env, "len", builtins.len)),
-                                      b.name(trip_range))), loop),
-            at(b.assign(empty, _compare(b.name(trips), gast.Eq(), b.const(0))), loop),
-            at(_raise_if(empty, message, env), loop),
-            at(b.assign(count, b.const(0)), loop)]
+    rows, count = namer.fresh(f"{name}_rows"), namer.fresh(f"{name}_k")
     append = appends[0]
-    value = append.value.args[0]
-    shape, first, rows, full, zero, dtype = (namer.temp() for _ in range(6))
-    whole_shape, row_shape, back, same, nan, fits, kept, good, bad = \
-        (namer.temp() for _ in range(9))
-    make = [b.assign(rows, b.tuple_([b.name(trips)])),
-            b.assign(full, b.binop(b.name(rows), gast.Add(), b.name(shape))),
-            b.assign(zero, np_call("zeros_like", copy.deepcopy(value))),
-            b.assign(dtype, b.make(gast.Attribute, value=b.name(zero), attr="dtype",
-                                   ctx=gast.Load())),
-            b.assign(name, np_call("empty", b.name(full), b.name(dtype)))]
-    # a value of another shape (broadcast) or type (cast) than the first is an error, as
-    # np.stack makes it (or a value Python's list would keep and the array not)
-    message = f"the values appended to {name!r} at line {append.lineno} differ in shape " \
-              f"or type"
-    fill = [b.assign(shape, np_call("shape", copy.deepcopy(value))),
-            b.assign(first, _compare(b.name(count), gast.Eq(), b.const(0))),
-            b.make(gast.If, test=b.name(first), body=[at(s, append) for s in make],
-                   orelse=[]),
-            b.assign(b.subscript(b.name(name), b.name(count), store=True),
-                     copy.deepcopy(value)),
-            b.assign(whole_shape, np_call("shape", b.name(name))),
-            b.assign(row_shape, b.subscript(b.name(whole_shape), b.make(
-                gast.Slice, lower=b.const(1), upper=None, step=None))),
-            b.assign(back, b.subscript(b.name(name), b.name(count))),
-            b.assign(same, _compare(b.name(back), gast.Eq(), copy.deepcopy(value))),
-            b.assign(nan, _compare(b.name(back), gast.NotEq(), b.name(back))),
-            b.assign(fits, b.binop(b.name(same), gast.BitOr(), b.name(nan))),
-            b.assign(kept, np_call("all", b.name(fits))),
-            b.assign(good, _compare(b.name(row_shape), gast.Eq(), b.name(shape))),
-            b.assign(good, b.binop(b.name(good), gast.BitAnd(), b.name(kept))),
-            b.assign(bad, b.make(gast.UnaryOp, op=gast.Not(), operand=b.name(good))),
-            _raise_if(bad, message, env),
-            b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1)))]
-    loop.body = [t for s in loop.body
-                 for t in ([at(f, append) for f in fill] if s is append else [s])]
+    fill = [b.located(s, append) for s in (
+        b.assign(rows, b.call(b.name(bound_name(env, "fill_row", fill_row)), b.name(rows),
+                              b.name(count), copy.deepcopy(append.value.args[0]))),
+        b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1))))]
+    _replace(loop.body, append, fill)
     out: list[gast.stmt] = []
     for k, stmt in enumerate(block):
         if k == start:
+            out += [b.located(b.assign(rows, b.const(None)), stmt),
+                    b.located(b.assign(count, b.const(0)), stmt)]
             continue
-        if k == k_loop:
-            out += head
-        if k in reads and reads[k] is not None:
-            stmt.value = np_call("sum", b.name(name), axis=b.const(0)) \
-                if reads[k] == "np.sum0" else np_call("copy", b.name(name))
+        if reads.get(k) == "stacked":
+            stmt.value = b.call(b.name(bound_name(env, "stacked", stacked)), b.name(name))
+        elif reads.get(k) == "np.copy":
+            stmt.value = b.call(b.dotted(f"{npn}.copy"), b.name(name))
+        elif reads.get(k) == "np.sum0":
+            stmt.value = b.call(b.dotted(f"{npn}.sum"), b.name(name), axis=b.const(0))
         out.append(stmt)
+        if k == k_loop:
+            out.append(b.located(b.assign(name, b.call(
+                b.name(bound_name(env, "filled", filled)), b.name(rows), b.name(count))),
+                loop))
     return out
 
 
-def _compare(left: gast.AST, op: gast.AST, right: gast.AST) -> gast.Compare:
-    return b.make(gast.Compare, left=left, ops=[op], comparators=[right])
+def _written_after(value: gast.AST, whole: list[gast.stmt], env: Env,
+                   local_names: frozenset[str]) -> bool:
+    """Whether the array appended, `value`, may be written into somewhere in `whole`
+    (through any name that may share its memory): Python's list holds the array, which
+    sees the write, where the row holds a copy made at the append."""
+    if not isinstance(value, gast.Name):
+        return False
+    try:
+        written, views = writes(sorted(local_names), whole, env, "")
+    except SrcgradError:   # (a helper writing into its argument: refused later)
+        return False
+    written |= {n.target.id for s in whole for n in gast.walk(s)
+                if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
+    pairs = [(v, base) for v, bases in views.items() for base in bases]
+    shared, grown = {value.id}, True   # the names joined to it by views, either way
+    while grown:
+        grown = False
+        for pair in pairs:
+            if len(shared & set(pair)) == 1:
+                shared |= set(pair)
+                grown = True
+    return bool(shared & written)
 
 
-def _raise_if(test: str, message: str, env: Env) -> gast.If:
-    error = b.call(b.name(bound_name(env, "ValueError", ValueError)), b.const(message))
-    return b.make(gast.If, test=b.name(test), body=[b.make(gast.Raise, exc=error)], orelse=[])
+def _branched(stmts: list[gast.stmt]) -> list[gast.stmt]:
+    """`stmts` and those of their `if` branches, at any depth (not those of loops)."""
+    out = []
+    for s in stmts:
+        out.append(s)
+        if isinstance(s, gast.If):
+            out += _branched(s.body) + _branched(s.orelse)
+    return out
+
+
+def _replace(stmts: list[gast.stmt], old: gast.stmt, new: list[gast.stmt]) -> None:
+    """`old`, one of `stmts` or of their `if` branches, replaced there by `new`."""
+    for k, s in enumerate(stmts):
+        if s is old:
+            stmts[k:k + 1] = new
+            return
+        if isinstance(s, gast.If):
+            _replace(s.body, old, new)
+            _replace(s.orelse, old, new)
 
 
 def _mentions(node: gast.AST, name: str) -> int:
     return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name)
 
 
-def _counted(stmt: gast.stmt, env: Env, local_names: frozenset[str]) -> bool:
-    """Whether `stmt` is a `for` over `range(...)` without `else`."""
-    return isinstance(stmt, gast.For) and not stmt.orelse and \
-        isinstance(stmt.iter, gast.Call) and not stmt.iter.keywords and \
-        env.resolve(stmt.iter.func, local_names) is builtins.range
+def _plain_loop(stmt: gast.stmt) -> bool:
+    """Whether `stmt` is a `for` or `while` loop without `else`."""
+    return isinstance(stmt, (gast.For, gast.While)) and not stmt.orelse
 
 
 def _jumps(stmts: list[gast.stmt]) -> bool:

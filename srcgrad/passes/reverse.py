@@ -145,7 +145,8 @@ class _Reverse(Recording):
         self.tuple_results = returned_tuples(self.statements, self.ops)
         self.int_starts = int_starts(self.statements, flow(self), act.varied)
         self.numbers_first = numbers_first(self.statements, self.int_starts)
-        self.reshaped = reshaped(self.statements, self.numbers_first, self.ns.called)
+        self.reshaped = reshaped(self.statements, self.numbers_first, lambda v: self.ns.called(
+            v) or (self.p.env.resolve(v.func, self.locals) if isinstance(v, gast.Call) else None))
         self.ints = ints(self.statements, self.params,
                          lambda func: self.p.env.resolve(func, self.locals))
         self.hooks = {id(s) for s in self.statements if hook(s)}  # inactive: dh is zero

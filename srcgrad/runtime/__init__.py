@@ -14,7 +14,8 @@ cotangent with or without kept dimensions (numba tells them apart by rank, so
 ``keepdims`` need not be a constant there).
 
 The helpers are grouped by topic, each beside its numba form: `broadcasting` (and
-`common`), `reductions`, `indexing`, `tapes`, `matmul`, `sequences`, and `kernels` (the
+`common`), `reductions`, `indexing`, `tapes`, `matmul`, `sequences`, `lists` (the
+arrays that hold lists appended to in loops), and `kernels` (the
 `@elementwise` functions fusion makes). This package exports them all. Helpers are
 module-level functions with overloads, not closures made per call, so numba compiles each
 once per signature and every caller shares it.
@@ -44,6 +45,12 @@ from .indexing import (  # noqa: F401
 from .kernels import (  # noqa: F401
     elementwise,
     jit_kernel,
+)
+from .lists import (  # noqa: F401
+    fill_row,
+    filled,
+    row_grad,
+    stacked,
 )
 from .matmul import (  # noqa: F401
     add_matmul_lhs_grad,

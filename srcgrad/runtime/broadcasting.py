@@ -133,7 +133,7 @@ def _summed_axes(gshape: tuple, shape: tuple) -> tuple[tuple[int, ...], int, int
 
 def zeros_like(x):
     """The zero gradient of `x`: a float scalar, a float array of x's shape, or a list of
-    those for a list or tuple.
+    those for a list or tuple; None for None (a list's rows before its first append).
 
     >>> zeros_like(np.arange(3))
     array([0., 0., 0.])
@@ -141,6 +141,8 @@ def zeros_like(x):
     if isinstance(x, (list, tuple)):   # the items of np.stack([...]): one zero each, in a
         # list, which the adjoint adds into item by item (a tuple result, np.gradient's)
         return [zeros_like(item) for item in x]
+    if x is None:
+        return None
     dtype = _float_dtype(np.result_type(x))
     if np.ndim(x) == 0:
         return dtype.type(0.0)
@@ -154,6 +156,8 @@ def _zeros_like_typer(x):
         # tuple read at an index known at run time (`p[i]` in a loop: the list of its
         # items' adjoints; numba lists take entries, tuples do not)
         return lambda x: [zeros_like(item) for item in x]
+    if isinstance(x, types.NoneType):
+        return lambda x: None
     cast = _float_scalar(x)
     if _is_scalar(x):
         return lambda x: cast(0.0)
