@@ -155,6 +155,70 @@ def test_a_helper_returning_a_class_value_or_global_as_it_is(jit):
                                Constants.scale + _C)
 
 
+class Passes:
+    B = np.array([0.5, -1.0])
+    scale = 1.5
+
+    @classmethod
+    def mix(cls, a, b):
+        return a * b + np.sin(a)
+
+    @classmethod
+    def outer(cls, x):
+        return np.sum(cls.mix(x, cls.scale)) + np.sum(cls.mix(x, cls.B) ** 2)
+
+    @classmethod
+    def scaled(cls, x):
+        return x * cls.B
+
+    def loss(self, x):
+        return self.outer(x)
+
+
+class Other:
+    B = np.array([3.0, -4.0])
+
+    @classmethod
+    def scaled(cls, x):
+        return np.sin(x * cls.B)
+
+
+def _times(a, b):
+    return a * b
+
+
+def _both_scaled(x):
+    # two classes' `cls.B`, one name in each classmethod: each reads its own; a global
+    # passed to a helper (jvp read it unbound too)
+    return np.sum(Passes.scaled(x)) + np.sum(_times(Other.scaled(x), _C))
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_class_values_passed_to_calls_and_of_two_classes(jit):
+    # fuzzer seeds 8600248 and 8600478: `cls.g1(a, cls.scale)` read a name the generated
+    # module never bound (NameError in jvp); two classes' `cls.B` read one array
+    x, t = np.array([0.3, 0.7]), np.array([1.0, -2.0])
+    B, C = Passes.B, Other.B
+    want = 1.5 + np.cos(x) + 2 * (B * x + np.sin(x)) * (B + np.cos(x))
+    np.testing.assert_allclose(srcgrad.grad(Passes().loss, jit=jit)(x), want)
+    assert_grad(Passes.outer, [want], [x], [0])
+    value, tangent = srcgrad.jvp(Passes().loss, jit=jit)(x, t)   # (outer bound to Passes)
+    assert value == pytest.approx(Passes.outer(x))
+    assert tangent == pytest.approx(slope(Passes.outer, [x], [t]))
+    want = B + np.cos(C * x) * C * _C
+    np.testing.assert_allclose(srcgrad.grad(_both_scaled, jit=jit)(x), want)
+    assert_grad(_both_scaled, [want], [x], [0])
+    value, tangent = srcgrad.jvp(_both_scaled, jit=jit)(x, t)
+    assert tangent == pytest.approx(want @ t)
+
+
+def test_class_values_passed_to_calls_second_order():
+    x, t = np.array([0.3, -0.7]), np.array([1.0, -2.0])
+    B, s = Passes.B, np.sin(x)
+    hessian = -s + 2 * (B + np.cos(x)) ** 2 - 2 * (B * x + s) * s   # (diagonal)
+    np.testing.assert_allclose(srcgrad.hvp(Passes().loss, jit=False)(x, t), hessian * t)
+
+
 class Refused:
     def __init__(self):
         self.a = np.ones(2)

@@ -172,8 +172,6 @@ class _Reverse(Recording):
         code = self.forward_block(body[:-1])
         forward = [b.assign(name, b.make(gast.List, elts=[], ctx=gast.Load()))
                    for name in self.tapes.lists()] + code
-        # a global returned as it is (`return B`) is named in the generated module too
-        result = self.bind_globals(b.make(gast.Expr, value=copy.deepcopy(result))).value
         if isinstance(result, gast.Name) and any(
                 changed(s) == result.id for s in self.statements
                 if id(s) in self.tape.saved):
