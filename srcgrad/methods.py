@@ -24,8 +24,10 @@ whose self is replaced by one parameter per attribute it reads, passed first at 
 does (overrides and inheritance included). What cannot be followed is refused at the
 user's line: a write to an attribute of self (`self.x = ...`, `self.x[i] = ...`), a
 method read without a call, self passed on or rebound inside a method called, `super()`,
-a call of an instance attribute, methods calling each other in a cycle, and a called
-method with `*args`, keyword-only parameters or defaults that are not constants.
+a call of an instance attribute, a call of a method of an object an attribute holds
+(`self.child.predict(x)`: checked on the object, `owned`), methods calling each other in a
+cycle, and a called method with `*args`, keyword-only parameters or defaults that are not
+constants.
 """
 
 from __future__ import annotations
@@ -42,7 +44,14 @@ import gast
 
 from . import builder as b
 from .errors import RecursiveFunction, SrcgradError, UnsupportedSyntax, WrtError
-from .frontend.parse import MISSING, Env, Parsed, parse, register_generated
+from .frontend.parse import (
+    MISSING,
+    Env,
+    Parsed,
+    is_user_function,
+    parse,
+    register_generated,
+)
 from .naming import Namer, names_in
 from .passes.closures import constant_default, materialize
 
@@ -67,8 +76,43 @@ def owned(method) -> types.FunctionType:
     """The function of bound `method`, as a copy that `parse` reads with the calls of
     methods of its object rewritten for the object's class (`own_calls`)."""
     obj = method.__self__
+    _held_methods(method.__func__, obj, set())
     return _owned(method.__func__, obj if isinstance(obj, type) else type(obj),
                   isinstance(obj, type))
+
+
+def _held_methods(fun: types.FunctionType, obj: Any, seen: set) -> None:
+    """Refuse a call of a method of an object that `obj` holds (`self.child.predict(x)`)
+    in method `fun` or the methods of `obj` it calls: `own_calls` follows the methods of
+    self only, and the class of what an attribute holds is known only of this object."""
+    if fun in seen:
+        return
+    seen.add(fun)
+    parsed = parse(fun)
+    if not parsed.tree.args.args:
+        return
+    me, owner = parsed.tree.args.args[0].id, obj if isinstance(obj, type) else type(obj)
+    for node in gast.walk(parsed.tree):
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+            continue
+        base = node.func.value
+        if not (isinstance(base, gast.Attribute) and isinstance(base.value, gast.Name)
+                and base.value.id == me):
+            if isinstance(base, gast.Name) and base.id == me:   # self.m(...): follow it
+                found = inspect.getattr_static(owner, node.func.attr, None)
+                if isinstance(found, types.FunctionType) and is_user_function(found):
+                    _held_methods(found, obj, seen)
+            continue
+        held = getattr(obj, base.attr, None)
+        found = inspect.getattr_static(type(held), node.func.attr, None)
+        found = getattr(found, "__func__", found)
+        if held is not None and not isinstance(held, type) and is_user_function(found):
+            raise UnsupportedSyntax(
+                f"{me}.{base.attr}.{node.func.attr}(...) calls a method of an object "
+                f"{me} holds ({type(held).__name__}): srcgrad follows the methods of "
+                f"{me} only. Pass the arrays of {me}.{base.attr} it reads to a function "
+                f"(or a method of {owner.__name__}) that does what it does",
+                filename=parsed.filename, lineno=node.lineno, col=node.col_offset)
 
 
 @functools.cache

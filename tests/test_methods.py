@@ -219,10 +219,37 @@ def test_class_values_passed_to_calls_second_order():
     np.testing.assert_allclose(srcgrad.hvp(Passes().loss, jit=False)(x, t), hessian * t)
 
 
+class Counted:
+    def __init__(self, n, k):
+        self.n, self.k, self.w = n, k, np.array([1.5, -0.5])
+
+    def terms(self, x):
+        s = 0.0
+        for i in range(self.n):
+            s = s + np.sum(np.sin(x * i))
+        return s + self.n * x[self.k]
+
+    def loss(self, x):
+        return self.terms(x) + np.sum(self.w * x)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_int_attributes_as_loop_bounds_and_indices(jit):
+    # self.n, self.k ints (a loop bound, an index): the view of self compiles with them
+    model, x, t = Counted(3, 1), np.array([0.3, 0.7]), np.array([1.0, -2.0])
+    want = sum(i * np.cos(i * x) for i in range(3)) + np.array([0.0, 3.0]) + model.w
+    np.testing.assert_allclose(srcgrad.grad(model.loss, jit=jit)(x), want)
+    assert_grad(lambda x: Counted(3, 1).loss(x), [want], [x], [0])
+    value, tangent = srcgrad.jvp(model.terms, jit=jit)(x, t)
+    assert value == pytest.approx(model.terms(x))
+    assert tangent == pytest.approx(slope(model.terms, [x], [t]))
+
+
 class Refused:
     def __init__(self):
         self.a = np.ones(2)
         self.act = np.tanh
+        self.child = Counted(2, 0)
 
     def caches(self, x):
         self.last = x
@@ -271,6 +298,12 @@ class Refused:
     def loss_instance_attribute(self, x):
         return np.sum(self.act(x))
 
+    def loss_held_object(self, x):
+        return self.through_child(x)
+
+    def through_child(self, x):
+        return self.child.loss(x)
+
 
 def helper(obj, x):
     return obj.a * x
@@ -289,6 +322,9 @@ def helper(obj, x):
      UnsupportedSyntax),
     ("loss_counted", r"the property counted writes to the object", UnsupportedSyntax),
     ("loss_instance_attribute", r"self.act is not a method of the object's class Refused",
+     UnsupportedSyntax),
+    ("loss_held_object", r"self.child.loss\(...\) calls a method of an object self holds "
+                         r"\(Counted\): srcgrad follows the methods of self only",
      UnsupportedSyntax),
 ])
 def test_what_cannot_be_followed_is_refused_at_its_line(method, match, error):
