@@ -245,11 +245,40 @@ def test_int_attributes_as_loop_bounds_and_indices(jit):
     assert tangent == pytest.approx(slope(model.terms, [x], [t]))
 
 
+class Holder:
+    def __init__(self, child):
+        self.child = child
+
+    def through(self, x):
+        return self.child.loss(x)
+
+    def loss(self, x):
+        return self.through(x) ** 2 + np.sum(self.child.w * x)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_a_method_of_an_object_self_holds(jit):
+    # self.child.loss(x), through a method of self; Counted.loss calls self.terms, reads
+    # ints (n, k) and an array (w) of the child
+    holder, x, t = Holder(Counted(3, 1)), np.array([0.3, 0.7]), np.array([1.0, -2.0])
+    inner = sum(i * np.cos(i * x) for i in range(3)) + np.array([0.0, 3.0]) + holder.child.w
+    want = 2 * holder.through(x) * inner + holder.child.w
+    g = srcgrad.grad(holder.loss, jit=jit)
+    np.testing.assert_allclose(g(x), want)
+    assert_grad(holder.loss, [want], [x], [0])
+    value, tangent = srcgrad.jvp(holder.loss, jit=jit)(x, t)
+    assert (value, tangent) == pytest.approx((holder.loss(x), want @ t))
+    if not jit:   # the object child holds must stay of the class the code was made for
+        holder.child = Model(np.ones((2, 2)), np.ones(2))
+        with pytest.raises(srcgrad.SrcgradError, match="child held a Counted when the "
+                                                       "transform was made"):
+            g(x)
+
+
 class Refused:
     def __init__(self):
         self.a = np.ones(2)
         self.act = np.tanh
-        self.child = Counted(2, 0)
 
     def caches(self, x):
         self.last = x
@@ -298,12 +327,6 @@ class Refused:
     def loss_instance_attribute(self, x):
         return np.sum(self.act(x))
 
-    def loss_held_object(self, x):
-        return self.through_child(x)
-
-    def through_child(self, x):
-        return self.child.loss(x)
-
 
 def helper(obj, x):
     return obj.a * x
@@ -322,9 +345,6 @@ def helper(obj, x):
      UnsupportedSyntax),
     ("loss_counted", r"the property counted writes to the object", UnsupportedSyntax),
     ("loss_instance_attribute", r"self.act is not a method of the object's class Refused",
-     UnsupportedSyntax),
-    ("loss_held_object", r"self.child.loss\(...\) calls a method of an object self holds "
-                         r"\(Counted\): srcgrad follows the methods of self only",
      UnsupportedSyntax),
 ])
 def test_what_cannot_be_followed_is_refused_at_its_line(method, match, error):
