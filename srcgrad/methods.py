@@ -20,12 +20,16 @@ of (or, for a classmethod, is). It guarantees a tree in which no method of self 
 called: `self.m(a)` of a staticmethod calls its function, `m(a)`; of a classmethod, the
 bound method (`passes.closures` binds its class); of an ordinary method, a copy of it
 whose self is replaced by one parameter per attribute it reads, passed first at the call:
-`self.predict(w)` -> `predict(self.W, w)`. Methods are looked up on the class as Python
-does (overrides and inheritance included). What cannot be followed is refused at the
-user's line: a write to an attribute of self (`self.x = ...`, `self.x[i] = ...`), a
-method read without a call, self passed on or rebound inside a method called, `super()`,
-a call of an instance attribute, methods calling each other in a cycle, and a called
-method with `*args`, keyword-only parameters or defaults that are not constants.
+`self.predict(w)` -> `predict(self.W, w)`. A method of an object an attribute of self
+holds (`held`: attribute -> its class, found on the object by `owned`), likewise:
+`self.child.predict(x)` -> `predict(self.child.W, x)`; the view of self then holds a view
+of child, and each call checks that child holds an object of that class still. Methods
+are looked up on the class as Python does (overrides and inheritance included). What
+cannot be followed is refused at the user's line: a write to an attribute of self
+(`self.x = ...`, `self.x[i] = ...`), a method read without a call, self passed on or
+rebound inside a method called, `super()`, a call of an instance attribute, methods
+calling each other in a cycle, and a called method with `*args`, keyword-only parameters
+or defaults that are not constants.
 """
 
 from __future__ import annotations
@@ -42,7 +46,14 @@ import gast
 
 from . import builder as b
 from .errors import RecursiveFunction, SrcgradError, UnsupportedSyntax, WrtError
-from .frontend.parse import MISSING, Env, Parsed, parse, register_generated
+from .frontend.parse import (
+    MISSING,
+    Env,
+    Parsed,
+    is_user_function,
+    parse,
+    register_generated,
+)
 from .naming import Namer, names_in
 from .passes.closures import constant_default, materialize
 
@@ -65,27 +76,60 @@ def for_method(method, options):
 
 def owned(method) -> types.FunctionType:
     """The function of bound `method`, as a copy that `parse` reads with the calls of
-    methods of its object rewritten for the object's class (`own_calls`)."""
+    methods of its object rewritten for the object's class (`own_calls`), and of the
+    objects its attributes hold for their classes now (checked at each call, `Method`)."""
     obj = method.__self__
+    held = _held(method.__func__, obj, set())
     return _owned(method.__func__, obj if isinstance(obj, type) else type(obj),
-                  isinstance(obj, type))
+                  isinstance(obj, type), tuple(sorted(held.items(), key=lambda kv: kv[0])))
+
+
+def _held(fun: types.FunctionType, obj: Any, seen: set) -> dict[str, type]:
+    """The attributes of `obj` whose methods method `fun`, or a method of `obj` it calls,
+    calls (`self.child.predict(x)`), with the class of what each holds."""
+    if fun in seen:
+        return {}
+    seen.add(fun)
+    tree = parse(fun).tree
+    if not tree.args.args:
+        return {}
+    me, owner = tree.args.args[0].id, obj if isinstance(obj, type) else type(obj)
+    out: dict[str, type] = {}
+    for node in gast.walk(tree):
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+            continue
+        base = node.func.value
+        if isinstance(base, gast.Name) and base.id == me:   # self.m(...): follow it
+            found = inspect.getattr_static(owner, node.func.attr, None)
+            if isinstance(found, types.FunctionType) and is_user_function(found):
+                out.update(_held(found, obj, seen))
+        elif isinstance(base, gast.Attribute) and isinstance(base.value, gast.Name) and \
+                base.value.id == me:
+            held = getattr(obj, base.attr, None)
+            found = inspect.getattr_static(type(held), node.func.attr, None)
+            if held is not None and not isinstance(held, type) and \
+                    is_user_function(getattr(found, "__func__", found)):
+                out[base.attr] = type(held)
+    return out
 
 
 @functools.cache
-def _owned(fun: types.FunctionType, owner: type, is_class: bool) -> types.FunctionType:
+def _owned(fun: types.FunctionType, owner: type, is_class: bool, held: tuple
+           ) -> types.FunctionType:
     copied = types.FunctionType(fun.__code__, fun.__globals__, fun.__name__,
                                 fun.__defaults__, fun.__closure__)
     copied.__kwdefaults__ = fun.__kwdefaults__
     copied.__qualname__, copied.__module__ = fun.__qualname__, fun.__module__
     copied.__doc__, copied.__annotations__ = fun.__doc__, fun.__annotations__
-    rewritten = own_calls(parse(fun), owner, is_class)
+    rewritten = own_calls(parse(fun), owner, is_class, dict(held))
     register_generated(copied, lambda f: dataclasses.replace(
         rewritten, fun=f, tree=copy.deepcopy(rewritten.tree)))
-    _ORIGINAL[copied] = fun
+    _ORIGINAL[copied], _HELD[copied] = fun, dict(held)
     return copied
 
 
 _ORIGINAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # copy -> its function
+_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # copy -> {attribute: class}
 
 
 class Method:
@@ -95,21 +139,26 @@ class Method:
     def __init__(self, transform, obj: Any):
         functools.update_wrapper(self, transform)
         self.transform, self.obj = transform, obj
+        self.held = _HELD.get(transform.fun, {})
         self.attributes = _attributes_read(transform.fun,
-                                           transform.fun.__code__.co_varnames[0])
+                                           transform.fun.__code__.co_varnames[0], self.held)
 
     def _self(self) -> Any:
+        for attr, cls in self.held.items():   # (the code calls cls's methods)
+            if type(getattr(self.obj, attr, None)) is not cls:
+                raise SrcgradError(f"{self.transform.fun.__qualname__}: {attr} held a "
+                                   f"{cls.__name__} when the transform was made, whose "
+                                   f"methods its code calls; it now holds a "
+                                   f"{type(getattr(self.obj, attr, None)).__name__}: make "
+                                   f"the transform again")
+        if self.attributes is None:
+            return self.obj
         if self.attributes == ():
             return None
         try:
-            values = {a: getattr(self.obj, a) for a in self.attributes or ()}
+            return _view(self.obj, self.attributes)
         except AttributeError:
             return self.obj   # (the Python form raises it where the method reads it)
-        if self.attributes is None:
-            return self.obj
-        view = _view_class(self.obj if isinstance(self.obj, type) else type(self.obj),
-                           self.attributes)
-        return view(**values)
 
     def __call__(self, *args, **kwargs):
         return self.transform(self._self(), *args, **kwargs)
@@ -133,34 +182,57 @@ def _view_class(cls: type, attributes: tuple[str, ...]) -> type:
     return dataclasses.make_dataclass(f"{cls.__name__}_attributes", attributes, frozen=True)
 
 
-def _attributes_read(fun, self_name: str) -> tuple[str, ...] | None:
-    """The attributes of `self_name` that `fun` reads, if it does nothing else with it."""
+def _view(obj: Any, attributes: tuple[str, ...]) -> Any:
+    """A frozen dataclass of the `attributes` of `obj` (`child.W`: a view of `obj.child`
+    with its W)."""
+    nested: dict[str, list[str]] = {}
+    for a in attributes:
+        first, _, rest = a.partition(".")
+        nested.setdefault(first, [])
+        if rest:
+            nested[first].append(rest)
+    values = {a: _view(getattr(obj, a), tuple(inner)) if inner else getattr(obj, a)
+              for a, inner in nested.items()}
+    view = _view_class(obj if isinstance(obj, type) else type(obj), tuple(nested))
+    return view(**values)
+
+
+def _attributes_read(fun, self_name: str, held: dict) -> tuple[str, ...] | None:
+    """The attributes of `self_name` that `fun` reads (`child.W` of an attribute in
+    `held` read only by its attributes), if it does nothing else with it."""
     tree = parse(fun).tree
     reads, names, attributes = set(), 0, 0
+    inner = {id(n.value): n.attr for n in gast.walk(tree) if isinstance(n, gast.Attribute)}
     for node in gast.walk(tree):
         if isinstance(node, gast.Name) and node.id == self_name and \
                 not isinstance(node.ctx, gast.Param):
             names += 1
         if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and \
                 node.value.id == self_name:
-            reads.add(node.attr)
+            dotted = node.attr in held and id(node) in inner
+            reads.add(f"{node.attr}.{inner[id(node)]}" if dotted else node.attr)
             attributes += 1
+    whole = {r for r in reads if "." not in r}
+    reads = {r for r in reads if r.partition(".")[0] not in whole or "." not in r}
     return tuple(sorted(reads)) if names == attributes else None
 
 
-def own_calls(parsed: Parsed, owner: type, is_class: bool) -> Parsed:
+def own_calls(parsed: Parsed, owner: type, is_class: bool, held: dict | None = None
+              ) -> Parsed:
     """`parsed`, a method of `owner` (a classmethod if `is_class`), with its calls of
-    methods of self rewritten as the module docstring says."""
-    out, _ = _Calls(parsed, owner, is_class, (), top=True).run()
+    methods of self rewritten as the module docstring says (and of the objects its
+    attributes in `held` hold, of those classes)."""
+    out, _ = _Calls(parsed, owner, is_class, (), top=True, held=held or {}).run()
     return out
 
 
 @functools.cache
-def _instance_copy(fun: types.FunctionType, owner: type, chain: tuple
+def _instance_copy(fun: types.FunctionType, owner: type, chain: tuple, held: tuple = ()
                    ) -> tuple[types.FunctionType, tuple[str, ...]]:
     """A copy of method `fun` of `owner` that takes the attributes of self it reads in
-    place of self, and those attributes."""
-    parsed, attributes = _Calls(parse(fun), owner, False, chain, top=False).run()
+    place of self, and those attributes (`child.W` of one in `held`)."""
+    parsed, attributes = _Calls(parse(fun), owner, False, chain, top=False,
+                                held=dict(held)).run()
     return materialize(parsed, {**parsed.env.globals, **parsed.env.closure},
                        fun.__qualname__), attributes
 
@@ -168,8 +240,10 @@ def _instance_copy(fun: types.FunctionType, owner: type, chain: tuple
 class _Calls(gast.NodeTransformer):
     """Rewrites the calls of methods of self in one method (see `own_calls`)."""
 
-    def __init__(self, parsed: Parsed, owner: type, is_class: bool, chain: tuple, top: bool):
+    def __init__(self, parsed: Parsed, owner: type, is_class: bool, chain: tuple, top: bool,
+                 held: dict):
         self.p, self.owner, self.is_class, self.top = parsed, owner, is_class, top
+        self.held = held   # attribute of self -> the class of the object it holds
         self.chain = chain + (parsed.fun,)
         self.tree = copy.deepcopy(parsed.tree)
         if not self.tree.args.args:
@@ -211,6 +285,9 @@ class _Calls(gast.NodeTransformer):
         if isinstance(func, gast.Name) and func.id == "super":
             raise self.error(node, "super() cannot be followed: call the method of the "
                                    "class you mean, or make it a function")
+        if isinstance(func, gast.Attribute) and self._of_self(func.value) and \
+                func.value.attr in self.held:
+            return self.held_call(node, func.value.attr)
         if not self._of_self(func):
             return self.generic_visit(node)
         found = inspect.getattr_static(self.owner, func.attr, MISSING)
@@ -225,7 +302,8 @@ class _Calls(gast.NodeTransformer):
                 raise self.error(node, f"{found.__qualname__} calls itself (directly or "
                                        f"through other methods): recursion cannot be "
                                        f"differentiated", RecursiveFunction)
-            fun, attributes = _instance_copy(found, self.owner, self.chain)
+            fun, attributes = _instance_copy(found, self.owner, self.chain, tuple(sorted(
+                self.held.items(), key=lambda kv: kv[0])))
             node.func = self.bind(func.attr, fun, func)
             node.args = [self.visit(self._attribute(a, func)) for a in attributes] + node.args
         else:
@@ -234,7 +312,36 @@ class _Calls(gast.NodeTransformer):
                                    f"follow (a static, class or instance method)")
         return node
 
+    def held_call(self, node: gast.Call, attr: str) -> gast.Call:
+        """`self.child.m(a)`, child holding an object of class `self.held[attr]`: its
+        method's function, or a copy of it taking the attributes of child it reads."""
+        cls, func = self.held[attr], node.func
+        found = inspect.getattr_static(cls, func.attr, MISSING)
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        if isinstance(found, staticmethod):
+            node.func = self.bind(func.attr, found.__func__, func)
+        elif isinstance(found, classmethod):
+            node.func = self.bind(func.attr, getattr(cls, func.attr), func)
+        elif isinstance(found, types.FunctionType):
+            if found in self.chain:
+                raise self.error(node, f"{found.__qualname__} calls itself (directly or "
+                                       f"through other methods): recursion cannot be "
+                                       f"differentiated", RecursiveFunction)
+            fun, attributes = _instance_copy(found, cls, self.chain)
+            node.func = self.bind(func.attr, fun, func)
+            node.args = [self.visit(self._attribute(f"{attr}.{a}", func))
+                         for a in attributes] + node.args
+        else:
+            raise self.error(node, f"{self.self}.{attr}.{func.attr} is not a method of "
+                                   f"{cls.__name__} srcgrad can follow (a static, class or "
+                                   f"instance method)")
+        return node
+
     def visit_Attribute(self, node: gast.Attribute) -> gast.AST:
+        if not self.top and isinstance(node.ctx, gast.Load) and self._of_self(node.value) \
+                and node.value.attr in self.held:
+            return self.visit_held(node)
         if not self._of_self(node):
             return self.generic_visit(node)
         if not isinstance(node.ctx, gast.Load):
@@ -253,6 +360,14 @@ class _Calls(gast.NodeTransformer):
         if node.attr not in self.attributes:
             self.attributes[node.attr] = self.namer.fresh(f"{self.self}_{node.attr}")
         return b.located(b.name(self.attributes[node.attr]), node)
+
+    def visit_held(self, node: gast.Attribute) -> gast.AST:
+        """`self.child.W` in a method called, child in `held`: a parameter of its own."""
+        key = f"{node.value.attr}.{node.attr}"
+        if key not in self.attributes:
+            self.attributes[key] = self.namer.fresh(
+                f"{self.self}_{node.value.attr}_{node.attr}")
+        return b.located(b.name(self.attributes[key]), node)
 
     def visit_Subscript(self, node: gast.Subscript) -> gast.AST:
         if not isinstance(node.ctx, gast.Load):
@@ -283,7 +398,9 @@ class _Calls(gast.NodeTransformer):
         return b.located(b.name(ref), at)
 
     def _attribute(self, attr: str, at: gast.AST) -> gast.Attribute:
-        node = b.make(gast.Attribute, value=b.name(self.self), attr=attr, ctx=gast.Load())
+        node: gast.expr = b.name(self.self)
+        for part in attr.split("."):   # (`child.W`: self.child.W)
+            node = b.make(gast.Attribute, value=node, attr=part, ctx=gast.Load())
         return b.located(node, at)
 
     def _of_self(self, node: gast.AST) -> bool:

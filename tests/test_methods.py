@@ -155,6 +155,126 @@ def test_a_helper_returning_a_class_value_or_global_as_it_is(jit):
                                Constants.scale + _C)
 
 
+class Passes:
+    B = np.array([0.5, -1.0])
+    scale = 1.5
+
+    @classmethod
+    def mix(cls, a, b):
+        return a * b + np.sin(a)
+
+    @classmethod
+    def outer(cls, x):
+        return np.sum(cls.mix(x, cls.scale)) + np.sum(cls.mix(x, cls.B) ** 2)
+
+    @classmethod
+    def scaled(cls, x):
+        return x * cls.B
+
+    def loss(self, x):
+        return self.outer(x)
+
+
+class Other:
+    B = np.array([3.0, -4.0])
+
+    @classmethod
+    def scaled(cls, x):
+        return np.sin(x * cls.B)
+
+
+def _times(a, b):
+    return a * b
+
+
+def _both_scaled(x):
+    # two classes' `cls.B`, one name in each classmethod: each reads its own; a global
+    # passed to a helper (jvp read it unbound too)
+    return np.sum(Passes.scaled(x)) + np.sum(_times(Other.scaled(x), _C))
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_class_values_passed_to_calls_and_of_two_classes(jit):
+    # fuzzer seeds 8600248 and 8600478: `cls.g1(a, cls.scale)` read a name the generated
+    # module never bound (NameError in jvp); two classes' `cls.B` read one array
+    x, t = np.array([0.3, 0.7]), np.array([1.0, -2.0])
+    B, C = Passes.B, Other.B
+    want = 1.5 + np.cos(x) + 2 * (B * x + np.sin(x)) * (B + np.cos(x))
+    np.testing.assert_allclose(srcgrad.grad(Passes().loss, jit=jit)(x), want)
+    assert_grad(Passes.outer, [want], [x], [0])
+    value, tangent = srcgrad.jvp(Passes().loss, jit=jit)(x, t)   # (outer bound to Passes)
+    assert value == pytest.approx(Passes.outer(x))
+    assert tangent == pytest.approx(slope(Passes.outer, [x], [t]))
+    want = B + np.cos(C * x) * C * _C
+    np.testing.assert_allclose(srcgrad.grad(_both_scaled, jit=jit)(x), want)
+    assert_grad(_both_scaled, [want], [x], [0])
+    value, tangent = srcgrad.jvp(_both_scaled, jit=jit)(x, t)
+    assert tangent == pytest.approx(want @ t)
+
+
+def test_class_values_passed_to_calls_second_order():
+    x, t = np.array([0.3, -0.7]), np.array([1.0, -2.0])
+    B, s = Passes.B, np.sin(x)
+    hessian = -s + 2 * (B + np.cos(x)) ** 2 - 2 * (B * x + s) * s   # (diagonal)
+    np.testing.assert_allclose(srcgrad.hvp(Passes().loss, jit=False)(x, t), hessian * t)
+
+
+class Counted:
+    def __init__(self, n, k):
+        self.n, self.k, self.w = n, k, np.array([1.5, -0.5])
+
+    def terms(self, x):
+        s = 0.0
+        for i in range(self.n):
+            s = s + np.sum(np.sin(x * i))
+        return s + self.n * x[self.k]
+
+    def loss(self, x):
+        return self.terms(x) + np.sum(self.w * x)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_int_attributes_as_loop_bounds_and_indices(jit):
+    # self.n, self.k ints (a loop bound, an index): the view of self compiles with them
+    model, x, t = Counted(3, 1), np.array([0.3, 0.7]), np.array([1.0, -2.0])
+    want = sum(i * np.cos(i * x) for i in range(3)) + np.array([0.0, 3.0]) + model.w
+    np.testing.assert_allclose(srcgrad.grad(model.loss, jit=jit)(x), want)
+    assert_grad(lambda x: Counted(3, 1).loss(x), [want], [x], [0])
+    value, tangent = srcgrad.jvp(model.terms, jit=jit)(x, t)
+    assert value == pytest.approx(model.terms(x))
+    assert tangent == pytest.approx(slope(model.terms, [x], [t]))
+
+
+class Holder:
+    def __init__(self, child):
+        self.child = child
+
+    def through(self, x):
+        return self.child.loss(x)
+
+    def loss(self, x):
+        return self.through(x) ** 2 + np.sum(self.child.w * x)
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_a_method_of_an_object_self_holds(jit):
+    # self.child.loss(x), through a method of self; Counted.loss calls self.terms, reads
+    # ints (n, k) and an array (w) of the child
+    holder, x, t = Holder(Counted(3, 1)), np.array([0.3, 0.7]), np.array([1.0, -2.0])
+    inner = sum(i * np.cos(i * x) for i in range(3)) + np.array([0.0, 3.0]) + holder.child.w
+    want = 2 * holder.through(x) * inner + holder.child.w
+    g = srcgrad.grad(holder.loss, jit=jit)
+    np.testing.assert_allclose(g(x), want)
+    assert_grad(holder.loss, [want], [x], [0])
+    value, tangent = srcgrad.jvp(holder.loss, jit=jit)(x, t)
+    assert (value, tangent) == pytest.approx((holder.loss(x), want @ t))
+    if not jit:   # the object child holds must stay of the class the code was made for
+        holder.child = Model(np.ones((2, 2)), np.ones(2))
+        with pytest.raises(srcgrad.SrcgradError, match="child held a Counted when the "
+                                                       "transform was made"):
+            g(x)
+
+
 class Refused:
     def __init__(self):
         self.a = np.ones(2)

@@ -2,8 +2,9 @@
 
 What the value of a normalized statement denotes (`Operation`: a rule, a call to a user
 function, a copy, a subscript, a tuple, nothing differentiable), the `Namespace` of the
-generated module, and `FunctionPass`, which holds one normalized function with the names
-it binds and emits its statements with their globals bound; and small readings of a
+generated module, and `FunctionPass`, which holds (a copy of) one normalized function with
+the names it binds, its globals bound in the namespace and read under the names bound there,
+and emits its statements with their globals bound; and small readings of a
 statement (`target_of`, `changed`, `is_write`, `int_constant`) or of a user function
 (`returned`). Exists so that both modes of differentiation read a statement the same way.
 """
@@ -11,6 +12,7 @@ statement (`target_of`, `changed`, `is_write`, `int_constant`) or of a user func
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import types
 from collections.abc import Callable
@@ -22,7 +24,7 @@ import gast
 from .. import builder as b
 from ..analysis.activity import reached
 from ..errors import SrcgradError
-from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
+from ..frontend.parse import MISSING, Env, Parsed, is_user_function, nested_entry, parse
 from ..naming import Namer
 from ..rules import Overridden, Rule, attributes, fact, lookup, lookup_tangent, methods
 from ..rules.operator_rules import OPERATORS
@@ -190,7 +192,7 @@ class FunctionPass:
     def __init__(self, parsed: Parsed, fn: gast.FunctionDef, namer: Namer, ns: Namespace,
                  primal: Callable[[Any, gast.Call], str]):
         self.p = parsed
-        self.fn = fn
+        self.fn = fn = copy.deepcopy(fn)
         self.namer = namer
         self.ns = ns
         self.primal = primal
@@ -202,9 +204,35 @@ class FunctionPass:
         self.hook_locals = hook_names(fn) | {
             n.id for s in self.statements if hook(s) for t in s.body for n in gast.walk(t)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.bind_values()
         self.tuples: dict[str, list[gast.AST]] = {}
         self._tuple_at: dict[str, int] = {}   # where each of those was bound
         self._reading = -1                    # the statement being classified
+
+    def bind_values(self) -> None:
+        """Bind every global the function reads (`B`, a classmethod's `cls_B`, `np` of
+        `np.pi`; not a function it calls: see `bind_globals`) in the namespace now, and read it
+        under that name in the function itself: its forward, adjoint and tangent code,
+        which copy its operands from any statement, then all read the name the module
+        binds (one taken by another object, from another function, is renamed)."""
+        skip = {id(n.func) for n in gast.walk(self.fn) if isinstance(n, gast.Call)}
+        added: dict[str, Any] = {}
+        for node in gast.walk(self.fn):
+            if not isinstance(node, gast.Name) or not isinstance(node.ctx, gast.Load) or \
+                    node.id in self.locals or node.id in self.hook_locals or id(node) in skip:
+                continue
+            obj = self.p.env.lookup(node.id)
+            if obj is MISSING:   # (reported where it is emitted)
+                continue
+            name = self.ns.bind(node.id, obj, jit=is_user_function(obj), avoid=self.locals)
+            if name != node.id:
+                added[name] = obj
+                node.id = name
+        if added:
+            env = Env(self.p.env.globals, {**self.p.env.closure, **added})
+            self.p = dataclasses.replace(self.p, env=env)
+            if self.namer is not None:
+                self.namer.taken |= set(added)
 
     def classify_statements(self, classify: Callable[[gast.AST], Operation],
                             writes: bool = True) -> dict[int, Operation]:

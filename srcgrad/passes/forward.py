@@ -115,7 +115,6 @@ class _Forward(FunctionPass):
             dresult: gast.AST = b.name(self.tangent_name(result.id))
         else:
             dresult = self.zero_tangent(result)
-            result = self.bind_globals(b.make(gast.Expr, value=copy.deepcopy(result))).value
         return Forwarded(body, result, dresult, tangents)
 
     def zero_tangent(self, atom: gast.AST) -> gast.AST:

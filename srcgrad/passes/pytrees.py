@@ -388,7 +388,8 @@ def _before(tree: Tree, path: list[int]) -> list[Tree]:
 def split(params: list[str], wrt: list[str], values: tuple, where: str,
           readable=lambda param, tree: False) -> tuple[dict[str, Tree], tuple]:
     """The structures of the `wrt` arguments that are containers (and of the others whose
-    leaves are all floats, where `readable(param, tree)`: the function only reads their
+    leaves are all floats, or numbers for a dataclass, where `readable(param, tree)`: the
+    function only reads their
     entries), and the arguments with those flattened (as `leaf_names(params, trees)`)."""
     trees, flat = {}, []
     for p, v in zip(params, values, strict=True):
@@ -401,7 +402,8 @@ def split(params: list[str], wrt: list[str], values: tuple, where: str,
                 tree, leaves = flatten(v, p)
             except SrcgradError:
                 tree, leaves = None, []
-            if tree is not None and all(_floats(x) for x in leaves) and readable(p, tree):
+            numbers = _floats if tree is None or tree.kind != "dataclass" else _numbers
+            if tree is not None and all(numbers(x) for x in leaves) and readable(p, tree):
                 trees[p] = tree
                 flat += leaves
                 continue
@@ -412,6 +414,13 @@ def split(params: list[str], wrt: list[str], values: tuple, where: str,
 def _floats(x: Any) -> bool:
     return isinstance(x, (float, np.floating)) or \
         isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+
+
+def _numbers(x: Any) -> bool:
+    """A leaf of a dataclass read (a method's view of self: `self.n` an int), which numba
+    cannot take whole: numbers and arrays of numbers."""
+    return isinstance(x, (int, float, np.number, np.bool_)) or \
+        isinstance(x, np.ndarray) and x.dtype.kind in "biufc"
 
 
 def readable(fn: gast.FunctionDef, param: str, tree: Tree) -> bool:

@@ -12,7 +12,8 @@ The adjoint of an active variable `x` is `dx`. Its first contribution is written
 once `dx` is an array this pass made (it tracks which: `owned`). Operations whose result
 has no adjoint yet are skipped (symbolic zero), so only what flows to the result is
 computed (Griewank & Walther, ch. 3); across loop iterations and branch joins the
-adjoints that may be nonzero are made explicit zeros. The input was checked by
+adjoints that may be nonzero are made explicit zeros (before a loop, those of values
+bound only inside it only if it ran: `reverse_loop`). The input was checked by
 `check` (this pass assumes every active statement has a rule or a source). What the
 adjoint reads back from the forward is decided by `analysis.tape.plan` (recompute, tape,
 or save before an overwrite), on the tapes `analysis.placement` names; `record` (the
@@ -44,7 +45,7 @@ from ..analysis.values import (
     returned_tuples,
     uniform,
 )
-from ..errors import SrcgradError
+from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import Parsed
 from ..naming import Namer
 from ..rules import fact
@@ -71,6 +72,7 @@ from .base import (
 )
 from .check import flow
 from .record import Recording
+from .reverse_loop import loop_locals, ran, surely_bound
 
 
 @dataclass
@@ -173,8 +175,6 @@ class _Reverse(Recording):
         code = self.forward_block(body[:-1])
         forward = [b.assign(name, b.make(gast.List, elts=[], ctx=gast.Load()))
                    for name in self.tapes.lists()] + code
-        # a global returned as it is (`return B`) is named in the generated module too
-        result = self.bind_globals(b.make(gast.Expr, value=copy.deepcopy(result))).value
         if isinstance(result, gast.Name) and any(
                 changed(s) == result.id for s in self.statements
                 if id(s) in self.tape.saved):
@@ -460,8 +460,15 @@ class _Reverse(Recording):
                 owned &= end_owned
         killed = sorted(defined - self.defined)
         body += [b.assign(self.adjoint_name(v), self.zeros(v)) for v in killed]
-        out = [b.assign(self.adjoint_name(v), self.zeros(v))
-               for v in sorted(defined - start_defined)]
+        first, local = sorted(defined - start_defined), loop_locals(loop, self.statements,
+                                                                    self.params)
+        for v in first + killed:   # (their zeros are made from v)
+            if v in local and not surely_bound(loop.body, v):
+                raise self.error(UnsupportedSyntax, loop, (
+                    f"the gradient of this loop needs {v} as an iteration leaves it, but "
+                    f"the loop may run without binding {v} (bound only under a condition, "
+                    f"and not read in every iteration): bind {v} before the loop"))
+        out = [b.assign(self.adjoint_name(v), self.zeros(v)) for v in first if v not in local]
         out += [b.assign(self.adjoint_name(v), b.call(b.name(self.bind("snapshot", snapshot)),
                                                       b.name(self.adjoint_name(v))))
                 for v in sorted((owned & start_defined) - start_owned)]
@@ -473,6 +480,9 @@ class _Reverse(Recording):
         counter = self.tapes.counters.get(id(loop))
         if counter and self.tape.layout.loops[id(loop)]:
             out.append(b.assign(counter, self.pop(self.tapes.of_trips(loop))))
+        if any(v in local for v in first):   # (v is unbound if the loop did not run)
+            out.append(b.make(gast.If, test=ran(loop, counter), orelse=[], body=[
+                b.assign(self.adjoint_name(v), self.zeros(v)) for v in first if v in local]))
         if isinstance(loop, gast.While):
             target, iterable = b.name("_", store=True), b.call(b.name("range"), b.name(counter))
         else:
