@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
+from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.parse import check_function
 from .frontend.portable import portable
 from .methods import Method, for_method, owned
@@ -135,6 +135,7 @@ class Transform:
         self._specialized: dict[tuple, Transform] = {}
         self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
+        self._valued: Transform | None = None   # value_and_grad, for complex arguments
         self._forms: Forms | None = None
         self._lock = threading.Lock()
         self._transposing = bool(self.inner) and kind is Kind.VJP
@@ -361,14 +362,27 @@ class Transform:
             value, saved = self._call("forward", values)
             return value, _Pullback(self, saved)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
+            if any(type(v) is complex or type(v) is np.ndarray and v.dtype.kind == "c"
+                   for v in values):
+                return self._complex_checked(values)
             grads = self._call("grad", values)
         else:
             value, grads = self._call("grad", values)
             if np.ndim(value) != 0:
                 raise self._nonscalar()
+            if np.iscomplexobj(value):   # (a full reduction's value is not checked before)
+                from .runtime import COMPLEX_RESULT
+                raise self._nonscalar(COMPLEX_RESULT)
         grads = self._shaped(grads if self._many else (grads,), values)
         grads = grads if self._many else grads[0]
         return (_plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
+
+    def _complex_checked(self, values: tuple) -> Any:
+        """grad at complex arguments: by value_and_grad, whose value is checked (grad does
+        not compute the sum or mean it returns, which complex arguments may make complex)."""
+        if self._valued is None:
+            self._valued = Transform(self.fun, Kind.VALUE_AND_GRAD, self.options)
+        return self._valued(*values)[1]
 
     def _structured(self, values: tuple) -> tuple[Transform, tuple, dict] | None:
         """For container arguments (`passes.pytrees.split`): the transform generated for
@@ -421,10 +435,7 @@ class Transform:
                 out.append(g)   # (the common case, made fast)
                 continue
             if np.iscomplexobj(g) and not np.iscomplexobj(x):
-                filename, lineno = self.generated.result_line
-                raise MissingRule(f"the gradient of {self.fun.__qualname__} with respect to "
-                                  f"{name!r} went through complex values, which srcgrad does "
-                                  f"not differentiate", filename=filename, lineno=lineno)
+                g = np.real(g)   # a real input's part of a complex cotangent (complex_numbers)
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
                 from .runtime import unbroadcast
                 g = unbroadcast(g, np.asarray(x))

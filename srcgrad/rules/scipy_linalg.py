@@ -14,7 +14,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from scipy.linalg import solve_triangular
 
-from . import describe, rule, tangent
+from . import describe, real_only, rule, tangent
 
 _TRANS = "scipy.linalg.solve_triangular compiles with trans 0 or 1 (a number), not a string"
 
@@ -132,3 +132,4 @@ def _solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite
         rows = np.ascontiguousarray(b).astype(np.float64).reshape((a.shape[0], -1))
         return _substitute(a, rows, trans != 0, lower, unit_diagonal).reshape(b.shape)
     return impl
+real_only(solve_triangular)   # (trans="C" conjugates: rules/complex_numbers.py)
