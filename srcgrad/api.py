@@ -360,7 +360,9 @@ class Transform:
             return self.inner(*values), pullback(self._transposed, values)
         if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
-            return value, _Pullback(self, saved)
+            real = [name in self._params and not np.iscomplexobj(values[self._params.index(name)])
+                    for name in self.wrt]
+            return value, _Pullback(self, saved, real)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
             if any(type(v) is complex or type(v) is np.ndarray and v.dtype.kind == "c"
                    for v in values):
@@ -514,12 +516,27 @@ class Transform:
 class _Pullback:
     """`vjp`'s pullback: maps a cotangent of the result to gradients; callable many times."""
 
-    def __init__(self, transform: Transform, saved: tuple):
+    def __init__(self, transform: Transform, saved: tuple, real: list[bool] | None = None):
         self._t = transform
         self._saved = saved
+        self._real = real   # per wrt: a real input, which takes its cotangent's real part
 
     def __call__(self, cotangent):
-        return self._t._call("backward", tuple(self._saved) + (cotangent,))
+        grads = self._t._call("backward", tuple(self._saved) + (cotangent,))
+        if self._real is None or not any(map(_complex, _items(grads, self._t._many))):
+            return grads
+        out = tuple(np.real(g) if real and _complex(g) else g
+                    for g, real in zip(_items(grads, self._t._many), self._real, strict=True))
+        return out if self._t._many else out[0]
+
+
+def _items(grads, many: bool) -> tuple:
+    return tuple(grads) if many else (grads,)
+
+
+def _complex(g) -> bool:
+    return isinstance(g, (complex, np.complexfloating)) or \
+        isinstance(g, np.ndarray) and g.dtype.kind == "c"
 
 
 class _Regrouped:

@@ -146,3 +146,18 @@ def test_a_complex_full_reduction_is_refused(jit):
             transform(complex_sum, jit=jit)(z)
         with pytest.raises(srcgrad.SrcgradError, match="complex"):
             transform(complex_weighted_sum, jit=jit)(np.array([0.5]), z)
+
+
+def product_modulus(w, z):
+    return np.abs(w @ z)
+
+
+def test_vjp_of_a_real_input_through_a_complex_product_is_real():
+    # a @ with a complex operand gives the real w a complex cotangent: its real part counts
+    w, z = np.array([[0.5, -1.0], [2.0, 0.3]]), np.array([1.0 + 1.0j, -0.5j])
+    _, pullback = srcgrad.vjp(product_modulus, jit=False)(w, z)
+    u = np.array([0.7, -1.3])
+    got = pullback(u)
+    assert got.dtype == np.float64
+    want = numerical_grad(lambda w: u @ product_modulus(w, z), (w,), 0)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

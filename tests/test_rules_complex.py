@@ -5,6 +5,7 @@ stays refused. Complex inputs, forward mode and values by hand: tests/test_compl
 
 import numpy as np
 import pytest
+from sweep import check, parametrize
 
 import srcgrad
 from srcgrad.runtime.complex_numbers import (
@@ -77,6 +78,11 @@ def _cases():
 
 
 CASES = list(_cases())
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
 
 
 def norm_of_complex(a):
