@@ -39,7 +39,7 @@ from .calls import (
     plain,
     signature_of,
 )
-from .errors import MissingRule, NonScalarOutput, SrcgradError, WrtError
+from .errors import NonScalarOutput, SrcgradError, WrtError
 from .frontend.portable import portable
 from .methods import Method, for_method, owned
 from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, regroup, split
@@ -139,6 +139,7 @@ class Transform:
                 raise WrtError(f"wrt={name!r}: forward mode differentiates with respect to "
                                f"parameters only ({', '.join(self._params)})")
         self.static = [param_name(w, self._params, fun, "static") for w in options.static]
+        self._valued: Transform | None = None   # value_and_grad, for complex arguments
         for name in self.static:
             if name in self.wrt:
                 raise WrtError(f"{name!r} cannot be both static and differentiated")
@@ -375,16 +376,31 @@ class Transform:
             return self.inner(*values), pullback(self._transposed, values)
         if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
-            return value, Pullback(self, saved)
+            real = [name in self._params and not np.iscomplexobj(values[self._params.index(name)])
+                    for name in self.wrt]
+            return value, Pullback(self, saved, real)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
+            if any(type(v) is complex or type(v) is np.ndarray and v.dtype.kind == "c"
+                   for v in values):
+                return self._complex_checked(values)
             grads = self._call("grad", values)
         else:
             value, grads = self._call("grad", values)
             if np.ndim(value) != 0:
                 raise self._nonscalar()
+            if np.iscomplexobj(value):   # (a full reduction's value is not checked before)
+                from .runtime import COMPLEX_RESULT
+                raise self._nonscalar(COMPLEX_RESULT)
         grads = self._shaped(grads if self._many else (grads,), values)
         grads = grads if self._many else grads[0]
         return (plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
+
+    def _complex_checked(self, values: tuple) -> Any:
+        """grad at complex arguments: by value_and_grad, whose value is checked (grad does
+        not compute the sum or mean it returns, which complex arguments may make complex)."""
+        if self._valued is None:
+            self._valued = Transform(self.fun, Kind.VALUE_AND_GRAD, self.options)
+        return self._valued(*values)[1]
 
     def _structured(self, values: tuple) -> tuple[Transform, tuple, dict] | None:
         """For container arguments (`passes.pytrees.split`): the transform generated for
@@ -437,10 +453,7 @@ class Transform:
                 out.append(g)   # (the common case, made fast)
                 continue
             if np.iscomplexobj(g) and not np.iscomplexobj(x):
-                filename, lineno = self.generated.result_line
-                raise MissingRule(f"the gradient of {self.fun.__qualname__} with respect to "
-                                  f"{name!r} went through complex values, which srcgrad does "
-                                  f"not differentiate", filename=filename, lineno=lineno)
+                g = np.real(g)   # a real input's part of a complex cotangent (complex_numbers)
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
                 from .runtime import unbroadcast
                 g = unbroadcast(g, np.asarray(x))

@@ -55,7 +55,7 @@ from .passes.pytrees import flatten_dicts, flatten_params
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
 from .passes.unroll import unroll
-from .rules import lookup
+from .rules import fact, lookup
 from .runtime import put_flat, seed, tree_vdot, unit, zeros_like
 
 
@@ -477,6 +477,14 @@ def _unshared(node: gast.AST) -> gast.AST:
     return new
 
 
+def _makes_complex(stmts: list[gast.stmt], ns: Namespace) -> bool:
+    """Whether forward code names a complex constant or calls a function with a complex
+    result (np.fft.fft): its full reduction may be complex, which `seed` refuses."""
+    return any(isinstance(n, gast.Constant) and isinstance(n.value, complex)
+               or isinstance(n, gast.Call) and fact(ns.resolve(n.func), "complex_result")
+               for s in stmts for n in gast.walk(s))
+
+
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
              many: bool = False, constants: dict[str, Any] | None = None,
              unroll_loops: bool = False, value: bool = True,
@@ -505,9 +513,11 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
 
         def checked_seed() -> gast.Call:  # 1.0, after checking the result is a scalar
             return b.call(m.ns.bind("seed", seed, avoid=namer.taken), rev.result)
-        if rev.seed:  # a full reduction needs no check: nor, unless returned, its value
+        if rev.seed:  # a full reduction needs no check (unless of complex values): nor,
+            # unless returned, its value
+            scalar = rev.scalar and not _makes_complex(rev.forward, m.ns)
             body += [b.comment("adjoint"),
-                     b.assign(rev.seed, b.const(1.0) if rev.scalar else checked_seed())]
+                     b.assign(rev.seed, b.const(1.0) if scalar else checked_seed())]
         elif not (value or rev.scalar):
             body += [b.comment("the result is constant, the gradient zero; is it a scalar?"),
                      b.make(gast.Expr, value=checked_seed())]

@@ -64,6 +64,7 @@ class Rule:
     defaults: dict[str, Any] = field(default_factory=dict)  # keyword parameters
     origin: str | None = None   # "file.py:12" for a user's rule: its results are checked
     elementwise: bool = False   # per-argument templates are `unbroadcast(J_i dy, x_i)`
+    real_only: bool = False     # holds for real arguments only: complex ones are refused
     body: gast.AST | None = field(default=None, repr=False)  # a lambda's returned expression
     _template: Any = field(default=_UNREAD, repr=False, compare=False)
 
@@ -140,6 +141,7 @@ class Op:
     # its rule's dy is a tuple of their cotangents (zeros where one is unused)
     tuple_result: bool = False   # a helper that gives a tuple (or list) of gradients, one per
     # argument: forward mode adds its tangents item by item
+    complex_result: bool = False   # gives complex values from real ones (np.fft.fft)
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)
@@ -320,6 +322,7 @@ def rule(*primals: Any, elementwise: bool = False, **facts: Any
     def register(fn: Callable) -> Callable:
         r = make_rule(fn, read=False)
         r.elementwise = elementwise
+        r.real_only = any(p in _REAL_ONLY for p in primals)
         for p in primals:
             _op(p).rule = r
         describe(*primals, **facts)
@@ -363,10 +366,26 @@ def tangent(*primals: Any) -> Callable[[Callable], Callable]:
     """Register the decorated function as the tangent rule of every primal given."""
     def register(fn: Callable) -> Callable:
         r = make_rule(fn, read=False)
+        r.real_only = any(p in _REAL_ONLY for p in primals)
         for p in primals:
             _op(p).tangent = Tangent("rule", r)
         return fn
     return register
+
+
+_REAL_ONLY: set[Any] = set()
+
+
+def real_only(*primals: Any) -> None:
+    """Mark primals whose adjoint and tangent rules hold for real arguments only (the
+    conjugates a complex argument needs are not in them: eigh, svd, var). Generated code
+    passes their arguments through `real_values`, which refuses complex ones."""
+    _REAL_ONLY.update(primals)
+    for p in primals:
+        record = _op(p)
+        for r in (record.rule, record.tangent.rule if record.tangent else None):
+            if r is not None and r.kind == "rule":
+                r.real_only = True
 
 
 def linear(*primals: Any, positions: tuple[int, ...] = (0,)) -> None:

@@ -1,47 +1,31 @@
 """Gradient rules of Python builtins and the `math` module (scalar code).
 
-abs of a complex value is refused (`real_sign`): a real loss of complex intermediates
-needs the conjugate in abs's rule and the real part where a gradient reaches a real
-value, which srcgrad does not give yet (issue 20); np.sign(z) alone is silently wrong.
+abs serves real and complex values alike: its rule is Re(dy) times its slope, sign(x) at
+a real x and conj(x)/|x| at a complex one (runtime/complex_numbers.py gives the
+convention); np.sign(z) alone would be silently wrong for complex z.
 """
 
 import builtins
 import math
 
 import numpy as np
-from numba import types
-from numba.core.errors import TypingError
-from numba.extending import overload
 
-from ..errors import MissingRule
 from ..runtime import unbroadcast
-from . import describe, nondifferentiable, rule
+from ..runtime.complex_numbers import abs_slope, real_dy
+from . import describe, nondifferentiable, rule, tangent
 
-COMPLEX = ("of a complex value has no gradient rule: srcgrad does not differentiate "
-           "through complex numbers yet")
-
-
-def real_sign(x):
-    """np.sign(x), the derivative of abs at a real x; MissingRule for a complex x.
-
-    >>> real_sign(np.array([-2.0, 0.0, 3.0]))
-    array([-1.,  0.,  1.])
-    """
-    if np.iscomplexobj(x):
-        raise MissingRule(f"abs {COMPLEX}")
-    return np.sign(x)
-
-
-@overload(real_sign)
-def _real_sign_typer(x):
-    if isinstance(getattr(x, "dtype", x), types.Complex):
-        raise TypingError(f"srcgrad: abs {COMPLEX}")
-    return lambda x: np.sign(x)
+COMPLEX = ("of a complex value has no gradient rule: srcgrad differentiates abs, angle, "
+           "real and imag of complex values, not this")
 
 
 @rule(builtins.abs, math.fabs, np.abs, np.absolute, elementwise=True)
 def abs_(dy, y, x):
-    return dy * real_sign(x)
+    return real_dy(dy, x) * abs_slope(x)
+
+
+@tangent(builtins.abs, math.fabs, np.abs, np.absolute)
+def abs_tangent(dx, y, x):
+    return np.real(abs_slope(x) * dx)
 
 
 @rule(builtins.float, elementwise=True)
@@ -69,6 +53,5 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round, bui
 
 describe(builtins.len, builtins.int, builtins.bool, builtins.float, scalar_result=True)
 describe(np.abs, np.absolute, np.maximum, np.minimum, fusable=True)
-nondifferentiable(real_sign, fusable=True, pure=True)
 describe(builtins.len, builtins.min, builtins.max, builtins.abs, builtins.int, builtins.float,
          builtins.bool, cheap=True)

@@ -19,6 +19,7 @@ from .. import builder as b
 from ..errors import RuleError
 from ..frontend.parse import is_user_function
 from ..runtime import unbroadcast
+from ..runtime.complex_numbers import real_values
 from . import MISSING_DEFAULT, Rule, fact
 
 
@@ -47,9 +48,15 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
     names = list(r.params) + list(r.defaults)
     sig = inspect.signature(r.fn)
     p_dy, p_y = list(sig.parameters)[:2]
+    needs: dict[str, tuple[Any, bool]] = {}
     subst: dict[str, gast.AST] = {p_dy: dy, p_y: y}
     for pname, arg in zip(names, args, strict=False):  # the rest take their defaults
         subst[pname] = arg
+    if r.real_only:
+        checker = rename("real_values", real_values)
+        needs[checker] = (real_values, False)
+        for pname in r.params[:len(args)] + ([p_y] if _reads_only_y(r) else []):
+            subst[pname] = b.call(b.name(checker), subst[pname], b.const(r.name))
     for pname, default in r.defaults.items():
         if pname not in subst:
             subst[pname] = kwargs.get(pname, b.const(default))
@@ -60,7 +67,6 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
     missing = [p for p in r.params if p not in subst]
     if missing:
         raise RuleError(f"call passes no value for {', '.join(missing)} of rule {r.name}")
-    needs: dict[str, tuple[Any, bool]] = {}
     if r.template is None:
         fname = rename(r.fn.__name__, r.fn)
         needs[fname] = (r.fn, True)
@@ -81,6 +87,15 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
     if isinstance(r.template, list):
         return Instance([fill(e, i) for i, e in enumerate(r.template)], None, needs)
     return Instance(None, fill(r.template, None), needs)
+
+
+def _reads_only_y(r: Rule) -> bool:
+    """Whether `r`'s template reads none of the primal's arguments (eigh's reads its
+    result): then the result is what `real_values` checks."""
+    parts = r.template if isinstance(r.template, list) else [r.template]
+    read = {n.id for e in parts if e is not None for n in gast.walk(e)
+            if isinstance(n, gast.Name)}
+    return r.template is not None and not read & set(r.params)
 
 
 class _Substitute(gast.NodeTransformer):
@@ -145,10 +160,12 @@ def _drop_defaults(expr: gast.AST, needs: dict[str, tuple[Any, bool]]) -> gast.A
 def _drop_unbroadcast(expr: gast.AST, others: list[gast.AST],
                       needs: dict[str, tuple[Any, bool]]) -> gast.AST:
     """`unbroadcast(g, a)` is `g` when every other operand is a numeric constant, since
-    a scalar constant never broadcasts `a` to a larger shape."""
+    a scalar constant never broadcasts `a` to a larger shape. It stays where one is
+    complex: the unbroadcast keeps the real part of a real `a`'s cotangent."""
     if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name)
             and needs.get(expr.func.id, (None,))[0] is unbroadcast and len(expr.args) == 2
-            and all(isinstance(o, gast.Constant) for o in others)):
+            and all(isinstance(o, gast.Constant) and not isinstance(o.value, complex)
+                    for o in others)):
         return expr.args[0]
     return expr
 

@@ -78,6 +78,10 @@ def inv_tangent(dx, y, a):
     return -(y @ dx @ y)
 
 
+# (the singular values' formula below is for real matrices)
+SINGULAR_COMPLEX = "np.linalg.det of a singular complex matrix has no gradient rule"
+
+
 def adjugate(a, y):
     """The adjugate of each matrix of `a`, whose determinants are `y`: y a^-1 where a is
     invertible, and where it is singular (y = 0), V diag(prod_{j != i} s_j) U^T det(U V^T)
@@ -87,9 +91,11 @@ def adjugate(a, y):
     array([[ 4., -2.],
            [-2.,  1.]])
     """
-    a = np.asarray(a, dtype=float)
+    a = np.asarray(a, dtype=np.result_type(a, 1.0))
     if np.all(np.asarray(y) != 0):
         return per_matrix(y) * np.linalg.inv(a)
+    if np.iscomplexobj(a):
+        raise MissingRule(SINGULAR_COMPLEX)
     u, s, vt = np.linalg.svd(a)
     n = s.shape[-1]
     others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], -1)
@@ -101,6 +107,12 @@ def adjugate(a, y):
 def _adjugate_typer(a, y):
     if not (isinstance(a, types.Array) and a.ndim == 2):
         raise TypingError(_ONE_MATRIX)
+    if isinstance(a.dtype, types.Complex):
+        def complex_matrix(a, y):
+            if y == 0:
+                raise MissingRule(SINGULAR_COMPLEX)
+            return y * np.linalg.inv(a)
+        return complex_matrix
 
     def impl(a, y):
         if y != 0:

@@ -30,7 +30,7 @@ from numba.extending import overload, register_jitable
 from scipy.linalg import solve_triangular
 
 from ..errors import MissingRule
-from . import describe, linear, rule, tangent
+from . import describe, linear, real_only, rule, tangent
 from .decompositions import as_lower, cholesky_adjoint, lower_half, seen, triangle_grad
 from .factorizations import results
 from .linalg import columns
@@ -321,3 +321,6 @@ def _solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite
 
 linear(system, system_grad)
 describe(system, system_grad, pure=True)
+# (Hermitian factors need conjugates these rules leave out: rules/complex_numbers.py)
+real_only(scipy.linalg.cholesky, scipy.linalg.cho_factor, scipy.linalg.cho_solve,
+          scipy.linalg.solve)

@@ -14,7 +14,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from scipy.linalg import solve_triangular
 
-from . import describe, rule, tangent
+from . import describe, real_only, rule, tangent
 
 NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
 
@@ -134,3 +134,4 @@ def _solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite
         rows = np.ascontiguousarray(b).astype(np.float64).reshape((a.shape[0], -1))
         return _substitute(a, rows, trans != 0, lower, unit_diagonal).reshape(b.shape)
     return impl
+real_only(solve_triangular)   # (trans="C" conjugates: rules/complex_numbers.py)

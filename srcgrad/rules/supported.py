@@ -45,6 +45,7 @@ def _name(fun: Any) -> tuple[str, str] | None:
     import scipy.linalg
     import scipy.special
     for section, module, prefix in [("NumPy", np, "np."), ("NumPy", np.linalg, "np.linalg."),
+                                    ("NumPy", np.fft, "np.fft."),
                                     ("SciPy", scipy.special, "scipy.special."),
                                     ("SciPy", scipy.linalg, "scipy.linalg."),
                                     ("math", math, "math."), ("Python", builtins, "")]:
