@@ -278,3 +278,21 @@ def test_an_array_changed_after_its_append_is_refused():
     with pytest.raises(MissingRule, match=r"test_lists_runtime.py:\d+: parts.append\(...\) is "
                                           r"called for its effect"):
         srcgrad.grad(written_through_a_view_after, jit=False)(X[:2], 3)
+
+
+def appends_a_name_bound_to_itself(x, n):
+    t = x * 2.0
+    t = t   # a view pair of one name (t -> t)
+    parts = []
+    for i in range(n):
+        parts.append(t)
+    return np.sum(np.stack(parts) ** 2)
+
+
+def test_a_name_bound_to_itself_beside_a_list_built_in_a_loop(jit):
+    # fuzzer seed 9530053 (hang): `t5 = t5` made the view pair (t5, t5), and the search for
+    # the names sharing an appended array grew without end
+    x = np.array([0.5, -1.0])
+    g = srcgrad.grad(appends_a_name_bound_to_itself, jit=jit)(x, 3)
+    np.testing.assert_allclose(g, 3 * 8 * x)   # f = n * sum((2x)^2)
+    assert_grad(appends_a_name_bound_to_itself, (g,), (x, 3), (0,))

@@ -289,7 +289,7 @@ def _written_after(value: gast.AST, whole: list[gast.stmt], env: Env,
     while grown:
         grown = False
         for pair in pairs:
-            if len(shared & set(pair)) == 1:
+            if shared & set(pair) and not set(pair) <= shared:   # (`v = v`: a pair of one)
                 shared |= set(pair)
                 grown = True
     return bool(shared & written)
