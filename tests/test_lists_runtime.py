@@ -284,7 +284,7 @@ def appends_a_name_bound_to_itself(x, n):
     t = x * 2.0
     t = t   # a view pair of one name (t -> t)
     parts = []
-    for i in range(n):
+    for _ in range(n):
         parts.append(t)
     return np.sum(np.stack(parts) ** 2)
 
