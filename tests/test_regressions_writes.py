@@ -681,3 +681,72 @@ def test_op_assign_before_the_array_is_shared(jit):
     g = srcgrad.grad(accumulated_then_named, jit=jit)(x.copy())
     np.testing.assert_allclose(g, 18.0 * x, rtol=1e-12)
     assert_grad(accumulated_then_named, [g], (x,), [0])
+
+
+# ---- an item read from an array or a list, then changed in place ----
+
+
+def row_of_a_local_changed(x):
+    m = np.outer(x, x)
+    t = m[0]
+    t -= 1.0
+    return np.sum(m ** 2)
+
+
+def item_of_a_list_changed(x0, n):
+    parts = []
+    for _ in range(n + 1):
+        parts.append(x0)
+    t = parts[-1]
+    t -= 0.03
+    return np.sum(x0 ** 2)
+
+
+def row_of_a_loop_changed(m):
+    out = 0.0
+    for row in m:
+        row -= 1.0
+        out += np.sum(row ** 2)
+    return out + np.sum(m)
+
+
+def test_an_item_changed_in_place_that_another_name_sees_is_refused(jit):
+    # `t = m[0]; t -= 1` changes m's row, and the gradient read m as it was (25 against
+    # 21: silently wrong); fuzzer seed 9700016: `t = parts[-1]; t -= e` changes x0 itself,
+    # which the list holds; and `for row in m: row -= 1` changes m. Refused for arrays.
+    x = np.array([1.0, 2.0])
+    for fun, args in ((row_of_a_local_changed, (x,)), (item_of_a_list_changed, (x, 1)),
+                      (row_of_a_loop_changed, (np.outer(x, x),))):
+        with pytest.raises(srcgrad.UnsupportedSyntax, match="'(t|row) -= ...' changes in place"):
+            srcgrad.grad(fun, jit=jit)(*args)
+
+
+def rows_changed_and_read(m):
+    rows = m * 1.0
+    t = rows[0]
+    t -= 1.0
+    return np.sum(t ** 2) + np.sum(rows[1])
+
+
+def first_entry_accumulated(x):
+    acc = x[0]
+    for i in range(1, x.shape[0]):
+        acc += x[i] ** 2
+    return acc
+
+
+def test_an_item_changed_in_place_that_nothing_else_reads(jit):
+    # nothing else reads row 0 of rows after it changes: sum((m0 - 1)^2) + sum(m1) has
+    # gradient 2 (m0 - 1) in row 0 and 1 in row 1
+    m = np.array([[1.0, 2.5], [-0.5, 3.0]])
+    g = srcgrad.grad(rows_changed_and_read, jit=jit)(m.copy())
+    np.testing.assert_allclose(g, [[0.0, 3.0], [1.0, 1.0]], rtol=1e-12)
+    assert_grad(lambda a: rows_changed_and_read(a.copy()), [g], (m,), [0])
+    # an entry of a vector is a number: x0 + x1^2 + x2^2 has gradient (1, 2 x1, 2 x2),
+    # and its check is made once, where it is read, not in the loop
+    x = np.array([0.5, 1.5, -2.0])
+    np.testing.assert_allclose(srcgrad.grad(first_entry_accumulated, jit=jit)(x),
+                               [1.0, 3.0, -4.0], rtol=1e-12)
+    source = srcgrad.grad(first_entry_accumulated, jit=False).source
+    loop = source[source.index("for i"):source.index("# adjoint")]
+    assert "unshared" in source and "unshared" not in loop

@@ -168,6 +168,13 @@ def writes(params: list[str], body: list[gast.stmt], env: Env,
                         for item in _items(value):
                             for root in _roots(item, env, local_names):
                                 views.setdefault(name.id, set()).add(root)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) and node.args and \
+                node.func.attr in ("append", "insert", "extend"):
+            # a list holds what is put in it: `L.append(x); v = L[0]` is x
+            for item in _items(node.args[-1]):
+                for root in _roots(item, env, local_names):
+                    views.setdefault(node.func.value.id, set()).add(root)
         elif isinstance(node, gast.Call) and \
                 is_user_function(fun := env.resolve(node.func, local_names)):
             changed = helper(fun).written

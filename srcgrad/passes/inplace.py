@@ -14,7 +14,11 @@ final `return`). Guarantees the same body, where
   matrix, an argument of a helper, what a helper may return of its arguments) is
   preceded by ``v = unshared(v, message)``, which keeps a number and refuses an array
   when the code runs (``out = acc`` outside loops and branches, with no ``op=`` after it,
-  shares nothing any ``op=`` changes: the adjoint's ``dx = dv`` after its loop).
+  shares nothing any ``op=`` changes: the adjoint's ``dx = dv`` after its loop);
+* ``v = z[k]`` (or ``for v in z``) where ``v op= e`` follows and another read may see the
+  item change (z read whole, the same item read again, a list holding an argument) is
+  followed by that check, once, where the item is read: an entry of a vector stays a
+  number, and a row of a matrix or an array a list holds is refused.
 
 A call to a user function that writes into an array it is passed raises `HelperWrites`.
 Exists so that the generated code never changes the caller's arrays, and every in-place
@@ -66,6 +70,50 @@ def _settled(body: list[gast.stmt]) -> set[int]:
                     isinstance(n, gast.AugAssign) for t in body[k + 1:] for n in gast.walk(t)):
             out.add(id(s.value))
     return out
+
+
+def _item_reads(body: list[gast.stmt], name: str, root, loads: collections.Counter,
+                keep: set[str]) -> bool:
+    """Whether `name` is bound to an item of an array or list in `body` (`name = z[k]`,
+    `for name in z`; `root(z)` is z's name) that another name may see changed: z itself is
+    read as a whole, is in `keep` (the caller's arrays, names sharing an array), or another
+    read of z may be the same item (`t = z[0]` and `z[0]`, not `z[1]`; any item read in a
+    loop may be read again). False if `name` is bound to anything else that may share an
+    array (`name = x`, `name = f(x)`): other checks see to those."""
+    tree = b.function("f", [], body)
+    mine: dict[int, str] = {}   # id of each read that binds name -> the array read
+    for node in gast.walk(tree):
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and \
+                node.target.id == name:
+            value = node.iter
+        elif isinstance(node, gast.Assign) and any(
+                isinstance(n, gast.Name) and n.id == name for t in node.targets
+                for n in gast.walk(t)):
+            value = node.value
+            if not isinstance(node.targets[0], gast.Name):
+                return False   # (an item of a tuple target: not followed here)
+        else:
+            continue
+        if (isinstance(value, gast.Subscript) or isinstance(node, gast.For)) and \
+                root(value) is not None:
+            mine[id(value)] = root(value)
+        elif root(value) is not None or isinstance(value, gast.Call):
+            return False
+
+    def index(node: gast.AST):   # the constant index an item read reads, or None
+        k = getattr(node, "slice", None)
+        return k.value if isinstance(k, gast.Constant) else None
+
+    for z in set(mine.values()):
+        reads = [n for n in gast.walk(tree) if isinstance(n, gast.Subscript)
+                 and isinstance(n.value, gast.Name) and n.value.id == z] + \
+                [n.iter for n in gast.walk(tree) if isinstance(n, gast.For)
+                 and isinstance(n.iter, gast.Name) and n.iter.id == z]
+        ours = {index(n) for n in reads if id(n) in mine}
+        if z in keep or loads[z] > len(reads) or None in ours or any(
+                index(n) is None or index(n) in ours for n in reads if id(n) not in mine):
+            return True
+    return False
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -149,8 +197,28 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
             written.add(name)
     maybe_views = {name for name in views if name not in sure_views and name not in viewed
                    and through_views({name}, views) & (set(params) | written) - {name}}
-    shared = maybe_views | aliased | returned_shared(body, env, local_names) | (
+    shared = aliased | returned_shared(body, env, local_names) | (
         set() if copy_args else set(params))
+    # an item read from any array or list (`t = M[0]`, `t = L[-1]`, `for t in M`) is a view
+    # where it is an array: `t op= e` changes M (or the list's item) whether or not M is
+    # written elsewhere. It is checked once, where it is read (often a number: `acc = x[0]`)
+    items = {t for t in changed - shared - sure_views - viewed
+             if _item_reads(body, t, _root, loads, aliased | set(params))}
+    shared |= maybe_views - items
+    first_change = {}
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            first_change.setdefault(node.target.id, node)
+
+    def check(name: str, node: gast.AugAssign, at: gast.AST) -> gast.stmt:
+        where = f"{os.path.basename(filename)}:{getattr(node, 'lineno', '?')}"
+        op = _SYMBOLS.get(type(node.op), 'op')
+        message = (f"{where}: '{name} {op}= ...' changes in place an array that another name "
+                   f"shares (a row of a matrix, an item of a list, or the array a caller "
+                   f"passed), which cannot be differentiated: write {name} = {name} {op} ... "
+                   f"(a new array), or copy it first")
+        return b.located(b.assign(name, b.call(b.name(bound_name(env, "unshared", unshared)),
+                                               b.name(name), b.const(message))), at)
 
     class Unshared(gast.NodeTransformer):
         """`v op= e` where v may be an array another name shares (a row `v = z[1]` of a
@@ -160,16 +228,21 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
         def visit_AugAssign(self, node):
             if not (isinstance(node.target, gast.Name) and node.target.id in shared):
                 return node
-            name = node.target.id
-            where = f"{os.path.basename(filename)}:{getattr(node, 'lineno', '?')}"
-            message = (f"{where}: '{name} {_SYMBOLS.get(type(node.op), 'op')}= ...' changes "
-                       f"in place an array that another name shares (a row of a matrix, "
-                       f"or the array a caller passed), which cannot be differentiated: "
-                       f"write {name} = {name} {_SYMBOLS.get(type(node.op), 'op')} ... (a new "
-                       f"array), or copy it first")
-            check = b.located(b.assign(name, b.call(b.name(bound_name(env, "unshared", unshared)),
-                                                    b.name(name), b.const(message))), node)
-            return [check, node]
+            return [check(node.target.id, node, node), node]
+
+        def visit_Assign(self, node):
+            t = node.targets[0]
+            if isinstance(t, gast.Name) and t.id in items and \
+                    isinstance(node.value, gast.Subscript) and _root(node.value) is not None:
+                return [node, check(t.id, first_change[t.id], node)]
+            return node
+
+        def visit_For(self, node):
+            self.generic_visit(node)
+            t = node.target
+            if isinstance(t, gast.Name) and t.id in items and _root(node.iter) is not None:
+                node.body.insert(0, check(t.id, first_change[t.id], node))
+            return node
 
     body = [Unshared().visit(s) for s in body]
     body = [t for s in body for t in (s if isinstance(s, list) else [s])]
