@@ -46,7 +46,7 @@ def with_set_comprehension(x):
 
 
 def with_comprehension(x):
-    return np.sum(np.array([x * i for i in range(int(x))]))
+    return np.sum(np.array(tuple(x * i for i in range(3))))
 
 
 def with_star(x):
@@ -76,8 +76,8 @@ def with_raise_from(x):
     (with_class, "class definitions", "class A:"),
     (with_global, "'global' statements", "global G"),
     (with_set_comprehension, "set comprehensions", "return sum({v for v in (x, x)})"),
-    (with_comprehension, "a list comprehension or generator expression whose list is the value",
-     "return np.sum(np.array([x * i for i"),
+    (with_comprehension, "a generator expression can be differentiated where sum, max, min",
+     "return np.sum(np.array(tuple(x * i for i"),
     (with_star, "starred arguments", "return np.sum(*args)"),
     (with_double_star, "'**' arguments in calls", "return np.sum(x, **kw)"),
     (with_bare_raise, "only 'raise E(...)'", "raise"),

@@ -5,8 +5,11 @@ The sweep's cases run against central differences; then values by hand, forward 
 flows into, which stays a plain constructor.
 """
 
+import builtins
+
 import numpy as np
 import pytest
+from fd import assert_grad
 from sweep import check, domains, parametrize
 
 import srcgrad
@@ -44,8 +47,14 @@ def array_in_a_loop(a, n):
     return s
 
 
+def sum_of_items(x, y):
+    # Python's sum of a list of a number and arrays, from an array start, and of the rows
+    return np.sum(sum([x[0], y * x, y], y) ** 2) + np.sum(sum(np.outer(x, y)) ** 2)
+
+
 def cases():
     any_, pos, unit, distinct = domains(20)
+    yield "sum_builtin", (builtins.sum,), sum_of_items, (any_(3), any_(3)), [0, 1], True
     yield "array", (np.array,), array_op, (any_(3), any_(3)), [0, 1], True
     yield "asarray", (np.asarray,), asarray_op, (any_(2, 3), any_()), [0, 1], True
     yield "array_tuple", (np.array,), numbers_in_a_tuple, (any_(), any_()), [0, 1], False
@@ -195,3 +204,49 @@ def test_a_list_built_in_a_loop():
     # reverse mode fills an array (passes/lists.py)
     assert srcgrad.jvp(appended_in_a_loop, jit=False)(1.0, 3, 1.0)[1] == pytest.approx(10.0)
     assert srcgrad.grad(appended_in_a_loop, jit=False)(1.0, 3) == pytest.approx(10.0)
+
+
+# ---- Python's sum of a list, a tuple or an array; max of one list ----
+
+
+def sum_of_a_display(x):
+    parts = [np.sin(x[i]) * i for i in range(3)]
+    return sum(parts) + sum((x[0], x[1] * x[2]), 1.5) ** 2
+
+
+def sum_of_rows(m):
+    return np.sum(sum(m) ** 2)
+
+
+def sum_of_arrays_from_a_number(x):
+    return np.sum(sum([x[0] * x, x[1:2] ** 2], x[2]) ** 2)
+
+
+@pytest.mark.parametrize("fun, arg", [
+    (sum_of_a_display, np.array([0.3, 1.2, -0.7])),
+    (sum_of_rows, np.array([[0.5, -1.0], [2.0, 0.25], [1.5, 1.0]])),
+    (sum_of_rows, np.array([0.5, -1.0, 2.0])),
+    (sum_of_arrays_from_a_number, np.array([0.3, 1.2, -0.7]))])
+def test_builtin_sum_of_a_sequence(jit, fun, arg):
+    # sum(L) of a list or tuple, sum(m) of a matrix's rows, sum(L, start): was MissingRule
+    g = srcgrad.grad(fun, jit=jit)(arg)
+    assert_grad(fun, [g], (arg,), [0])
+    v = np.linspace(-1.0, 1.0, arg.size).reshape(arg.shape)
+    assert srcgrad.jvp(fun, jit=jit)(arg, v)[1] == pytest.approx(np.sum(g * v), rel=1e-9)
+
+
+def test_builtin_sum_by_hand():
+    # sum of the rows of m, squared and summed: d/dm_ij = 2 (sum_k m_kj)
+    m = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(srcgrad.grad(sum_of_rows, jit=False)(m),
+                               [[8.0, 12.0], [8.0, 12.0]])
+
+
+def max_of_a_list(x):
+    return max([x[0], x[1] * 2.0])
+
+
+def test_max_of_one_list_names_what_to_write():
+    with pytest.raises(srcgrad.SrcgradError, match="np.max\\(np.array\\(L\\)\\)") as info:
+        srcgrad.grad(max_of_a_list, jit=False)(np.array([1.0, 2.0]))
+    assert "test_rules_building.py:" in str(info.value)

@@ -13,8 +13,9 @@ variable does not leak in Python 3: one whose name is used anywhere else in the 
 
 A list comprehension whose list is the value (`np.stack([...])`, `parts = [...]`) is the
 list display it stands for (`unrolled`) when its `for` clauses run over ranges of int
-literals (a `static=` argument is one by then) with no `if`; normalize refuses any other
-with the user's `file:line`.
+literals (a `static=` argument is one by then) with no `if`; any other is the list its
+loops append to (`appended`), which `lists` makes an array the loop fills where it is read
+as one (`np.array([v ** 2 for v in x])`); `check` refuses it, naming the line, where not.
 
 Exists so that a comprehension needs no rule: `sum(x[i] ** 2 for i in range(n))` is the
 loop a user would write by hand, with the tape and adjoint loops have. `max` keeps the
@@ -137,13 +138,44 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
         before = [b.assign(acc, b.const(kind == "all"))]
         inner = [b.make(gast.If, test=test, body=[b.assign(acc, b.const(kind == "any"))])]
         after = []
+    return before + _loops(comp, inner, error) + after, b.name(acc)
+
+
+def appended(comp: gast.ListComp, namer: Namer, shared: set[str],
+             error: Callable[[gast.AST, str], Exception], name: str | None = None
+             ) -> tuple[list[gast.stmt], gast.Name]:
+    """The statements building the list of a comprehension whose list is the value, by
+    appends in its loops, and the name of the list (`name`, or a fresh one; `lists` makes
+    it an array its loop fills where the list is read as an array).
+
+    >>> import astor
+    >>> comp = gast.parse("[v ** 2 for v in x if v > 0]").body[0].value
+    >>> out, items = appended(comp, Namer({"x", "v"}), {"x"}, None)
+    >>> print(astor.to_source(gast.gast_to_ast(b.function("f", [], out))).strip())
+    def f():
+        items = []
+        for v in x:
+            if v > 0:
+                items.append(v ** 2)
+    """
+    comp = _renamed_targets(copy.deepcopy(comp), namer, shared)
+    acc = name or namer.fresh("items")
+    append = b.make(gast.Expr, value=b.call(b.make(
+        gast.Attribute, value=b.name(acc), attr="append", ctx=gast.Load()), comp.elt))
+    return [b.assign(acc, b.make(gast.List, elts=[], ctx=gast.Load()))] + \
+        _loops(comp, [append], error), b.name(acc)
+
+
+def _loops(comp: gast.AST, inner: list[gast.stmt],
+           error: Callable[[gast.AST, str], Exception]) -> list[gast.stmt]:
+    """`inner` in the loops of `comp`'s `for` clauses, under their `if` clauses."""
     for gen in reversed(comp.generators):
         if gen.is_async:
             raise error(comp, "'async for' in a comprehension cannot be differentiated")
         for test in reversed(gen.ifs):
             inner = [b.make(gast.If, test=test, body=inner)]
         inner = [b.make(gast.For, target=gen.target, iter=gen.iter, body=inner)]
-    return before + inner + after, b.name(acc)
+    return inner
 
 
 def reducer(func) -> str | None:

@@ -330,7 +330,9 @@ class _Forward(FunctionPass):
         if op.kind == "rule" and (op.rule is None or op.rule.kind == "rule"):
             t = lookup_tangent(op.fun)
             if t is not None and t.kind == "linear":
-                parts = [self.linear(stmt.value, [op.args[k] for k in t.positions], name)]
+                # (a position past the call's arguments is a default: `sum(x)`'s start)
+                parts = [self.linear(stmt.value, [op.args[k] for k in t.positions
+                                                  if k < len(op.args)], name)]
             else:  # the result is `name` after the statement, an operand `name` before it
                 # (on copies: a called rule's parts share its operands' nodes and `y`)
                 parts = [_rename(copy.deepcopy(p), {name: _PREV, _RESULT: name})

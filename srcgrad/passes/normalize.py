@@ -35,16 +35,25 @@ and one form per construct.
 
 from __future__ import annotations
 
+import builtins
 import copy
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from .comprehensions import COMPREHENSIONS, lower, reducer, shared_names, unrolled
+from .comprehensions import (
+    COMPREHENSIONS,
+    appended,
+    lower,
+    reducer,
+    shared_names,
+    unrolled,
+)
 from .inplace import copy_written_params
 from .jumps import structure_jumps
 from .lists import display_appends
@@ -271,7 +280,10 @@ class _Normalizer:
             self.bind(target, value)
 
     def bind(self, target: gast.AST, value: gast.AST) -> None:
-        if isinstance(target, gast.Name):
+        if isinstance(target, gast.Name) and self.appended_list(value) and not any(
+                isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(value)):
+            self.comprehension(value, target.id)   # (the list the name holds, built in place)
+        elif isinstance(target, gast.Name):
             self.emit(b.assign(target.id, self.operation(value)))
         elif isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             index = self.index(target.slice)
@@ -312,6 +324,8 @@ class _Normalizer:
             return node
         if isinstance(node, gast.IfExp):
             return self.if_exp(node)
+        if self.appended_list(node):
+            return self.comprehension(node)
         value = self.operation(node)
         tmp = self.namer.temp()
         self.emit(b.assign(tmp, value))
@@ -361,20 +375,30 @@ class _Normalizer:
         if isinstance(node, gast.ListComp) and (display := unrolled(
                 node, lambda f: self.env.resolve(f, self.locals) is range)) is not None:
             return self.operation(display)
+        if self.appended_list(node):
+            return self.comprehension(node)
         if isinstance(node, COMPREHENSIONS):
-            raise self.error(node, "a list comprehension or generator expression whose list "
-                                   "is the value (not reduced by sum, max, min, any or all) "
-                                   "can be differentiated only over ranges of int literals "
-                                   "or static= arguments, with no 'if' (it is then the list "
-                                   "display it stands for); else write the items into an "
-                                   "array in a loop")
+            raise self.error(node, "a generator expression can be differentiated where sum, "
+                                   "max, min, any or all reduces it; for its values, write "
+                                   "a list comprehension")
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
 
-    def comprehension(self, node: gast.Call) -> gast.Name:
-        """A call reducing a comprehension (`sum(... for ...)`): its loop, normalized here
-        at the line of the statement it is in (`comprehensions.lower`)."""
-        func = self.env.resolve(node.func, self.locals)
-        stmts, result = lower(node, func, self.namer, self.shared, self.error)
+    def appended_list(self, node: gast.AST) -> bool:
+        """Whether `node` is a list comprehension made by appends in its loops (not the
+        list display it stands for: `unrolled`)."""
+        return isinstance(node, gast.ListComp) and unrolled(
+            node, lambda f: self.env.resolve(f, self.locals) is range) is None
+
+    def comprehension(self, node: gast.Call | gast.ListComp, name: str | None = None
+                      ) -> gast.Name:
+        """A call reducing a comprehension (`sum(... for ...)`), or a list comprehension
+        whose list is the value (in `name`, if given): its loop, normalized here at the
+        line of the statement it is in (`comprehensions.lower`, `comprehensions.appended`)."""
+        if isinstance(node, gast.ListComp):
+            stmts, result = appended(node, self.namer, self.shared, self.error, name)
+        else:
+            func = self.env.resolve(node.func, self.locals)
+            stmts, result = lower(node, func, self.namer, self.shared, self.error)
         origin = self.origin
         stmts = [b.located(s, origin) for s in stmts]
         self.locals = self.locals | assigned_names(b.function("_", [], stmts))
@@ -414,11 +438,17 @@ class _Normalizer:
         return b.make(gast.Call, func=func, args=args, keywords=keywords)
 
     def as_tuple(self, arg: gast.AST, func: gast.AST) -> gast.AST:
-        """A list comprehension passed to a NumPy function (`np.stack([...])`) as the tuple
-        display it stands for: NumPy reads the two alike, and numba stacks tuples."""
+        """A list display, or a list comprehension that stands for one, passed to a NumPy
+        function (`np.concatenate([x, y])`, `np.stack([...])`) or to `sum` as a tuple
+        display: they read the two alike, and numba joins, stacks and adds up tuples of
+        numbers and arrays, not lists of them."""
         obj = self.env.resolve(func, self.locals)
+        if (getattr(obj, "__module__", None) or "").split(".")[0] != "numpy" and \
+                obj is not builtins.sum:
+            return arg
+        if isinstance(arg, gast.List) and obj in _JOINS:   # (not an index: `np.take(x, [0, 1])`)
+            return b.tuple_(arg.elts)
         if isinstance(arg, gast.ListComp) and \
-                (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy" and \
                 (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
                                      is range)) is not None:
             return b.tuple_(display.elts)
@@ -432,6 +462,10 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
+
+
+_JOINS = (builtins.sum, np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
+          np.column_stack)
 
 
 def _single_assignment(body: list[gast.stmt], params: list[str], namer: Namer) -> list[gast.stmt]:

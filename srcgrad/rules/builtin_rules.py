@@ -12,7 +12,8 @@ import numpy as np
 
 from ..runtime import unbroadcast
 from ..runtime.complex_numbers import abs_slope, real_dy
-from . import describe, nondifferentiable, rule, tangent
+from ..runtime.sequences import sum_items_grad
+from . import describe, linear, nondifferentiable, rule, tangent
 
 COMPLEX = ("of a complex value has no gradient rule: srcgrad differentiates abs, angle, "
            "real and imag of complex values, not this")
@@ -26,6 +27,12 @@ def abs_(dy, y, x):
 @tangent(builtins.abs, math.fabs, np.abs, np.absolute)
 def abs_tangent(dx, y, x):
     return np.real(abs_slope(x) * dx)
+
+
+@rule(builtins.sum)
+def sum_(dy, y, items, start=0):
+    # the items of a tuple or list, or the rows of an array, and the start
+    return sum_items_grad(dy, items), unbroadcast(dy, start)
 
 
 @rule(builtins.float, elementwise=True)
@@ -46,6 +53,7 @@ def minimum(dy, y, a, b):
             unbroadcast(dy * ((b < a) + 0.5 * (a == b)), b))
 
 
+linear(builtins.sum, positions=(0, 1))
 nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range,
                   builtins.print, builtins.isinstance,
                   math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,

@@ -66,7 +66,10 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
                             f"call's keyword argument")
     missing = [p for p in r.params if p not in subst]
     if missing:
-        raise RuleError(f"call passes no value for {', '.join(missing)} of rule {r.name}")
+        raise RuleError(f"this call passes {len(args)} argument(s), and the gradient rule "
+                        f"{r.name} takes {len(r.params)} ({', '.join(r.params)}): no rule "
+                        f"differentiates this form of the call (for max or min of one list, "
+                        f"write np.max(np.array(L)))")
     if r.template is None:
         fname = rename(r.fn.__name__, r.fn)
         needs[fname] = (r.fn, True)

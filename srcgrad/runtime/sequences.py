@@ -1,5 +1,6 @@
-"""The adjoints of `np.concatenate` and `np.stack`: one gradient per array; and
-`add_items`, the sum of two such tuples (or lists) of gradients, item by item.
+"""The adjoints of `np.concatenate` and `np.stack`: one gradient per array; that of
+Python's `sum` of a sequence, `sum_items_grad`; and `add_items`, the sum of two such tuples
+(or lists) of gradients, item by item.
 """
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
+
+from .broadcasting import unbroadcast
 
 
 def split_like(dy, arrays, axis=0):
@@ -58,6 +61,74 @@ def _axis_code(ndim: int, index: str) -> str:
         lines.append(f"    {'if' if d == 0 else 'elif'} ax == {d}:\n"
                      f"        return np.ascontiguousarray(dy[{', '.join(parts)}])")
     return "\n".join(lines) + "\n    raise ValueError('axis out of range')\n"
+
+
+def sum_items_grad(dy, items):
+    """Adjoint of Python's `sum(items)`: dy for each item of a tuple or list (summed to
+    the item's shape, as broadcasting added it), and for each row of an array (its sum
+    along the first axis).
+
+    >>> sum_items_grad(2.0, (1.0, np.ones(2)))
+    (2.0, array([2., 2.]))
+    >>> sum_items_grad(np.array([1.0, 2.0]), np.zeros((3, 2)))[2]
+    array([1., 2.])
+    """
+    if isinstance(items, (tuple, list)):
+        return type(items)(unbroadcast(dy, item) for item in items)
+    return np.broadcast_to(dy, np.shape(items)) * np.ones(np.shape(items))
+
+
+@overload(sum_items_grad)
+def _sum_items_grad_typer(dy, items):
+    if isinstance(items, types.BaseTuple):
+        grads = "".join(f"unbroadcast(dy, items[{i}]), " for i in range(len(items)))
+        namespace = {"unbroadcast": unbroadcast}
+        exec(f"def impl(dy, items):\n    return ({grads})", namespace)
+        return namespace["impl"]
+    if isinstance(items, types.List):
+        return lambda dy, items: [unbroadcast(dy, item) for item in items]
+    if isinstance(items, types.Array):
+        def impl(dy, items):
+            out = np.empty(items.shape)
+            for i in range(items.shape[0]):
+                out[i] = dy
+            return out
+        return impl
+    return None
+
+
+@overload(sum)
+def _sum_typer(items, start=0):
+    # what numba's own `sum` does not take: the rows of a matrix (its sum along the first
+    # axis), a tuple of numbers and arrays, an array to start from
+    numbers = isinstance(items, (types.UniTuple, types.List)) and \
+        isinstance(items.dtype, types.Number) or \
+        isinstance(items, types.Array) and items.ndim == 1
+    if numbers and not isinstance(start, types.Array):
+        return None
+    if isinstance(items, types.BaseTuple):
+        total = "".join(f" + items[{i}]" for i in range(len(items)))
+        namespace = {}
+        exec(f"def impl(items, start=0):\n    return start{total}", namespace)
+        return namespace["impl"]
+    if isinstance(items, types.Array):
+        def impl(items, start=0):
+            total = start + np.zeros(items.shape[1:])
+            for i in range(len(items)):
+                total = total + items[i]
+            return total
+        return impl
+    if isinstance(items, types.List):
+        def impl(items, start=0):
+            if len(items) == 0:
+                raise ValueError("sum() of an empty list of arrays is 0: compiled, the "
+                                 "result must be an array (use jit=False)")
+            total = start + items[0]
+            for i in range(1, len(items)):
+                total = total + items[i]
+            return total
+        return impl
+    return None
 
 
 def _jit_source(name: str, source: str):
