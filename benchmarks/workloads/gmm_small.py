@@ -1,7 +1,15 @@
 """ADBench's GMM objective at its small size, d = 2, K = 5, N = 1000: the definition, hand
-gradients and JAX form of `gmm`, other inputs."""
+gradients, JAX and autograd forms of `gmm`, other inputs."""
 
-from .gmm import WRT, hand_numba, hand_numpy, jax_primal, make_inputs, primal  # noqa: F401
+from .gmm import (  # noqa: F401
+    WRT,
+    autograd_primal,
+    hand_numba,
+    hand_numpy,
+    jax_primal,
+    make_inputs,
+    primal,
+)
 
 D, K, N = 2, 5, 1000
 DESCRIPTION = (f"ADBench GMM, d = {D}, K = {K}, N = {N}, loop over points; "

@@ -90,6 +90,34 @@ def jax_primal(jnp, lax):
     return f
 
 
+def autograd_primal(anp):
+    """The primal for autograd, which cannot differentiate writes into arrays: each layer's
+    state in a list, as ADBench's autograd version keeps it."""
+    def f(main_params, extra_params, state, sequence):
+        b = sequence.shape[1]
+        layers = state.shape[0] // 2
+        hidden = [state[2 * i] for i in range(layers)]
+        cell = [state[2 * i + 1] for i in range(layers)]
+        total = 0.0
+        for t in range(sequence.shape[0] - 1):
+            x = sequence[t] * extra_params[0]
+            for i in range(layers):
+                w = main_params[2 * i]
+                bias = main_params[2 * i + 1]
+                forget = 1.0 / (1.0 + anp.exp(-(x * w[:b] + bias[:b])))
+                ingate = 1.0 / (1.0 + anp.exp(-(hidden[i] * w[b:2 * b] + bias[b:2 * b])))
+                outgate = 1.0 / (1.0 + anp.exp(-(x * w[2 * b:3 * b] + bias[2 * b:3 * b])))
+                change = anp.tanh(hidden[i] * w[3 * b:] + bias[3 * b:])
+                cell[i] = cell[i] * forget + ingate * change
+                hidden[i] = x = outgate * anp.tanh(cell[i])
+            ypred = x * extra_params[1] + extra_params[2]
+            ynorm = ypred - anp.log(anp.sum(anp.exp(ypred)) + 2.0)
+            total = total + anp.sum(sequence[t + 1] * ynorm)
+        return -total / ((sequence.shape[0] - 1) * b)
+
+    return f
+
+
 def inputs(rng):
     """Parameters and state uniform in [0, 1) as ADBench's generator draws them; the
     sequence a random text of printable characters, each as its BITS bits."""
