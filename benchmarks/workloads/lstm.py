@@ -204,50 +204,61 @@ def hand_numba(main_params, extra_params, state, sequence):
 
 
 def hand_numpy(main_params, extra_params, state, sequence):
+    # The recurrences are the only loops; every factor that does not depend on the adjoints
+    # is computed for all steps at once before the backward loop, the weight gradients after it.
     steps, b = sequence.shape[0] - 1, sequence.shape[1]
     layers = state.shape[0] // 2
+    w = main_params[0::2].reshape(layers, 4, b)
+    bias = main_params[1::2].reshape(layers, 4, b)
     hs = np.empty((steps + 1, layers, b))
     cs = np.empty((steps + 1, layers, b))
     hs[0], cs[0] = state[0::2], state[1::2]
-    inputs = np.empty((steps, layers, b))  # each layer's input at each step
+    xs = np.empty((steps, layers, b))  # each layer's input at each step
     gates = np.empty((steps, layers, 4, b))  # f, i, o after the sigmoid; g after the tanh
+    xs[:, 0] = sequence[:-1] * extra_params[0]
     for t in range(steps):
-        x = sequence[t] * extra_params[0]
         for i in range(layers):
-            z = np.concatenate((x, hs[t, i], x, hs[t, i])) * main_params[2 * i] \
-                + main_params[2 * i + 1]
-            gt = gates[t, i]
-            gt[:3] = (1.0 / (1.0 + np.exp(-z[:3 * b]))).reshape(3, b)
-            gt[3] = np.tanh(z[3 * b:])
-            inputs[t, i] = x
-            cs[t + 1, i] = cs[t, i] * gt[0] + gt[1] * gt[3]
-            hs[t + 1, i] = gt[2] * np.tanh(cs[t + 1, i])
-            x = hs[t + 1, i]
+            if i:
+                xs[t, i] = hs[t + 1, i - 1]
+            z = gates[t, i]
+            z[0::2] = xs[t, i] * w[i, 0::2] + bias[i, 0::2]  # f and o read the input
+            z[1::2] = hs[t, i] * w[i, 1::2] + bias[i, 1::2]  # i and g the hidden state
+            z[:3] = 1.0 / (1.0 + np.exp(-z[:3]))
+            np.tanh(z[3], out=z[3])
+            cs[t + 1, i] = cs[t, i] * z[0] + z[1] * z[3]
+            hs[t + 1, i] = z[2] * np.tanh(cs[t + 1, i])
+    f, ig, o, g = (gates[:, :, k] for k in range(4))
+    tc = np.tanh(cs[1:])
+    to_cell = o * (1.0 - tc * tc)  # dc_total = dc + dh * to_cell
+    factors = np.stack((cs[:-1] * f * (1.0 - f), g * ig * (1.0 - ig), tc * o * (1.0 - o),
+                        ig * (1.0 - g * g)), axis=2)  # dz_f, dz_i, dz_c by dc_total, dz_o by dh
     ys = hs[1:, -1] * extra_params[1] + extra_params[2]
     e = np.exp(ys)
     gold = sequence[1:]
     dys = -(gold - gold.sum(axis=1, keepdims=True) * e / (e.sum(axis=1, keepdims=True) + 2.0))
     dys /= steps * b
-    g_extra = np.stack((np.zeros(b), np.einsum("tj,tj->j", dys, hs[1:, -1]), dys.sum(axis=0)))
-    g_main = np.zeros_like(main_params)
+    dxs = dys * extra_params[1]  # the top layer's hidden-state adjoints from the outputs
+    dz = np.empty((steps, layers, 4, b))
     dh = np.zeros((layers, b))
     dc = np.zeros((layers, b))
-    tanh_c = np.tanh(cs[1:])
     for t in range(steps - 1, -1, -1):
-        dx = dys[t] * extra_params[1]
+        dx = dxs[t]
         for i in range(layers - 1, -1, -1):
-            f, ig, o, g = gates[t, i]
-            w = main_params[2 * i]
-            tc = tanh_c[t, i]
             dhi = dh[i] + dx
-            dct = dc[i] + dhi * o * (1.0 - tc * tc)
-            dz = np.concatenate((dct * cs[t, i] * f * (1.0 - f), dct * g * ig * (1.0 - ig),
-                                 dhi * tc * o * (1.0 - o), dct * ig * (1.0 - g * g)))
-            x, h = inputs[t, i], hs[t, i]
-            g_main[2 * i] += dz * np.concatenate((x, h, x, h))
-            g_main[2 * i + 1] += dz
-            dh[i] = dz[b:2 * b] * w[b:2 * b] + dz[3 * b:] * w[3 * b:]
-            dc[i] = dct * f
-            dx = dz[:b] * w[:b] + dz[2 * b:3 * b] * w[2 * b:3 * b]
-        g_extra[0] += dx * sequence[t]
+            dct = dc[i] + dhi * to_cell[t, i]
+            z = dz[t, i]
+            np.multiply(dct, factors[t, i], out=z)
+            z[2] = dhi * factors[t, i, 2]
+            dh[i] = z[1] * w[i, 1] + z[3] * w[i, 3]
+            dc[i] = dct * f[t, i]
+            dx = z[0] * w[i, 0] + z[2] * w[i, 2]
+        dxs[t] = dx  # now the adjoint of the first layer's input
+    g_w = np.empty((layers, 4, b))
+    g_w[:, 0::2] = np.einsum("tikj,tij->ikj", dz[:, :, 0::2], xs)
+    g_w[:, 1::2] = np.einsum("tikj,tij->ikj", dz[:, :, 1::2], hs[:-1])
+    g_main = np.empty_like(main_params)
+    g_main[0::2] = g_w.reshape(layers, 4 * b)
+    g_main[1::2] = dz.sum(axis=0).reshape(layers, 4 * b)
+    g_extra = np.stack((np.einsum("tj,tj->j", dxs, sequence[:-1]),
+                        np.einsum("tj,tj->j", dys, hs[1:, -1]), dys.sum(axis=0)))
     return g_main, g_extra
