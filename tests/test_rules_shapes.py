@@ -41,6 +41,13 @@ def append_op(a, v):
     return np.sum(np.append(a, v) ** 3) + np.sum(np.sin(np.append(a, a * 2.0, axis=1)))
 
 
+def list_display_op(a, v):
+    # joins of list displays, which compiled code passes as tuples
+    return np.sum(np.concatenate([a, a * 2.0]) ** 3) + np.sum(np.sin(np.stack([a, a], axis=1))) + \
+        np.sum(np.hstack([v, a[0]]) ** 3) + np.sum(np.vstack([a, v]) ** 3) + \
+        np.sum(np.dstack([a, a]) ** 3) + np.sum(np.column_stack([v, a[1]]) ** 3)
+
+
 # ---- rank and broadcasting ----
 def atleast_op(x, v):
     return np.sum(np.atleast_1d(x) ** 3) + np.sum(np.sin(np.atleast_2d(v)) * v) + \
@@ -194,6 +201,8 @@ CASES = [
     ("dstack", (np.dstack,), dstack_op, (any_(2, 3), any_(2, 3)), [0, 1], True),
     ("column_stack", (np.column_stack,), column_stack_op, (any_(3), any_(3, 2)), [0, 1], True),
     ("append", (np.append,), append_op, (any_(2, 3), any_(3)), [0, 1], True),
+    ("list-displays", (np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
+                       np.column_stack), list_display_op, (any_(2, 3), any_(3)), [0, 1], True),
     ("atleast", (np.atleast_1d, np.atleast_2d, np.atleast_3d), atleast_op,
      (any_(), any_(3)), [0, 1], True),
     ("broadcast_to", (np.broadcast_to,), broadcast_to_op, (any_(3),), [0], True),

@@ -44,6 +44,7 @@ from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from ..rules import fact
 from .comprehensions import COMPREHENSIONS, lower, reducer, shared_names, unrolled
 from .inplace import copy_written_params
 from .jumps import structure_jumps
@@ -414,9 +415,12 @@ class _Normalizer:
         return b.make(gast.Call, func=func, args=args, keywords=keywords)
 
     def as_tuple(self, arg: gast.AST, func: gast.AST) -> gast.AST:
-        """A list comprehension passed to a NumPy function (`np.stack([...])`) as the tuple
-        display it stands for: NumPy reads the two alike, and numba stacks tuples."""
+        """A list comprehension passed to a NumPy function (`np.stack([...])`), or a list
+        display to a join (`np.concatenate([a, b])`), as the tuple display it stands for:
+        NumPy reads the two alike, and numba joins tuples."""
         obj = self.env.resolve(func, self.locals)
+        if isinstance(arg, gast.List) and fact(obj, "sequence"):
+            return b.tuple_(arg.elts)
         if isinstance(arg, gast.ListComp) and \
                 (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy" and \
                 (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
