@@ -77,7 +77,8 @@ class Kind(enum.Enum):
 class Options:
     """A transform's options, as the user gave them (`wrt` a position, a name, or a tuple
     of them), checked; `constants`: values of static arguments it is specialised for;
-    `trees`: (parameter, structure) of container arguments, flattened (`passes.pytrees`)."""
+    `trees`: (parameter, structure) of container arguments, flattened (`passes.pytrees`);
+    `complex_values`: generated for complex arguments (`passes.reverse`)."""
 
     wrt: Any = 0
     jit: bool | str = "auto"
@@ -86,6 +87,7 @@ class Options:
     checkpoint: Any = None
     constants: tuple = ()
     trees: tuple = ()
+    complex_values: bool = False
 
     def __post_init__(self):
         if self.jit not in ("auto", True, False):
@@ -215,11 +217,12 @@ class Transform:
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
         key = (self.kind.value, tuple(self.wrt), self._many, self.options.constants,
-               self.unroll, self.options.trees, self.options.checkpoint)
+               self.unroll, self.options.trees, self.options.checkpoint,
+               self.options.complex_values)
         return generated(self.fun, key, lambda: generate(
             self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
             value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
-            checkpoint=self.options.checkpoint))
+            checkpoint=self.options.checkpoint, complex_values=self.options.complex_values))
 
     @property
     def role(self) -> str:
@@ -374,15 +377,14 @@ class Transform:
         if self._transposing:
             pullback = Columns if self.inner.custom else Transposed
             return self.inner(*values), pullback(self._transposed, values)
+        if self.kind is not Kind.GRAD and self._complex_arguments(values):
+            return self._valued_complex(self.kind)(*values)
         if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
-            real = [name in self._params and not np.iscomplexobj(values[self._params.index(name)])
-                    for name in self.wrt]
-            return value, Pullback(self, saved, real)
+            return value, Pullback(self, saved)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
-            if any(type(v) is complex or type(v) is np.ndarray and v.dtype.kind == "c"
-                   for v in values):
-                return self._complex_checked(values)
+            if self._complex_arguments(values):
+                return self._valued_complex(Kind.VALUE_AND_GRAD)(*values)[1]
             grads = self._call("grad", values)
         else:
             value, grads = self._call("grad", values)
@@ -395,12 +397,20 @@ class Transform:
         grads = grads if self._many else grads[0]
         return (plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
 
-    def _complex_checked(self, values: tuple) -> Any:
-        """grad at complex arguments: by value_and_grad, whose value is checked (grad does
-        not compute the sum or mean it returns, which complex arguments may make complex)."""
+    def _complex_arguments(self, values: tuple) -> bool:
+        """Whether some argument is complex, where the code generated for real ones runs
+        (grad's is run by value_and_grad, whose value is checked: grad does not compute
+        the sum or mean it returns, which complex arguments may make complex)."""
+        return self.inner is None and not self.options.complex_values and any(
+            type(v) is complex or type(v) is np.ndarray and v.dtype.kind == "c"
+            for v in values)
+
+    def _valued_complex(self, kind: Kind) -> Transform:
+        """The transform `kind` of the function generated for complex arguments."""
         if self._valued is None:
-            self._valued = Transform(self.fun, Kind.VALUE_AND_GRAD, self.options)
-        return self._valued(*values)[1]
+            self._valued = Transform(self.fun, kind, dataclasses.replace(
+                self.options, complex_values=True))
+        return self._valued
 
     def _structured(self, values: tuple) -> tuple[Transform, tuple, dict] | None:
         """For container arguments (`passes.pytrees.split`): the transform generated for
@@ -452,8 +462,6 @@ class Transform:
                     and g.ndim and g.dtype.kind == "f":
                 out.append(g)   # (the common case, made fast)
                 continue
-            if np.iscomplexobj(g) and not np.iscomplexobj(x):
-                g = np.real(g)   # a real input's part of a complex cotangent (complex_numbers)
             if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
                 from .runtime import unbroadcast
                 g = unbroadcast(g, np.asarray(x))

@@ -122,27 +122,12 @@ def plain(value: Any) -> Any:
 class Pullback:
     """`vjp`'s pullback: maps a cotangent of the result to gradients; callable many times."""
 
-    def __init__(self, transform: Transform, saved: tuple, real: list[bool] | None = None):
+    def __init__(self, transform: Transform, saved: tuple):
         self._t = transform
         self._saved = saved
-        self._real = real   # per wrt: a real input, which takes its cotangent's real part
 
     def __call__(self, cotangent):
-        grads = self._t._call("backward", tuple(self._saved) + (cotangent,))
-        if self._real is None or not any(map(_complex, _items(grads, self._t._many))):
-            return grads
-        out = tuple(np.real(g) if real and _complex(g) else g
-                    for g, real in zip(_items(grads, self._t._many), self._real, strict=True))
-        return out if self._t._many else out[0]
-
-
-def _items(grads, many: bool) -> tuple:
-    return tuple(grads) if many else (grads,)
-
-
-def _complex(g) -> bool:
-    return isinstance(g, (complex, np.complexfloating)) or \
-        isinstance(g, np.ndarray) and g.dtype.kind == "c"
+        return self._t._call("backward", tuple(self._saved) + (cotangent,))
 
 
 class Regrouped:

@@ -116,8 +116,9 @@ def _debug(stage: str, tree: gast.AST) -> None:
 
 class _Module:
     def __init__(self, unroll_loops: bool = False, trees: tuple = (None, {}),
-                 checkpoint: bool | int | None = None):
+                 checkpoint: bool | int | None = None, complex_values: bool = False):
         self.unroll_loops = unroll_loops
+        self.complex_values = complex_values   # for complex arguments (`passes.reverse`)
         self.checkpoint = checkpoint   # the function differentiated's loops in segments
         self.trees = trees   # (fun, {parameter: structure}): its containers flattened
         self.ns = Namespace()
@@ -179,7 +180,7 @@ class _Module:
             else:
                 check(parsed, tree, wrt_names)
                 out = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee,
-                              self.primal)
+                              self.primal, self.complex_values)
                 self.custom |= out.custom
         finally:
             self.stack.pop()
@@ -488,7 +489,8 @@ def _makes_complex(stmts: list[gast.stmt], ns: Namespace) -> bool:
 def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
              many: bool = False, constants: dict[str, Any] | None = None,
              unroll_loops: bool = False, value: bool = True,
-             trees: dict | None = None, checkpoint: bool | int | None = None) -> Generated:
+             trees: dict | None = None, checkpoint: bool | int | None = None,
+             complex_values: bool = False) -> Generated:
     """Generate the module for `fun` differentiated with respect to parameters `wrt`.
 
     kinds: "grad" gives `f_grad(*params) -> (value, grads)` (`-> grads` without
@@ -497,8 +499,9 @@ def generate(fun: Any, wrt: list[str], kinds: tuple[str, ...] = ("grad",),
     Gradients come as a tuple if `many`, else as the one gradient. `trees`: parameters
     that are containers, by structure; `wrt` names their leaves (`passes.pytrees`).
     `checkpoint`: run `fun`'s outermost loops in segments (`passes.checkpoint`).
+    `complex_values`: for complex arguments (their real operands' cotangents made real).
     """
-    m = _Module(unroll_loops, (fun, trees or {}), checkpoint)
+    m = _Module(unroll_loops, (fun, trees or {}), checkpoint, complex_values)
     parsed, rev, namer = m.prepare(fun, wrt, constants or {})
     fname = parsed.tree.name
     params = [a.id for a in parsed.tree.args.args]

@@ -83,7 +83,7 @@ def test_an_entry_is_written_whole_and_read_back(tmp_path, monkeypatch):
     np.testing.assert_allclose(g(x), 2 * x)
     [entry] = tmp_path.glob("scaled_gen_*.pickle")
     assert not list(tmp_path.glob("*.tmp"))
-    key, made = ("grad", ("x",), False, (), False, (), None), []
+    key, made = ("grad", ("x",), False, (), False, (), None, False), []
     read = modules.generated(scaled, key, lambda: made.append(1))
     assert not made and read.source == g.source
     entry.write_bytes(b"not a pickle")

@@ -46,7 +46,7 @@ def gradient_axes_op(a, b):
 
 
 def gradient_coordinates_op(a):
-    # coordinates as spacing (Python only: the numba form takes numbers)
+    # coordinates as spacing, edge orders 2 and 1
     u = np.gradient(a, np.array([0.0, 0.5, 2.0, 2.25]), axis=-1, edge_order=2)
     v, w = np.gradient(a, np.array([0.0, 1.0, 3.0]), 0.5)
     return np.sum(u * W ** 2) + np.sum(v * w)
@@ -100,7 +100,7 @@ CASES = [
     ("gradient-axes", (np.gradient,), gradient_axes_op, (any_(3, 4), any_(3, 3, 4)), [0, 1],
      True),
     ("gradient-coordinates", (np.gradient,), gradient_coordinates_op, (any_(3, 4),), [0],
-     False),
+     True),
     ("sort", (np.sort,), sort_op, (distinct(3, 4),), [0], True),
     ("partition", (np.partition,), partition_op, (distinct(3, 4),), [0], True),
     ("select", (np.select,), select_op, (any_(3, 4), any_(3, 4)), [0, 1], True),
@@ -212,10 +212,12 @@ def gradient_repeated(a):
 
 
 @compiles
-def test_gradient_forms_numba_lacks_are_clear_errors():
-    # coordinates as spacing: the numba form takes numbers (and refuses at typing)
-    with pytest.raises(srcgrad.SrcgradError, match="np.gradient"):
-        srcgrad.grad(gradient_at, jit=True)(np.ones(4), np.arange(4.0))
+def test_gradient_errors_are_numpys_compiled_too():
+    # coordinates of another length than the axis
+    with pytest.raises(ValueError, match="distances must match"):
+        np.gradient(np.ones(4), np.arange(3.0))
+    with pytest.raises(ValueError, match="distances must match"):
+        srcgrad.grad(gradient_at, jit=True)(np.ones(4), np.arange(3.0))
     # a repeated axis is NumPy's ValueError, compiled too
     with pytest.raises(ValueError, match="repeated axis"):
         np.gradient(np.ones((2, 3)), axis=(0, -2))

@@ -41,6 +41,13 @@ def append_op(a, v):
     return np.sum(np.append(a, v) ** 3) + np.sum(np.sin(np.append(a, a * 2.0, axis=1)))
 
 
+def list_display_op(a, v):
+    # joins of list displays, which compiled code passes as tuples
+    return np.sum(np.concatenate([a, a * 2.0]) ** 3) + np.sum(np.sin(np.stack([a, a], axis=1))) + \
+        np.sum(np.hstack([v, a[0]]) ** 3) + np.sum(np.vstack([a, v]) ** 3) + \
+        np.sum(np.dstack([a, a]) ** 3) + np.sum(np.column_stack([v, a[1]]) ** 3)
+
+
 # ---- rank and broadcasting ----
 def atleast_op(x, v):
     return np.sum(np.atleast_1d(x) ** 3) + np.sum(np.sin(np.atleast_2d(v)) * v) + \
@@ -164,6 +171,21 @@ def dsplit_op(c):
     return np.sum(np.sin(front) * 1.3) + np.sum(back ** 3)
 
 
+# ---- reshape and ravel ----
+def reshape_op(a):
+    # the method takes the shape's lengths one by one
+    return np.sum(np.sin(a.reshape(2, 3, 2)[:, :, 0]) * 1.3) + \
+        np.sum(np.reshape(a, (3, 4)) ** 3) + np.sum(np.ravel(a)[::5] ** 3)
+
+
+def fortran_op(a):
+    # Fortran order, as a keyword, positional, and a method's argument
+    w = np.arange(12.0)
+    return np.sum(np.reshape(a, (3, 4), "F") * w.reshape(3, 4)) + \
+        np.sum(np.sin(a.reshape((2, 6), order="F")) * w.reshape(2, 6)) + \
+        np.sum(np.ravel(a, order="F") ** 3 * w) + np.sum(a.ravel("F") * w)
+
+
 # ---- padding ----
 def pad_op(a):
     # a width for all, per side, per axis and side; constants, edges, reflections
@@ -179,11 +201,16 @@ CASES = [
     ("dstack", (np.dstack,), dstack_op, (any_(2, 3), any_(2, 3)), [0, 1], True),
     ("column_stack", (np.column_stack,), column_stack_op, (any_(3), any_(3, 2)), [0, 1], True),
     ("append", (np.append,), append_op, (any_(2, 3), any_(3)), [0, 1], True),
+    ("list-displays", (np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
+                       np.column_stack), list_display_op, (any_(2, 3), any_(3)), [0, 1], True),
     ("atleast", (np.atleast_1d, np.atleast_2d, np.atleast_3d), atleast_op,
      (any_(), any_(3)), [0, 1], True),
     ("broadcast_to", (np.broadcast_to,), broadcast_to_op, (any_(3),), [0], True),
     ("squeeze-axes", (np.squeeze,), squeeze_op, (any_(1, 2, 3),), [0], True),
     ("expand_dims-axes", (np.expand_dims,), expand_dims_op, (any_(3),), [0], True),
+    ("reshape", (np.reshape, np.ravel), reshape_op, (any_(2, 6),), [0], True),
+    # compiled, numba's reshape and ravel take no order
+    ("reshape-F", (np.reshape, np.ravel), fortran_op, (any_(4, 3),), [0], False),
     ("flip", (np.flip,), flip_op, (any_(2, 3),), [0], True),
     ("flipud", (np.flipud,), flipud_op, (any_(2, 3),), [0], True),
     ("fliplr", (np.fliplr,), fliplr_op, (any_(2, 3),), [0], True),
@@ -329,6 +356,15 @@ def test_pad_modes_without_a_rule_are_refused(jit):
 
 def padded_with(x, c):
     return np.sum(np.pad(x, 1, constant_values=c) ** 2)
+
+
+def reshaped_in_any_order(a):
+    return np.sum(np.reshape(a, (3, 2), "A") ** 2)
+
+
+def test_an_order_from_the_memory_layout_is_refused():
+    with pytest.raises(srcgrad.MissingRule, match="order 'C' or 'F'"):
+        srcgrad.grad(reshaped_in_any_order, jit=False)(np.ones((2, 3)))
 
 
 def test_a_differentiated_keyword_argument_is_refused():

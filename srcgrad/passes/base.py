@@ -317,7 +317,10 @@ class FunctionPass:
             func = value.func
             obj = self.p.env.resolve(func, self.locals)
             if obj is MISSING and isinstance(func, gast.Attribute):
-                return self.rule_call(methods().get(func.attr), [func.value] + value.args,
+                args = value.args
+                if func.attr == "reshape" and len(args) > 1:   # x.reshape(3, 2): one shape
+                    args = [b.tuple_(args)]
+                return self.rule_call(methods().get(func.attr), [func.value] + args,
                                       kwargs, f"the method .{func.attr}()")
             what = dotted(func)
             if obj is MISSING:

@@ -35,17 +35,16 @@ and one form per construct.
 
 from __future__ import annotations
 
-import builtins
 import copy
 
 import gast
-import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import assigned_names
 from ..errors import UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
+from ..rules import fact
 from .comprehensions import (
     COMPREHENSIONS,
     appended,
@@ -438,16 +437,15 @@ class _Normalizer:
         return b.make(gast.Call, func=func, args=args, keywords=keywords)
 
     def as_tuple(self, arg: gast.AST, func: gast.AST) -> gast.AST:
-        """A list display, or a list comprehension that stands for one, passed to a NumPy
-        function (`np.concatenate([x, y])`, `np.stack([...])`) or to `sum` as a tuple
-        display: they read the two alike, and numba joins, stacks and adds up tuples of
-        numbers and arrays, not lists of them."""
+        """A list display passed to a join (`np.concatenate([a, b])`, `sum([x, y])`), or a
+        list comprehension that stands for one passed to a NumPy function (`np.stack([...])`),
+        as a tuple display: they read the two alike, and numba joins, stacks and adds up
+        tuples of numbers and arrays, not lists of them."""
         obj = self.env.resolve(func, self.locals)
-        if (getattr(obj, "__module__", None) or "").split(".")[0] != "numpy" and \
-                obj is not builtins.sum:
-            return arg
-        if isinstance(arg, gast.List) and obj in _JOINS:   # (not an index: `np.take(x, [0, 1])`)
+        if isinstance(arg, gast.List) and fact(obj, "sequence"):
             return b.tuple_(arg.elts)
+        if (getattr(obj, "__module__", None) or "").split(".")[0] != "numpy":
+            return arg
         if isinstance(arg, gast.ListComp) and \
                 (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
                                      is range)) is not None:
@@ -462,10 +460,6 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
-
-
-_JOINS = (builtins.sum, np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
-          np.column_stack)
 
 
 def _single_assignment(body: list[gast.stmt], params: list[str], namer: Namer) -> list[gast.stmt]:

@@ -59,6 +59,7 @@ from ..runtime import (
     written_grad,
     zeros_like,
 )
+from ..runtime.complex_numbers import real_part
 from .annotate import hook
 from .base import (
     Namespace,
@@ -91,11 +92,15 @@ Callee = Callable[[Any, tuple[int, ...], gast.AST], str]
 
 
 def reverse(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
-            ns: Namespace, callee: Callee, primal: Callable[[Any, gast.Call], str]) -> Reversed:
+            ns: Namespace, callee: Callee, primal: Callable[[Any, gast.Call], str],
+            complex_values: bool = False) -> Reversed:
     """Forward and adjoint statements of normalized `fn` with respect to `wrt`.
 
     `callee(fun, positions, node)` and `primal(fun)` name the generated vector-Jacobian
-    product and primal copy of a user function the code calls.
+    product and primal copy of a user function the code calls. Where values may be
+    complex (`complex_values`: the arguments are; or `fn` makes some), each cotangent a
+    rule or call makes for one of several operands is `real_part(g, operand)`: a real
+    value's cotangent is real wherever it is made (`runtime/complex_numbers.py`).
 
     >>> import gast, astor
     >>> from srcgrad.frontend.parse import parse
@@ -111,7 +116,7 @@ def reverse(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str], namer: Namer,
     d_t1 = d_t2
     dx = unbroadcast(d_t1 * y, x)
     """
-    return _Reverse(parsed, fn, wrt, namer, ns, callee, primal).run()
+    return _Reverse(parsed, fn, wrt, namer, ns, callee, primal, complex_values).run()
 
 
 @dataclass
@@ -127,9 +132,10 @@ class _Adjoint:
 
 
 class _Reverse(Recording):
-    def __init__(self, parsed, fn, wrt, namer, ns, callee, primal):
+    def __init__(self, parsed, fn, wrt, namer, ns, callee, primal, complex_values=False):
         super().__init__(parsed, fn, namer, ns, primal)
         self.wrt = wrt
+        self.complex = complex_values
         self.callee = callee
         self.intermediates = set(wrt) - set(self.params)  # wrt variables, assigned once
         self.adj: dict[str, str] = {}
@@ -143,6 +149,11 @@ class _Reverse(Recording):
     def run(self) -> Reversed:
         body = self.fn.body
         self.ops = self.classify_statements(self.classify)
+        self.complex = self.complex or any(
+            isinstance(n, gast.Constant) and isinstance(n.value, complex)
+            or isinstance(n, gast.Call) and fact(self.p.env.resolve(n.func, self.locals),
+                                                 "complex_result")
+            for s in self.statements for n in gast.walk(s))
         self.act = act = activity(flow(self), self.wrt, body[-1].value)
         self.tuple_results = returned_tuples(self.statements, self.ops)
         self.int_starts = int_starts(self.statements, flow(self), act.varied)
@@ -265,7 +276,17 @@ class _Reverse(Recording):
         if op.rule.origin is not None:  # a user's rule
             what = f"the gradient rule {op.rule.name} ({op.rule.origin})"
             parts = [(i, self.checked(expr, op.args[i], stmt, what)) for i, expr in parts]
-        a.add += [(op.args[i].id, expr) for i, expr in parts]
+        several = sum(not (isinstance(x, gast.Constant) and not isinstance(x.value, complex))
+                      for x in op.args + list(op.kwargs.values())) > 1
+        a.add += [(op.args[i].id, self.made_real(expr, op.args[i]) if several else expr)
+                  for i, expr in parts]
+
+    def made_real(self, grad: gast.AST, arg: gast.AST) -> gast.AST:
+        """`grad`, the cotangent made for operand `arg`, real where `arg` is (in code of
+        complex values only: elsewhere every value is real)."""
+        if not self.complex:
+            return grad
+        return b.call(b.name(self.bind("real_part", real_part)), grad, copy.deepcopy(arg))
 
     def checked(self, grad: gast.AST, arg: gast.AST, stmt: gast.stmt, what: str) -> gast.AST:
         """`grad`, which user code (`what`) gave for `arg`, checked at run time to have
@@ -282,11 +303,12 @@ class _Reverse(Recording):
         vjp_name = self.callee(op.fun, positions, stmt)
         call = b.call(b.name(vjp_name), *copy.deepcopy(op.args), dy)
         if len(positions) == 1:
-            a.add.append((op.args[positions[0]].id, call))
+            a.add.append((op.args[positions[0]].id, self.made_real(call, op.args[positions[0]])))
             return
         tmp = self.namer.temp()
         a.pre.append(b.assign(tmp, call))
-        a.add += [(op.args[i].id, b.subscript(b.name(tmp), b.const(k)))
+        a.add += [(op.args[i].id, self.made_real(b.subscript(b.name(tmp), b.const(k)),
+                                                 op.args[i]))
                   for k, i in enumerate(positions)]
 
     # ---- adjoint ----

@@ -142,6 +142,8 @@ class Op:
     tuple_result: bool = False   # a helper that gives a tuple (or list) of gradients, one per
     # argument: forward mode adds its tangents item by item
     complex_result: bool = False   # gives complex values from real ones (np.fft.fft)
+    sequence: bool = False   # joins a sequence of arrays, read alike as a list or a tuple
+    # (numba's forms take a tuple: normalize passes a list display as one)
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)

@@ -13,8 +13,8 @@ inside, one-sided ones at the two ends) is the transpose of that stencil, summed
 the axes where it gives one array per axis; with coordinates as spacing or edge_order 2
 the stencil's weights are read from np.gradient itself (`_stencil_adjoint`). Their
 `prepend`, `append` and spacings are constants of the rules. The numba forms of
-np.gradient take any axes, numbers as spacings (one, or one per axis) and edge_order 1 or
-2; coordinates as spacing run as Python.
+np.gradient take any axes, numbers or coordinates as spacings (one, or one per axis) and
+edge_order 1 or 2, with NumPy's weights (`_stencil`).
 """
 
 import numpy as np
@@ -500,10 +500,67 @@ def _uniform_adjoint(dy, spacing, k):
     return np.moveaxis(dx, 0, k)
 
 
+def _steps(h, n):
+    """The n - 1 steps between the points of an axis of n entries: h each (a number), or
+    the differences of n coordinates h."""
+    h = np.asarray(h, dtype=float)
+    if h.ndim == 0:
+        return np.full(n - 1, float(h))
+    if h.shape != (n,):
+        raise ValueError("when 1d, distances must match the length of the corresponding "
+                         "dimension")
+    return np.diff(h)
+
+
+@overload(_steps)
+def _steps_typer(h, n):
+    if isinstance(h, types.Number):
+        return lambda h, n: np.full(n - 1, float(h))
+
+    def coordinates(h, n):
+        if h.shape[0] != n:
+            raise ValueError("when 1d, distances must match the length of the "
+                             "corresponding dimension")
+        return np.diff(h.astype(np.float64))
+    return coordinates
+
+
+@register_jitable
+def _stencil(h, n, edge_order):
+    """np.gradient along an axis of n entries with spacing h (a number or coordinates):
+    entry i of the result is sum_m w[i, m] f[at[i, m]] (NumPy's second-order weights
+    inside, one-sided ones of `edge_order` at the ends)."""
+    dx = _steps(h, n)
+    at, w = np.zeros((n, 3), np.intp), np.zeros((n, 3))
+    for i in range(1, n - 1):
+        hs, hd = dx[i - 1], dx[i]
+        at[i, 0], at[i, 1], at[i, 2] = i - 1, i, i + 1
+        w[i, 0] = -hd / (hs * (hd + hs))
+        w[i, 1] = (hd - hs) / (hd * hs)
+        w[i, 2] = hs / (hd * (hd + hs))
+    at[0, 1], at[n - 1, 0] = 1, n - 2
+    at[n - 1, 1] = at[n - 1, 2] = n - 1
+    if edge_order == 1:
+        w[0, 0], w[0, 1] = -1.0 / dx[0], 1.0 / dx[0]
+        w[n - 1, 0], w[n - 1, 1] = -1.0 / dx[n - 2], 1.0 / dx[n - 2]
+        return at, w
+    a, b = dx[0], dx[1]
+    at[0, 2] = 2
+    w[0, 0] = -(2.0 * a + b) / (a * (a + b))
+    w[0, 1] = (a + b) / (a * b)
+    w[0, 2] = -a / (b * (a + b))
+    a, b = dx[n - 3], dx[n - 2]
+    at[n - 1, 0], at[n - 1, 1] = n - 3, n - 2
+    w[n - 1, 0] = b / (a * (a + b))
+    w[n - 1, 1] = -(b + a) / (a * b)
+    w[n - 1, 2] = (2.0 * b + a) / (b * (a + b))
+    return at, w
+
+
 @register_jitable
 def _central(x, h, axis, adjoint, edge_order):
-    """np.gradient of x along `axis` with spacing h (a number) and `edge_order`, or its
-    adjoint of the cotangent x (`adjoint`), as float64."""
+    """np.gradient of x along `axis` with spacing h (a number or coordinates) and
+    `edge_order`, or its adjoint of the cotangent x (`adjoint`), as float64."""
     if edge_order != 1 and edge_order != 2:
         raise ValueError("'edge_order' greater than 2 not supported")
     xs = lanes(x, axis)
@@ -511,32 +568,16 @@ def _central(x, h, axis, adjoint, edge_order):
     if n < edge_order + 1:
         raise ValueError("Shape of array too small to calculate a numerical gradient, "
                          "at least (edge_order + 1) elements are required.")
-    # the one-sided differences at the ends: weights of entries 0, 1, 2 (and n-1, n-2,
-    # n-3, negated), over h
-    e0, e1, e2 = (-1.0, 1.0, 0.0) if edge_order == 1 else (-1.5, 2.0, -0.5)
+    at, w = _stencil(h, n, edge_order)
     out = np.zeros(xs.shape)
     for p in range(before):
         for q in range(after):
-            if adjoint:
-                first, last = xs[p, 0, q] / h, xs[p, n - 1, q] / h
-                out[p, 0, q] += e0 * first
-                out[p, 1, q] += e1 * first
-                out[p, n - 1, q] -= e0 * last
-                out[p, n - 2, q] -= e1 * last
-                if edge_order == 2:
-                    out[p, 2, q] += e2 * first
-                    out[p, n - 3, q] -= e2 * last
-                for i in range(1, n - 1):
-                    out[p, i + 1, q] += xs[p, i, q] / (2.0 * h)
-                    out[p, i - 1, q] -= xs[p, i, q] / (2.0 * h)
-            else:
-                out[p, 0, q] = (e0 * xs[p, 0, q] + e1 * xs[p, 1, q]) / h
-                out[p, n - 1, q] = -(e0 * xs[p, n - 1, q] + e1 * xs[p, n - 2, q]) / h
-                if edge_order == 2:
-                    out[p, 0, q] += e2 * xs[p, 2, q] / h
-                    out[p, n - 1, q] -= e2 * xs[p, n - 3, q] / h
-                for i in range(1, n - 1):
-                    out[p, i, q] = (xs[p, i + 1, q] - xs[p, i - 1, q]) / (2.0 * h)
+            for i in range(n):
+                for m in range(3):
+                    if adjoint:
+                        out[p, at[i, m], q] += w[i, m] * xs[p, i, q]
+                    else:
+                        out[p, i, q] += w[i, m] * xs[p, at[i, m], q]
     return out.reshape(x.shape)
 
 
@@ -560,10 +601,9 @@ def _gradient_plan(f, spacings, axis, edge_order):
         raise TypingError("srcgrad: np.gradient of a 0-d array")
     given = [name for name, h in zip(_SPACINGS, spacings, strict=True)
              if not (_flat(h) or name == "spacing" and omitted(h))]
-    if not all(isinstance(h, types.Number) for name, h in zip(_SPACINGS, spacings, strict=True)
-               if name in given):
-        raise TypingError("srcgrad: np.gradient compiles with numbers as spacings only "
-                          "(not coordinates)")
+    if not all(isinstance(h, types.Number) or isinstance(h, types.Array) and h.ndim == 1
+               for name, h in zip(_SPACINGS, spacings, strict=True) if name in given):
+        raise TypingError("srcgrad: np.gradient's spacings are numbers or coordinates (1-D)")
     if not (omitted(edge_order) or isinstance(edge_order, types.Integer)):
         raise TypingError("srcgrad: np.gradient's edge_order is 1 or 2")
     if _flat(axis):
@@ -574,7 +614,9 @@ def _gradient_plan(f, spacings, axis, edge_order):
         axes = [f"axis[{k}]" for k in range(len(axis))]
     else:
         raise TypingError("srcgrad: np.gradient's axis is None, an int or a tuple of ints")
-    if len(given) > 1 and len(given) != len(axes):
+    single = dict(zip(_SPACINGS, spacings, strict=True)).get(given[0]) if given else None
+    if len(given) > 1 and len(given) != len(axes) or \
+            isinstance(single, types.Array) and len(given) < len(axes):
         raise TypingError("srcgrad: np.gradient takes one spacing, or one per axis")
     hs = given * len(axes) if len(given) == 1 else given or ["1.0"] * len(axes)
     return list(zip(axes, hs, strict=True))
@@ -611,7 +653,7 @@ def _gradient_grad_typer(dy, f, spacing=1.0, spacing_1=None, spacing_2=None, spa
 @overload(np.gradient)
 def _np_gradient(f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=None, axis=None,
                  edge_order=1):
-    # numba has no np.gradient: this form takes numbers as spacings
+    # numba has no np.gradient: this form takes numbers or coordinates as spacings
     if not isinstance(f, types.Array):
         return None
     plan = _gradient_plan(f, (spacing, spacing_1, spacing_2, spacing_3), axis, edge_order)

@@ -8,7 +8,8 @@ gradient lives on that triangle: for a gradient s of the symmetric matrix seen, 
 (i, j) of the triangle gets s_ij + s_ji (i != j) and the diagonal s_ii (`triangle_grad`;
 JAX, which symmetrises its input, returns the symmetric (s + s^T) / 2 instead; both agree
 along symmetric directions). With a = L L^T: L^-1 da L^-T = X + X^T for X = L^-1 dL, so
-dL = L Phi(L^-1 da L^-T), Phi the lower triangle with the diagonal halved, and the adjoint
+dL = L Phi(L^-1 da L^-T), Phi the lower triangle with the diagonal halved (L^-1 da L^-T by
+two triangular solves: `inverse_sandwich`), and the adjoint
 of L is s = L^-T Phi(L^T dL) L^-1 (Murray, 2016), L^-1 from LAPACK's triangular
 inverse (`cholesky_adjoint`, which scipy.linalg's Cholesky rules share). With
 w = eigvalsh(a) and its eigenvectors V: dw_i = v_i^T da v_i, so s = V diag(dw) V^T; at a
@@ -29,6 +30,7 @@ import scipy.linalg
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import get_cython_function_address, overload, register_jitable
+from scipy.linalg import solve_triangular
 
 from ..errors import MissingRule
 from . import describe, linear, rule, tangent
@@ -159,11 +161,33 @@ def cholesky(dy, y, a, upper=False):
         transposed(as_lower(y, upper)) @ as_lower(dy, upper), as_lower(y, upper)), upper)
 
 
+def inverse_sandwich(low, s):
+    """L^-1 s L^-T for the lower triangle L of `low` and a symmetric `s` (of each matrix of
+    a stack): two triangular solves, as L^-1 (L^-1 s)^T.
+
+    >>> inverse_sandwich(np.array([[2.0, 9.0], [0.0, 1.0]]), np.eye(2))
+    array([[0.25, 0.  ],
+           [0.  , 1.  ]])
+    """
+    if np.ndim(low) != 2:
+        inverse = np.linalg.inv(np.tril(low))
+        return inverse @ s @ transposed(inverse)
+    return solve_triangular(low, transposed(solve_triangular(low, s, lower=True)), lower=True)
+
+
+@overload(inverse_sandwich)
+def _inverse_sandwich_typer(low, s):
+    if not (isinstance(low, types.Array) and low.ndim == 2):
+        raise TypingError(_ONE_MATRIX)
+    # (solve_triangular's numba form: rules/scipy_linalg.py, loaded with this module)
+    return lambda low, s: solve_triangular(
+        low, np.ascontiguousarray(solve_triangular(low, s, 0, True).T), 0, True)
+
+
 @tangent(np.linalg.cholesky)
 def cholesky_tangent(dx, y, a, upper=False):
     return as_lower(as_lower(y, upper) @ lower_half(
-        np.linalg.inv(as_lower(y, upper)) @ seen(dx, upper) @
-        transposed(np.linalg.inv(as_lower(y, upper)))), upper)
+        inverse_sandwich(as_lower(y, upper), seen(dx, upper))), upper)
 
 
 @overload(np.linalg.cholesky)
@@ -338,7 +362,8 @@ def pinv_tangent(dx, y, a, rcond=None, hermitian=False, rtol=None):
 linear(lower_half, seen, triangle_grad, default_pinv)
 linear(as_lower)
 describe(lower_half, as_lower, seen, triangle_grad, eigen_sum, eigen_sum_slope,
-         eigvalsh_slope, default_pinv, triangular_inverse, cholesky_adjoint, pure=True)
+         eigvalsh_slope, default_pinv, triangular_inverse, cholesky_adjoint, inverse_sandwich,
+         pure=True)
 
 
 # ---- norm ----

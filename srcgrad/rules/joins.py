@@ -115,6 +115,10 @@ def _np_vstack_ranks(tup):
     return namespace["vstack"]
 
 
+describe(np.concatenate, np.stack, *_VSTACKS, np.hstack, np.dstack, np.column_stack,
+         sequence=True)
+
+
 # ---- splits: the result is a list of pieces; the adjoint joins their gradients ----
 
 

@@ -31,7 +31,14 @@ from scipy.linalg import solve_triangular
 
 from ..errors import MissingRule
 from . import describe, linear, real_only, rule, tangent
-from .decompositions import as_lower, cholesky_adjoint, lower_half, seen, triangle_grad
+from .decompositions import (
+    as_lower,
+    cholesky_adjoint,
+    inverse_sandwich,
+    lower_half,
+    seen,
+    triangle_grad,
+)
 from .factorizations import results
 from .linalg import columns
 from .linalg import transposed as swapped
@@ -65,8 +72,7 @@ def cholesky(dy, y, a, lower=False, overwrite_a=False, check_finite=True):
 @tangent(scipy.linalg.cholesky)
 def cholesky_tangent(dx, y, a, lower=False, overwrite_a=False, check_finite=True):
     return as_lower(as_lower(y, not lower) @ lower_half(
-        np.linalg.inv(as_lower(y, not lower)) @ seen(dx, not lower) @
-        swapped(np.linalg.inv(as_lower(y, not lower)))), not lower)
+        inverse_sandwich(as_lower(y, not lower), seen(dx, not lower))), not lower)
 
 
 @register_jitable
@@ -126,8 +132,7 @@ def cho_factor(dy, y, a, lower=False, overwrite_a=False, check_finite=True):
 @tangent(scipy.linalg.cho_factor)
 def cho_factor_tangent(dx, y, a, lower=False, overwrite_a=False, check_finite=True):
     return results(as_lower(factor_of(y[0], lower) @ lower_half(
-        np.linalg.inv(factor_of(y[0], lower)) @ seen(dx, not lower) @
-        swapped(np.linalg.inv(factor_of(y[0], lower)))), not lower) +
+        inverse_sandwich(factor_of(y[0], lower), seen(dx, not lower))), not lower) +
         other_triangle(dx, lower), y[1])
 
 

@@ -8,10 +8,11 @@ op(a)^-1 (db - op(da) y), da kept on the entries read. ``overwrite_b=True`` is r
 (the solve may write into b).
 """
 
+import llvmlite.binding as ll
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload, register_jitable
+from numba.extending import get_cython_function_address, overload, register_jitable
 from scipy.linalg import solve_triangular
 
 from . import describe, real_only, rule, tangent
@@ -98,23 +99,29 @@ def solve_triangular_tangent(dx, y, a, b, trans=0, lower=False, unit_diagonal=Fa
 describe(triangular_grads, read_product, pure=True)
 
 
-# ---- the numba form: substitution, forward or backward as op(a) is lower or upper ----
+# ---- the numba form: BLAS's triangular solve (trsm) ----
+
+_TRSM = "srcgrad_blas_dtrsm"
+ll.add_symbol(_TRSM, get_cython_function_address("scipy.linalg.cython_blas", "dtrsm"))
+_dtrsm = types.ExternalFunction(_TRSM, types.void(*[types.voidptr] * 11))
 
 
 @register_jitable
 def _substitute(a, b, t, lower, unit_diagonal):
-    """x with op(a) x = b, for b of shape (n, m)."""
+    """x with op(a) x = b, for b of shape (n, m). BLAS's column order sees C-ordered a as
+    a^T and b as b^T, so it solves x^T op(a)^T = b^T, with a from the right."""
     n, m = b.shape
-    out = np.empty((n, m))
-    forward = lower != t
-    for j in range(m):
-        for step in range(n):
-            i = step if forward else n - 1 - step
-            lo, hi = (0, i) if forward else (i + 1, n)
-            s = b[i, j]
-            for k in range(lo, hi):
-                s -= (a[k, i] if t else a[i, k]) * out[k, j]
-            out[i, j] = s if unit_diagonal else s / a[i, i]
+    out = np.ascontiguousarray(b).astype(np.float64)
+    if n == 0 or m == 0:
+        return out
+    seen = np.ascontiguousarray(a).astype(np.float64)
+    side, uplo = np.array([ord("R")], np.uint8), np.array([ord("U" if lower else "L")], np.uint8)
+    trans = np.array([ord("T" if t else "N")], np.uint8)
+    diag = np.array([ord("U" if unit_diagonal else "N")], np.uint8)
+    rows, cols = np.array([m], np.int32), np.array([n], np.int32)
+    one = np.ones(1)
+    _dtrsm(side.ctypes, uplo.ctypes, trans.ctypes, diag.ctypes, rows.ctypes, cols.ctypes,
+           one.ctypes, seen.ctypes, cols.ctypes, out.ctypes, rows.ctypes)
     return out
 
 

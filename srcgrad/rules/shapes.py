@@ -20,6 +20,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, overload_method, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from ..errors import MissingRule
 from ..numba_ext import normalize_axis
 from ..runtime import reshape_as, unbroadcast
 from . import describe, linear, nondifferentiable, rule
@@ -35,6 +36,50 @@ def atleast(dy, y, x):
 @rule(np.broadcast_to)
 def broadcast_to(dy, y, x, shape=None):
     return unbroadcast(dy, x)
+
+
+# ---- reshape and ravel, in C or Fortran order ----
+
+
+@rule(np.reshape)
+def reshape(dy, y, x, shape=None, order="C"):
+    return reshape_back(dy, x, order)
+
+
+@rule(np.ravel)
+def ravel(dy, y, x, order="C"):
+    return reshape_back(dy, x, order)
+
+
+_ORDERS = "np.reshape and np.ravel have a gradient rule in order 'C' or 'F' only"
+
+
+def reshape_back(dy, x, order="C"):
+    """`dy` at x's shape, its entries read in `order`: the adjoint of reshape and ravel in
+    that order is the reshape back. 'A' and 'K' (an order that x's memory layout picks)
+    are refused.
+
+    >>> reshape_back(np.arange(4.0), np.zeros((2, 2)), "F")
+    array([[0., 2.],
+           [1., 3.]])
+    """
+    if order == "C":
+        return reshape_as(dy, x)
+    if order == "F":
+        return np.reshape(dy, np.shape(x), order="F")
+    raise MissingRule(f"{_ORDERS}, not {order!r}")
+
+
+@overload(reshape_back)
+def _reshape_back_typer(dy, x, order="C"):
+    value = order if isinstance(order, str) else order.value \
+        if isinstance(order, types.Omitted) else getattr(order, "literal_value", None)
+    if value == "C":
+        return lambda dy, x, order="C": reshape_as(dy, x)
+    if value == "F" and isinstance(dy, types.Array) and isinstance(x, types.Array):
+        # Fortran order is C order of the axes reversed
+        return lambda dy, x, order="C": np.ascontiguousarray(dy.T).reshape(x.shape[::-1]).T
+    raise TypingError(f"srcgrad: {_ORDERS} (a constant)")
 
 
 # ---- permutations of the entries: undone by the inverse permutation ----
@@ -374,5 +419,6 @@ def _np_expand_dims_axes(a, axis):
 linear(np.atleast_1d, np.atleast_2d, np.atleast_3d, np.broadcast_to, np.flip, np.flipud,
        np.fliplr, np.roll, np.rot90, np.moveaxis, np.swapaxes, np.rollaxis, untranspose,
        roll_grad)
-describe(untranspose, roll_grad, pure=True)
+linear(reshape_back, positions=(0,))
+describe(untranspose, roll_grad, reshape_back, pure=True)
 nondifferentiable(rolled_to)

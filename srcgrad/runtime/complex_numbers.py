@@ -5,11 +5,12 @@ The convention is JAX's: the cotangent c of a complex value z = x + iy is the nu
 dL = Re(c dz), that is c = dL/dx - i dL/dy. Holomorphic rules need no change under it (the
 cotangent of z = f(w) is c f'(w), as for real values), and the gradient of a real loss
 with respect to a complex input is dL/dx - i dL/dy (JAX's `grad`; step along its
-conjugate to descend). A real value's cotangent may carry an imaginary part that means
-nothing (a real w in z = w * 1j gets c * 1j); only its real part counts, which every real
-linear step of the adjoint keeps. So the rules of functions from complex to real
-(abs, angle, real, imag) read Re(dy) (`real_dy`), and a real input's gradient is the real
-part of its cotangent (the api takes it at the boundary).
+conjugate to descend). A product gives a real operand w a cotangent whose imaginary part
+means nothing (w in z = w * 1j gets c * 1j); only its real part counts. So where values
+may be complex, the adjoint takes it where it makes a cotangent of one of several
+operands (`real_part`; `unbroadcast` and the rules of np.fft do the same): a real value's
+cotangent is real everywhere, and a real input's gradient real. The rules of functions
+from complex to real (abs, angle, real, imag) read Re(dy) (`real_dy`).
 
 A function h from complex to real is R-linear at z in dz through its `slope` s:
 dh = Re(s dz), so its tangent is Re(s t) and its adjoint Re(dy) s: abs has s = conj(z)/|z|
@@ -49,6 +50,31 @@ def _real_dy_typer(dy, x):
     if not _complex(x):
         return lambda dy, x: dy
     return lambda dy, x: np.real(dy) + 0j
+
+
+def real_part(g, like):
+    """The cotangent `g` made for operand `like`: its real part where `like` is real (an
+    operand of a product with a complex value gets a complex one, whose imaginary part
+    means nothing), `g` itself where `like` is complex. Generated code of complex values
+    applies it to each rule's cotangent of an operand (`passes.reverse`), so a real
+    value's cotangent is real wherever it is made, as a `grad_of` block or a user's rule
+    sees it.
+
+    >>> real_part(np.array([1.0 + 2.0j]), np.array([3.0])), real_part(2j, 1j)
+    (array([1.]), 2j)
+    """
+    if isinstance(g, (list, tuple)):   # (a list operand's cotangents: made per item)
+        return g
+    if np.iscomplexobj(g) and not np.iscomplexobj(like):
+        return np.real(g)
+    return g
+
+
+@overload(real_part)
+def _real_part_typer(g, like):
+    if _complex(g) and not _complex(like):
+        return lambda g, like: g.real
+    return lambda g, like: g
 
 
 def abs_slope(x):
