@@ -344,11 +344,15 @@ class FunctionPass:
                             f"{what}: srcgrad differentiates it as {form.__name__}"
                             f"{inspect.signature(form)}, which this call does not fit "
                             f"(keywords {sorted(kwargs)}, {len(args)} arguments)"))
-                    refuse = fact(fun, "refuse")
-                    why = refuse({k: v.value for k, v in kwargs.items()
-                                  if isinstance(v, gast.Constant)}) if refuse else None
+                    constants = {k: v.value for k, v in kwargs.items()
+                                 if isinstance(v, gast.Constant)}
+                    refuse, alias = fact(fun, "refuse"), fact(fun, "alias")
+                    why = refuse(constants) if refuse else None
                     if why:
                         return Operation("missing", args, kwargs, what=f"{what}: {why}")
+                    if alias and (other := alias(constants)) is not None:
+                        return Operation("rule", args[:1], {}, lookup(other), fun=other,
+                                         what=what)
                 return Operation("rule", args if r.kind == "rule" else value.args, kwargs,
                                  r, fun=fun, what=what)
             if (entry := nested_entry(obj)) is not None:   # grad(g) called: its code

@@ -137,6 +137,9 @@ class Op:
     looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
     refuse: Callable | None = None   # refuse(constant keywords) -> why a call cannot be
     # differentiated (logsumexp's return_sign=True), or None
+    alias: Callable | None = None   # alias(constant keywords) -> the function of one
+    # argument such a call computes, differentiated by its record (np.linalg.svd with
+    # compute_uv=False: singular_values), or None
     results: int | None = None   # gives a tuple of this many values (np.linalg.slogdet: 2);
     # its rule's dy is a tuple of their cotangents (zeros where one is unused)
     tuple_result: bool = False   # a helper that gives a tuple (or list) of gradients, one per

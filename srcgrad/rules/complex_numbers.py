@@ -26,6 +26,7 @@ from ..runtime.complex_numbers import (
     slope_grad,
 )
 from . import describe, linear, nondifferentiable, real_only, rule, tangent
+from .factorizations import singular_values
 
 
 @rule(np.real, attributes=("real",), view=True)
@@ -95,7 +96,7 @@ linear(real_values)
 
 real_only(np.var, np.std, np.linalg.cholesky, np.linalg.eigh, np.linalg.eigvalsh,
           np.linalg.svd, np.linalg.qr, np.linalg.slogdet, np.linalg.pinv, np.linalg.lstsq,
-          *([np.linalg.svdvals] if hasattr(np.linalg, "svdvals") else []))
+          singular_values, *([np.linalg.svdvals] if hasattr(np.linalg, "svdvals") else []))
 nondifferentiable(slope_grad, pure=True)
 describe(real_dy, real_values, abs_slope, angle_slope, imag_slope, pure=True, fusable=True)
 describe(np.real, np.imag, np.conj, np.conjugate, fusable=True)

@@ -246,9 +246,8 @@ def _np_qr(a, mode="reduced"):
 
 # ---- svd ----
 
-_SVD_ONLY = ("np.linalg.svd has a gradient rule with compute_uv=True and hermitian=False "
-             "only: for the singular values alone call np.linalg.svdvals(a) (NumPy >= 2.0) "
-             "or take np.linalg.svd(a, full_matrices=False)[1]")
+_SVD_ONLY = ("np.linalg.svd has a gradient rule with hermitian=False and compute_uv a "
+             "constant only")
 
 
 @register_jitable
@@ -297,12 +296,28 @@ def svd_tangent(dx, y, a, full_matrices=True, compute_uv=True, hermitian=False):
                                (transposed(y[0]) @ dx @ transposed(y[2])) @ y[2]))
 
 
+def _constant(t):
+    """The value of an argument's numba type where it is a constant (a literal, an
+    omitted default, or the default itself); else None."""
+    if isinstance(t, types.Literal):
+        return t.literal_value
+    if isinstance(t, types.Omitted):
+        return t.value
+    return t if isinstance(t, (bool, int, float, str)) or t is None else None
+
+
 @overload(np.linalg.svd)
 def _np_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     # numba's np.linalg.svd takes (a, full_matrices): this form serves compute_uv=True
     # and hermitian=False written out
     if all(isinstance(t, types.Omitted) or t is None for t in (compute_uv, hermitian)):
         return None
+
+    if _constant(compute_uv) is False and not _constant(hermitian):
+        return lambda a, full_matrices=True, compute_uv=True, hermitian=False: \
+            np.linalg.svd(a, False)[1]
+    if isinstance(compute_uv, types.Boolean) and not isinstance(compute_uv, types.Literal):
+        raise TypingError("srcgrad: compute_uv of np.linalg.svd must be a constant")
 
     def given(a, full_matrices=True, compute_uv=True, hermitian=False):
         if not compute_uv or hermitian:
@@ -385,15 +400,27 @@ def singular_sum_tangent(dx, y, d, x):
     return singular_sum(dx, x), singular_sum_slope(d, x, dx)
 
 
+def singular_values(x):
+    """``np.linalg.svd(x, compute_uv=False)``: what srcgrad differentiates such a call as
+    (the singular values of each matrix of a stack, as np.linalg.svdvals gives them)."""
+    return np.linalg.svd(x, compute_uv=False)
+
+
+@rule(singular_values, *([np.linalg.svdvals] if hasattr(np.linalg, "svdvals") else []))
+def svdvals(dy, y, x):
+    return singular_sum(dy, x)
+
+
+@tangent(singular_values, *([np.linalg.svdvals] if hasattr(np.linalg, "svdvals") else []))
+def svdvals_tangent(dx, y, x):
+    return svdvals_slope(dx, x)
+
+
+describe(np.linalg.svd, alias=lambda keywords: singular_values
+         if keywords.get("compute_uv") is False and not keywords.get("hermitian") else None)
+
+
 if hasattr(np.linalg, "svdvals"):  # NumPy >= 2.0
-    @rule(np.linalg.svdvals)
-    def svdvals(dy, y, x):
-        return singular_sum(dy, x)
-
-    @tangent(np.linalg.svdvals)
-    def svdvals_tangent(dx, y, x):
-        return svdvals_slope(dx, x)
-
     @overload(np.linalg.svdvals)
     def _np_svdvals(x):
         # numba has no np.linalg.svdvals
