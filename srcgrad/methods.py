@@ -27,9 +27,10 @@ of child, and each call checks that child holds an object of that class still. M
 are looked up on the class as Python does (overrides and inheritance included). What
 cannot be followed is refused at the user's line: a write to an attribute of self
 (`self.x = ...`, `self.x[i] = ...`), a method read without a call, self passed on or
-rebound inside a method called, `super()`, a call of an instance attribute, methods
-calling each other in a cycle, and a called method with `*args`, keyword-only parameters
-or defaults that are not constants.
+rebound inside a method called, `super()`, a call of an instance attribute, a method of
+an object held two attributes down (`self.a.b.m(x)`, or `self.b.m(x)` in a method of
+`self.a`: `_refuse_deeper_calls`), methods calling each other in a cycle, and a called
+method with `*args`, keyword-only parameters or defaults that are not constants.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def owned(method) -> types.FunctionType:
     methods of its object rewritten for the object's class (`own_calls`), and of the
     objects its attributes hold for their classes now (checked at each call, `Method`)."""
     obj = method.__self__
+    _refuse_deeper_calls(method.__func__, obj, 0, set())
     held = _held(method.__func__, obj, set())
     return _owned(method.__func__, obj if isinstance(obj, type) else type(obj),
                   isinstance(obj, type), tuple(sorted(held.items(), key=lambda kv: kv[0])))
@@ -111,6 +113,46 @@ def _held(fun: types.FunctionType, obj: Any, seen: set) -> dict[str, type]:
                     is_user_function(getattr(found, "__func__", found)):
                 out[base.attr] = type(held)
     return out
+
+
+def _refuse_deeper_calls(fun: types.FunctionType, obj: Any, depth: int, seen: set) -> None:
+    """Refuse, at its line, a call of a method of an object held two attributes (or
+    more) below the object differentiated (`self.a.b.m(x)`, or `self.b.m(x)` in a method
+    of `self.a`): only the objects its own attributes hold are followed. `depth` counts
+    the attributes from that object to `obj`, whose method `fun` is."""
+    if fun in seen:
+        return
+    seen.add(fun)
+    parsed = parse(fun)
+    if not parsed.tree.args.args:
+        return
+    me = parsed.tree.args.args[0].id
+    for node in gast.walk(parsed.tree):
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+            continue
+        path, base = [], node.func.value
+        while isinstance(base, gast.Attribute):
+            path.insert(0, base.attr)
+            base = base.value
+        if not (isinstance(base, gast.Name) and base.id == me):
+            continue
+        held = functools.reduce(lambda o, a: getattr(o, a, None), path, obj)
+        found = inspect.getattr_static(held if isinstance(held, type) else type(held),
+                                       node.func.attr, None)
+        found = getattr(found, "__func__", found)
+        if held is None or not isinstance(found, types.FunctionType) or \
+                not is_user_function(found):
+            continue
+        if depth + len(path) >= 2:
+            call = ".".join([me, *path, node.func.attr])
+            raise UnsupportedSyntax(
+                f"{call}(...) in {fun.__qualname__} calls a method of an object held "
+                f"{depth + len(path)} attributes below the object differentiated, which "
+                f"srcgrad does not follow (it follows the methods of that object and of the "
+                f"objects its own attributes hold): pass the values {node.func.attr} reads "
+                f"as arguments to a function instead",
+                filename=parsed.filename, lineno=node.lineno, col=node.col_offset)
+        _refuse_deeper_calls(found, held, depth + len(path), seen)
 
 
 @functools.cache

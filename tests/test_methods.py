@@ -3,6 +3,7 @@ methods called through self, the class or cls, and `grad` of a classmethod; what
 be followed is refused at the user's line."""
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -350,3 +351,43 @@ def helper(obj, x):
 def test_what_cannot_be_followed_is_refused_at_its_line(method, match, error):
     with pytest.raises(error, match=r"test_methods.py:\d+: " + match):
         srcgrad.grad(getattr(Refused(), method), jit=False)(np.ones(2))
+
+
+class Leaf:
+    def __init__(self):
+        self.w = np.array([2.0, 3.0])
+
+    def value(self, x):
+        return np.sum(self.w * x)
+
+
+class Middle:
+    def __init__(self):
+        self.leaf = Leaf()
+
+    def value(self, x):
+        return self.leaf.value(x)
+
+
+class Top:
+    def __init__(self):
+        self.middle = Middle()
+
+    def grandchild(self, x):
+        return self.middle.leaf.value(x) * 2.0
+
+    def through_the_child(self, x):
+        return self.middle.value(x)
+
+
+@pytest.mark.parametrize("name, where", [("grandchild", "self.middle.leaf.value"),
+                                         ("through_the_child", "self.leaf.value")])
+def test_a_method_of_an_object_two_attributes_below_is_refused_at_its_line(name, where):
+    # only the object's methods and those of the objects its attributes hold are followed
+    # (a grandchild's call was a MissingRule naming `.value()`)
+    fun = getattr(Top(), name)
+    with pytest.raises(UnsupportedSyntax, match=rf"test_methods.py:\d+: {re.escape(where)}"
+                                                rf"\(\.\.\.\) in \w+\.\w+ calls a method of "
+                                                rf"an object held 2 attributes below"):
+        srcgrad.grad(fun, jit=False)(np.ones(2))
+    np.testing.assert_allclose(srcgrad.grad(Middle().value, jit=False)(np.ones(2)), [2, 3])

@@ -88,3 +88,20 @@ def test_a_value_saved_where_it_is_read_is_a_copy_if_written_later():
     got = srcgrad.grad(accumulator_written_after_its_reads, jit=False)(x0, x1.copy(), -0.823)
     assert_grad(lambda a: accumulator_written_after_its_reads(a, x1.copy(), -0.823), (got,),
                 (x0,), (0,))
+
+
+def written_at_listed_indices(x, n):
+    t = np.ones((2, 3))
+    for _ in range(n):
+        t[[1, 1, 0], [2, 2, 0]] -= x[[2, 0, 0]] * 1.0
+    return np.sum(t ** 2)
+
+
+def test_a_list_of_indices_in_a_loop_is_made_again_not_taped(jit):
+    # fuzzer seed 8600204 (a method form): the lists `[1, 1, 0]` were taped, and numba has
+    # no tape of a list ("numba cannot compile the gradient"); t[1, 2] and t[0, 0] end as
+    # 1 - n x0 (the last of the repeated writes is x[0]'s), so d/dx0 = -4 n (1 - n x0)
+    x = np.array([1.0, 0.5, 0.25])
+    g = srcgrad.grad(written_at_listed_indices, jit=jit)
+    np.testing.assert_allclose(g(x, 2), [8.0, 0.0, 0.0])
+    assert_grad(written_at_listed_indices, (g(x, 3),), (x, 3), [0])

@@ -89,7 +89,8 @@ def user_location(path: str, line: int, user_file: str) -> dict[str, Any]:
 
 def note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
     """Add to an error raised in generated code (an index out of bounds in the user's
-    code) a note naming the user's line it comes from (Python 3.11+ prints notes)."""
+    code) a note naming the user's line it comes from; before Python 3.11 (no notes),
+    a line of its message, where the message is its one text argument."""
     path = fn.__code__.co_filename
     tb, line = exc.__traceback__, None
     while tb is not None:
@@ -97,10 +98,16 @@ def note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
             line = tb.tb_lineno
         tb = tb.tb_next
     where = user_location(path, line, user_file) if line is not None else {}
-    if where and hasattr(exc, "add_note"):
-        text = linecache.getline(where["filename"], where["lineno"]).strip()
-        exc.add_note(f"srcgrad: raised by generated code ({os.path.basename(path)}:{line}) "
-                     f"of {os.path.basename(where['filename'])}:{where['lineno']}: {text}")
+    if not where:
+        return
+    text = linecache.getline(where["filename"], where["lineno"]).strip()
+    note = (f"srcgrad: raised by generated code ({os.path.basename(path)}:{line}) "
+            f"of {os.path.basename(where['filename'])}:{where['lineno']}: {text}")
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    elif not isinstance(exc, KeyError) and (  # (a KeyError's message is its key's repr)
+            not exc.args or len(exc.args) == 1 and isinstance(exc.args[0], str)):
+        exc.args = ("\n".join([*exc.args, note]),)
 
 
 def user_file_named(basename: str, user_file: str) -> str:

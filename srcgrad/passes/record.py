@@ -55,7 +55,7 @@ class Recording(FunctionPass):
         if isinstance(value, gast.Attribute):
             return value.attr in ("T", "shape", "ndim", "size")
         return isinstance(value, (gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Subscript,
-                                  gast.Name, gast.Constant, gast.Tuple))
+                                  gast.Name, gast.Constant, gast.Tuple, gast.List))
 
     def reads(self) -> list[Read]:
         """Every primal value the adjoint code reads, at the statement it reverses."""

@@ -13,7 +13,8 @@ once `dx` is an array this pass made (it tracks which: `owned`). Operations whos
 has no adjoint yet are skipped (symbolic zero), so only what flows to the result is
 computed (Griewank & Walther, ch. 3); across loop iterations and branch joins the
 adjoints that may be nonzero are made explicit zeros (before a loop, those of values
-bound only inside it only if it ran: `reverse_loop`). The input was checked by
+bound only inside it only if it ran; those of values the forward may leave unbound only
+if a flag it sets says it bound them: `reverse_loop`). The input was checked by
 `check` (this pass assumes every active statement has a rule or a source). What the
 adjoint reads back from the forward is decided by `analysis.tape.plan` (recompute, tape,
 or save before an overwrite), on the tapes `analysis.placement` names; `record` (the
@@ -73,7 +74,7 @@ from .base import (
 )
 from .check import flow
 from .record import Recording
-from .reverse_loop import loop_locals, ran, surely_bound
+from .reverse_loop import flagged, loop_locals, maybe_unbound, ran, surely_bound
 
 
 @dataclass
@@ -155,6 +156,8 @@ class _Reverse(Recording):
                                                  "complex_result")
             for s in self.statements for n in gast.walk(s))
         self.act = act = activity(flow(self), self.wrt, body[-1].value)
+        self.unsure = maybe_unbound(body[:-1], self.params, act.active)
+        self.flags: dict[str, str] = {}   # of the unsure names: the forward's "bound" flags
         self.tuple_results = returned_tuples(self.statements, self.ops)
         self.int_starts = int_starts(self.statements, flow(self), act.varied)
         self.numbers_first = numbers_first(self.statements, self.int_starts)
@@ -183,7 +186,7 @@ class _Reverse(Recording):
                 adjoint += [b.comment(f"no gradient flows back to {param}"),
                             b.assign(self.adjoint_name(param), self.zeros(param))]
             grads.append(self.adjoint_name(param))
-        code = self.forward_block(body[:-1])
+        code = flagged(self.forward_block(body[:-1]), self.flags)
         forward = [b.assign(name, b.make(gast.List, elts=[], ctx=gast.Load()))
                    for name in self.tapes.lists()] + code
         if isinstance(result, gast.Name) and any(
@@ -444,7 +447,7 @@ class _Reverse(Recording):
         owned = after_body[1] & after_else[1]
         for code, (d, o) in ((body, after_body), (orelse, after_else)):
             for var in sorted(defined - d):
-                code.append(b.assign(self.adjoint_name(var), self.zeros(var)))
+                code.append(self.zeros_at_join(var))
                 o.add(var)
         owned = after_body[1] & after_else[1]
         self.defined, self.owned = defined, owned
@@ -481,7 +484,7 @@ class _Reverse(Recording):
             else:
                 owned &= end_owned
         killed = sorted(defined - self.defined)
-        body += [b.assign(self.adjoint_name(v), self.zeros(v)) for v in killed]
+        body += [self.zeros_at_join(v) for v in killed]
         first, local = sorted(defined - start_defined), loop_locals(loop, self.statements,
                                                                     self.params)
         for v in first + killed:   # (their zeros are made from v)
@@ -490,9 +493,9 @@ class _Reverse(Recording):
                     f"the gradient of this loop needs {v} as an iteration leaves it, but "
                     f"the loop may run without binding {v} (bound only under a condition, "
                     f"and not read in every iteration): bind {v} before the loop"))
-        out = [b.assign(self.adjoint_name(v), self.zeros(v)) for v in first if v not in local]
-        out += [b.assign(self.adjoint_name(v), b.call(b.name(self.bind("snapshot", snapshot)),
-                                                      b.name(self.adjoint_name(v))))
+        out = [self.zeros_at_join(v) for v in first if v not in local]
+        out += [self.zeros_at_join(v, b.assign(self.adjoint_name(v), b.call(
+            b.name(self.bind("snapshot", snapshot)), b.name(self.adjoint_name(v)))))
                 for v in sorted((owned & start_defined) - start_owned)]
         self.defined, self.owned = defined, owned
         if not body:   # (the index it overwrote may still be needed before it)
@@ -516,6 +519,17 @@ class _Reverse(Recording):
         return out + self.restore_loop_index(loop)
 
     # ---- adjoint bookkeeping ----
+    def zeros_at_join(self, var: str, made: gast.stmt | None = None) -> gast.stmt:
+        """`dv = zeros_like(v)` (or `made`, which reads `dv`) where paths join; for a `v`
+        the forward may leave unbound, run only if it bound `v` (if not, no adjoint that
+        reads `dv` runs, nor is `dv` made elsewhere)."""
+        made = made or b.assign(self.adjoint_name(var), self.zeros(var))
+        if var not in self.unsure:
+            return made
+        if var not in self.flags:
+            self.flags[var] = self.namer.fresh(f"{var}_bound")
+        return b.make(gast.If, test=b.name(self.flags[var]), body=[made], orelse=[])
+
     def adjoint_name(self, var: str) -> str:
         if var not in self.adj:
             self.adj[var] = self.namer.adjoint(var)
@@ -545,6 +559,8 @@ class _Reverse(Recording):
             self.owned.add(var)
         else:
             self.owned.discard(var)
+            if isinstance(expr, gast.Name) and expr.id == dvar:
+                return []   # `L_rows = fill_row(L_rows, ...)` passes dL_rows on as it is
         return [b.assign(dvar, expr)]
 
     def arity(self, var: str) -> int | None:

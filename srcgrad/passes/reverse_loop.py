@@ -1,9 +1,11 @@
-"""reverse_loop: the zeros the adjoint of a loop starts from, where the loop may not run.
+"""reverse_loop: the zeros the adjoint of a loop or a branch starts from, where the value
+they are made from may be unbound.
 
 Requires a normalized loop (`for` over `range(...)`, or `while`) of a function's body.
 Guarantees, for `passes.reverse`: which names are bound only inside the loop
 (`loop_locals`); the test that the loop ran an iteration (`ran`); whether an iteration
-that ran surely left a name bound (`surely_bound`).
+that ran surely left a name bound (`surely_bound`); the names a function may leave
+unbound (`maybe_unbound`) and its forward code flagging that they were bound (`flagged`).
 
 The adjoint `dv` of a value the loop carries from one iteration to the next is zero
 before the reversed loop, made from `v` as the forward loop left it (`dv = zeros_like(v)`).
@@ -12,12 +14,26 @@ zero is made only if the loop ran (nothing else reads `dv`: the reversed loop do
 run either). A loop that ran without binding `v` (every binding under a condition, no
 read every iteration) cannot be told apart: `passes.reverse` refuses it.
 
+Where branches join (`if c2: if c: s += np.sum(v)` has no `dv` where `c` is false) or
+before a loop, `v` may be unbound because the forward never bound it (`if c: v = ...`
+with `c` false); then no adjoint that reads `dv` runs, and the zeros are made only if a
+flag the forward sets after each binding of `v` says it was bound.
+
 >>> import gast
 >>> loop = gast.parse("for i in range(n):\\n    if c:\\n        v = x\\n    s = v").body[0]
 >>> import astor; print(astor.to_source(gast.gast_to_ast(ran(loop, None))).strip())
 (n > 0)
 >>> surely_bound(loop.body, "v"), surely_bound(loop.body[:1], "v")
 (True, False)
+>>> fn = gast.parse("if c:\\n    v = x\\ns = v").body
+>>> sorted(maybe_unbound(fn[:1], ["x"], {"x", "v"})), sorted(maybe_unbound(fn, [], {"v"}))
+(['v'], [])
+>>> print(astor.to_source(gast.gast_to_ast(gast.Module(
+...     body=flagged(fn[:1], {"v": "v_bound"}), type_ignores=[]))).strip())
+v_bound = False
+if c:
+    v = x
+    v_bound = True
 """
 
 from __future__ import annotations
@@ -80,3 +96,34 @@ def surely_bound(body: list[gast.stmt], name: str) -> bool:
                for t in all_statements([s], into_loops=False)):
             return False
     return False
+
+
+def maybe_unbound(body: list[gast.stmt], params: list[str], names) -> frozenset[str]:
+    """Of `names`, those running `body` (a function's, to its end) may leave unbound."""
+    return frozenset(v for v in names if v not in params and not surely_bound(body, v))
+
+
+def flagged(body: list[gast.stmt], flags: dict[str, str]) -> list[gast.stmt]:
+    """`body` (forward code) with each flag of `flags` (a name's) false first, and true
+    after every statement binding its name."""
+    return [b.assign(flag, b.const(False)) for _, flag in sorted(flags.items())] + \
+        _set_flags(body, flags) if flags else body
+
+
+def _set_flags(body: list[gast.stmt], flags: dict[str, str]) -> list[gast.stmt]:
+    out = []
+    for s in body:
+        for part in ("body", "orelse"):
+            if isinstance(getattr(s, part, None), list):
+                setattr(s, part, _set_flags(getattr(s, part), flags))
+        out.append(s)
+        targets = [s.target] if isinstance(s, (gast.For, gast.AugAssign)) else \
+            getattr(s, "targets", [])
+        bound = {n.id for t in targets for n in gast.walk(t)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        if isinstance(s, gast.For) and bound & set(flags):   # (bound in its body)
+            s.body = [b.assign(flags[v], b.const(True)) for v in sorted(bound & set(flags))] \
+                + s.body
+            continue
+        out += [b.assign(flags[v], b.const(True)) for v in sorted(bound & set(flags))]
+    return out
