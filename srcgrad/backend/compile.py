@@ -54,9 +54,8 @@ def jit_module(gen: Generated, stem: str) -> dict[str, Any]:
         for name in gen.functions:
             fun = getattr(module, name)
             fun = getattr(fun, "__wrapped__", fun)
-            if name in gen.kernels:
-                fun = runtime.jit_kernel(runtime.compiled.plain(fun))
-            compiled[name] = numba.njit(cache=True)(fun)
+            compiled[name] = numba.njit(cache=True)(
+                runtime.jit_kernel(fun) if name in gen.kernels else fun)
             setattr(module, name, compiled[name])
         _JIT_CACHE[key] = compiled
         return compiled

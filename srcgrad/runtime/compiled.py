@@ -21,8 +21,7 @@ A wrapper's disk cache entry that cannot be read is removed and compiled again.
 Requires: the wrapped helpers have numba overloads and only positional parameters, and
 numba types their arguments the same without literal values (the dispatcher's way).
 Guarantees: `cached(obj)` is `obj`'s wrapper (a numba dispatcher with `obj`'s parameters)
-or `obj` itself; the same wrappers for the whole process. Kernels (`plain`) call the plain
-helpers.
+or `obj` itself; the same wrappers for the whole process.
 """
 
 from __future__ import annotations
@@ -62,18 +61,6 @@ def cached(obj: Any) -> Any:
     if callable(obj) and any(obj is w for w in WRAPPED):
         return _WRAPPERS[obj]
     return obj
-
-
-def plain(fun: Any) -> Any:
-    """`fun` (a kernel of a generated module) calling the plain helpers where its module
-    binds their wrappers: per element, their scalar paths compile in milliseconds, less
-    than a wrapper's disk cache entry costs to write or read."""
-    back = {name: helper for name in fun.__code__.co_names for helper, wrapper in
-            _WRAPPERS.items() if fun.__globals__.get(name) is wrapper}
-    if not back:
-        return fun
-    return type(fun)(fun.__code__, {**fun.__globals__, **back}, fun.__name__,
-                     fun.__defaults__, fun.__closure__)
 
 
 def _build() -> dict[Any, Any]:
