@@ -16,7 +16,10 @@ is in, not of those it calls. The wrappers' source is therefore written by `code
 to a file of the srcgrad cache directory whose name digests srcgrad's whole source and
 numba's and NumPy's versions: an edit to a helper makes a new file, compiled afresh.
 
-A wrapper's disk cache entry that cannot be read is removed and compiled again.
+numba's own `raise_with_shape_context` (the ValueError of `a[...] = b` with shapes that
+differ, seconds of string formatting per rank) is bound to such a wrapper too, for the
+whole process: the same message, compiled once per machine. A wrapper's disk cache entry
+that cannot be read is removed and compiled again.
 
 Requires: the wrapped helpers have numba overloads and only positional parameters, and
 numba types their arguments the same without literal values (the dispatcher's way).
