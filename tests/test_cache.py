@@ -2,13 +2,17 @@
 instead of generating it, and is never served one that what it was made from has outgrown
 (an edited helper file, a global with another value); a corrupt entry is made again."""
 
+import json
 import math
 import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
+import pytest
+from marks import compiles
 
 import srcgrad
 from srcgrad.backend import modules
@@ -106,3 +110,94 @@ def test_what_cannot_be_described_alike_elsewhere_is_not_kept(tmp_path, monkeypa
     assert modules._describe(Settings) != before
     assert modules._describe(np.ones(2)) != modules._describe(np.array([1.0, 2.0]))
     assert not list(tmp_path.glob("*.pickle"))
+
+
+# a process that differentiates a loop (compiled), with how many of the runtime helpers'
+# compiled wrappers (`runtime.compiled`) it read from numba's disk cache, and compiled
+LOOP = """
+import json, sys
+import numpy as np
+import srcgrad
+from srcgrad.runtime import compiled
+import loops
+g = srcgrad.grad(getattr(loops, sys.argv[1]), jit=True)
+value = g(np.array([[0.5, -0.25], [0.125, 0.75]]), np.array([0.1, -0.2]), 3)
+stats = [w.stats for w in compiled._WRAPPERS.values()]
+print(json.dumps([value.tolist(), sum(sum(s.cache_hits.values()) for s in stats),
+                  sum(sum(s.cache_misses.values()) for s in stats)]))
+"""
+
+LOOPS = """
+import numpy as np
+
+def linear(w, x, n):
+    h = x
+    for t in range(n):
+        h = w @ h
+    return np.sum(h)
+
+def shifted(w, x, n):
+    h = x
+    for t in range(n):
+        h = w @ h + 1.0
+    return np.sum(h)
+
+def squared(w, x, n):
+    h = x
+    for t in range(n):
+        h = w @ h
+    return np.sum(h * h)
+"""
+
+
+@compiles
+@pytest.mark.compiled
+def test_the_helpers_compile_once_per_machine_and_never_stale(tmp_path):
+    """A second process reads the helpers' machine code for another gradient; a changed
+    srcgrad (a copy with one helper edited) compiles its own; a garbled entry rebuilds."""
+    import shutil
+
+    from srcgrad.checks import numerical_grad
+
+    (tmp_path / "loops.py").write_text(LOOPS)
+    caches = {"SRCGRAD_CACHE_DIR": str(tmp_path / "cache"),
+              "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+
+    def run(name, *path):
+        env = {**os.environ, **caches, "PYTHONPATH": os.pathsep.join(
+            [*map(str, path), str(tmp_path), *sys.path])}
+        done = subprocess.run([sys.executable, "-c", LOOP, name], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        value, hits, misses = json.loads(done.stdout)
+        return np.array(value), hits, misses, done.stderr
+
+    w, x = np.array([[0.5, -0.25], [0.125, 0.75]]), np.array([0.1, -0.2])
+    loops: dict = {}
+    exec(LOOPS, loops)
+    value, hits, misses, _ = run("linear")
+    np.testing.assert_allclose(value, numerical_grad(loops["linear"], (w, x, 3), 0),
+                               rtol=1e-7)
+    assert hits == 0 and misses > 0
+    value, hits, misses, _ = run("shifted")   # the same helpers, on the same types
+    np.testing.assert_allclose(value, numerical_grad(loops["shifted"], (w, x, 3), 0),
+                               rtol=1e-7)
+    assert hits > 0 and misses == 0
+
+    edited = tmp_path / "edited"   # srcgrad with the adjoint of `a @ b` for b doubled
+    shutil.copytree(Path(srcgrad.__file__).parent, edited / "srcgrad",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    matmul = edited / "srcgrad" / "runtime" / "matmul.py"
+    text = matmul.read_text()
+    assert text.count("return lambda dy, a, b: a.T @ dy") == 1
+    matmul.write_text(text.replace("return lambda dy, a, b: a.T @ dy",
+                                   "return lambda dy, a, b: 2.0 * (a.T @ dy)"))
+    doubled = run("shifted", edited)[0]
+    assert not np.allclose(doubled, value)
+
+    for entry in (tmp_path / "numba").rglob("srcgrad_runtime_*"):
+        entry.write_bytes(b"garbled")
+    value, hits, misses, err = run("squared")   # (a gradient that needs the helpers)
+    np.testing.assert_allclose(value, numerical_grad(loops["squared"], (w, x, 3), 0),
+                               rtol=1e-7)
+    assert "could not be read" in err and misses > 0

@@ -1,7 +1,9 @@
 """compile: generated modules and the user functions they call, compiled by numba.
 
 `jit_module` njits every function of a generated module (`cache=True`: a second process
-loads the machine code from disk), once per source and namespace fingerprint. The user
+loads the machine code from disk), once per source and namespace fingerprint; the module
+calls the heaviest runtime helpers through their once-per-machine compiled wrappers
+(`runtime.compiled`). The user
 functions the code calls are compiled on the way (`njit_user`), without writing into the
 user's modules; a transform's entry point called by another transform's code is that
 transform's compiled entry point (`NESTED`).
@@ -38,7 +40,8 @@ def jit_module(gen: Generated, stem: str) -> dict[str, Any]:
     from .. import numba_ext  # registers overloads the generated code may need
 
     with _JIT_LOCK:
-        ns = gen.namespace.globals(lambda obj, jit: njit_user(obj) if jit else obj)
+        ns = gen.namespace.globals(
+            lambda obj, jit: njit_user(obj) if jit else runtime.compiled.cached(obj))
         for node in gast.walk(gast.parse(gen.source)):
             if isinstance(node, gast.Call):
                 numba_ext.object_mode(gen.namespace.called(node))

@@ -22,6 +22,7 @@ once per signature and every caller shares it.
 """
 
 from .. import deferred, numba_ext  # noqa: F401  (numba_ext registers NumPy forms)
+from . import compiled  # noqa: F401  (the cached wrappers jit_module binds)
 from .broadcasting import (  # noqa: F401
     COMPLEX_RESULT,
     broadcast_like,
