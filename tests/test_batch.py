@@ -91,3 +91,61 @@ def test_not_kept_in_a_branch_or_a_loop_left_early():
                  "        add_matmul_lhs_grad(dW, d, W, W)\n        n = n - 1\n"):
         code = "    dW = 0 * W\n    for t in range(n):\n" + body + "    return dW\n"
         assert "keep_product" not in _batched(code), code
+
+
+def rosen(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
+    return s
+
+
+def test_adds_into_x_i_and_x_i_plus_1_write_once_per_iteration(jit, rng):
+    g = srcgrad.grad(rosen, jit=jit)
+    assert "dx[_t4] += d_t5 + dx_carry" in g.source and "dx[0] += dx_carry" in g.source
+    assert "dx[i] +=" not in g.source, g.source
+    for n in (5, 2):
+        x = rng.standard_normal(n)
+        assert_grad(rosen, [g(x)], (x,), (0,))
+    np.testing.assert_array_equal(g(np.ones(1)), np.zeros(1))   # no iteration
+
+
+def rows(x):
+    s = 0.0
+    for i in range(x.shape[0] - 1):
+        s = s + np.sum(x[i + 1] * np.sin(x[i]))
+    return s
+
+
+def test_rows_carried_to_the_next_iteration(rng):
+    g = srcgrad.grad(rows, jit=False)
+    assert "dx_carry" in g.source, g.source
+    x = rng.standard_normal((4, 3))
+    assert_grad(rows, [g(x)], (x,), (0,))
+
+
+def _carried(body: str, params: str = "x, d, e, n") -> str:
+    ns = Namespace()
+    ns.bind("range", range)
+    ns.bind("zeros_like", srcgrad.runtime.zeros_like)
+    fn = gast.parse(f"def f({params}):\n    dx = zeros_like(x)\n{body}    return dx\n").body[0]
+    return to_source(batch(fn, ns))
+
+
+def test_not_carried_where_unsound():
+    adds = "        a = -d[i]\n        dx[i] += a\n        j = i + 1\n        dx[j] += e\n"
+    assert "dx_carry" in _carried("    for i in range(n - 1, -1, -1):\n" + adds)
+    for loop, body in (
+            ("range(n)", adds),                                     # forward: i + 1 comes next
+            ("range(n - 1, -1, -2)", adds),                         # not every element
+            ("range(n - 1, -1, -1)", adds + "        s = dx[i]\n"),  # the array read
+            ("range(n - 1, -1, -1)", adds.replace("j = i + 1", "j = d[i]")),  # any index
+            ("range(n - 1, -1, -1)", adds.replace("j = i + 1", "j = i + 2")),
+            ("range(n - 1, -1, -1)", adds + "        j = i\n"),    # j bound twice
+            ("range(n - 1, -1, -1)", adds.replace("a = -d[i]", "a = d")),   # not a new value
+            ("range(n - 1, -1, -1)", adds + "        d[0] = a\n")):  # the value read again
+        code = f"    for i in {loop}:\n" + body
+        assert "dx_carry" not in _carried(code), code
+    # an array passed in, which another argument may be
+    code = "    for i in range(n - 1, -1, -1):\n" + adds.replace("dx[", "x[")
+    assert "_carry" not in _carried(code)

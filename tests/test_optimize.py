@@ -243,3 +243,18 @@ def test_powers_of_numbers_fold_in_the_unrolled_adjoint(jit, x):
         assert gone not in adjoint, g.source
     c = np.array([1.0, -2.0, 0.5, 3.0])
     assert_grad(polynomial, g(x, c), (x, c), [0, 1])
+
+
+def test_a_name_assigned_to_itself_goes():
+    new = same_results('''
+        def f(x, n):
+            a = x * 2
+            for i in range(n):
+                a = a
+                a = a + 1
+            b = a
+            b = b
+            return b
+    ''', (1.5, 2), (np.arange(3.0), 0))
+    assert "a = a + 1" in new
+    assert not any(line.strip() in ("a = a", "b = b") for line in new.splitlines()), new

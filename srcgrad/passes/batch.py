@@ -40,6 +40,28 @@ itself (not of a branch: it runs once per iteration) kept as above, where
   no one can see that the additions have not happened yet. Additions commute, so the
   sum is the same (up to rounding).
 
+The same loops' adds into both `X[i]` and `X[i + 1]` (the adjoint of a loop reading
+`x[i]` and `x[i + 1]`) write two elements per iteration, a dependence from one iteration
+to the next through memory that keeps LLVM from vectorising the loop. Iteration i is the
+last to add into X[i + 1] (i goes down), so the adds into X[i] are kept in a local and
+added, with the next iteration's X[i + 1], once:
+
+    if n > 0:
+        dx_carry = zeros_like(dx[n - 1])
+    for i in range(n - 1, -1, -1):
+        ...
+        dx_here = d_t12
+        ...
+        dx[i + 1] += d_t5 + dx_carry
+        dx_carry = dx_here
+    if n > 0:
+        dx[0] += dx_carry
+
+where nothing else in the loop reads or writes the array (as for the products above),
+the array is one the function makes (`zeros_like`), and the values added into X[i] are
+new ones (an operator's) read nowhere else, so carrying one to the next iteration is not
+seeing it changed there.
+
 A lowering pass: it runs after `optimize`, on the way to source, and the differentiable
 form a higher-order transform reads (`compiler.Generated.ir`) is the one before it.
 """
@@ -49,9 +71,11 @@ from __future__ import annotations
 import copy
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..naming import Namer, names_in
+from ..runtime.broadcasting import zeros_like
 from ..runtime.matmul import add_matmul_lhs_grad, add_matmul_rhs_grad
 from ..runtime.tapes import add_kept, keep_product, product_rows
 from .base import Namespace, all_statements
@@ -97,8 +121,111 @@ class _Batch:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt = copy.copy(stmt)
                 stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
-            out.extend(self.loop(stmt) if isinstance(stmt, gast.For) else [stmt])
+            if isinstance(stmt, gast.For):
+                out.extend(s for part in self.carried(stmt)
+                           for s in (self.loop(part) if isinstance(part, gast.For) else [part]))
+            else:
+                out.append(stmt)
         return out
+
+    def carried(self, loop: gast.For) -> list[gast.stmt]:
+        """`loop`, or, where its body adds into both `X[i]` and `X[i + 1]` of a reversed
+        loop over i, the loop writing `X[i + 1]` only (and once), the additions into
+        `X[i]` carried in a local to the next iteration (whose `X[i + 1]` it is), and the
+        last one added after the loop."""
+        trips = self.trips(loop)
+        it = loop.iter
+        if trips is None or len(it.args) != 3:
+            return [loop]
+        first, count = trips
+        i = loop.target.id
+        here: dict[str, list[int]] = {}
+        ahead: dict[str, list[int]] = {}
+        for k, stmt in enumerate(loop.body):
+            offset = self.offset(loop.body, k, i)
+            if offset is not None:
+                (here if offset == 0 else ahead).setdefault(stmt.target.value.id, []) \
+                    .append(k)
+        out = next((x for x in here if x in ahead and
+                    self.carriable(loop, here[x], ahead[x])), None)
+        if out is None:
+            return [loop]
+        local, carry = self.namer.fresh(f"{out}_here"), self.namer.fresh(f"{out}_carry")
+        body = list(loop.body)
+        for n, k in enumerate(here[out]):
+            value = body[k].value if n == 0 else b.binop(b.name(local), gast.Add(),
+                                                         body[k].value)
+            body[k] = b.assign(local, value)
+        add = copy.copy(body[ahead[out][0]])
+        add.value = b.binop(add.value, gast.Add(), b.name(carry))
+        body[ahead[out][0]] = add
+        loop = copy.copy(loop)
+        loop.body = body + [b.assign(carry, b.name(local))]
+        ran = b.make(gast.Compare, left=copy.deepcopy(count), ops=[gast.Gt()],
+                     comparators=[b.const(0)])
+        start = b.assign(carry, b.call(self.bind(zeros_like), b.make(
+            gast.Subscript, value=b.name(out), slice=copy.deepcopy(first), ctx=gast.Load())))
+        last = b.make(gast.AugAssign, op=gast.Add(), value=b.name(carry), target=b.make(
+            gast.Subscript, value=b.name(out), slice=b.const(0), ctx=gast.Store()))
+        return [b.make(gast.If, test=ran, body=[start], orelse=[]), loop,
+                b.make(gast.If, test=copy.deepcopy(ran), body=[last], orelse=[])]
+
+    def offset(self, body: list[gast.stmt], k: int, i: str) -> int | None:
+        """0 if `body[k]` is `X[i] += e`, 1 if it is `X[i + 1] += e` (the index written
+        there or bound, once in `body`, to a name before it); else None."""
+        stmt = body[k]
+        if not (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add) and
+                isinstance(stmt.target, gast.Subscript) and
+                isinstance(stmt.target.value, gast.Name)):
+            return None
+        index = stmt.target.slice
+        if isinstance(index, gast.Name) and index.id == i:
+            return 0
+        if isinstance(index, gast.Name):
+            binds = [j for j, s in enumerate(body) if index.id in _stored(s)]
+            if len(binds) != 1 or binds[0] > k or not isinstance(body[binds[0]], gast.Assign):
+                return None
+            index = body[binds[0]].value
+        plus_one = isinstance(index, gast.BinOp) and isinstance(index.op, gast.Add) and \
+            isinstance(index.left, gast.Name) and index.left.id == i and _int(index.right) == 1
+        return 1 if plus_one else None
+
+    def carriable(self, loop: gast.For, here: list[int], ahead: list[int]) -> bool:
+        """Whether the additions `here` and `ahead` (positions in `loop`'s body) are the
+        only statements of the loop that read or write their array (one the function makes
+        zeros of, in every assignment to its name), under its name or another, and each
+        value added `here` is a name bound once in the body, before, to a new value (an
+        operator's), that nothing else in the function reads: the carried value is one no
+        later statement changes in place."""
+        adds = [loop.body[k] for k in here + ahead]
+        out = adds[0].target.value.id
+        made = [s for s in all_statements(self.fn.body) if out in _stored(s)
+                and not isinstance(s, (gast.If, gast.For, gast.While))]
+        if out in names_in(self.fn.args) or not all(
+                isinstance(s, gast.Assign) and len(s.targets) == 1 and
+                isinstance(s.targets[0], gast.Name) and
+                self.ns.called(s.value) in (zeros_like, np.zeros, np.zeros_like)
+                for s in made):
+            return False
+        held = self.holders(out, {id(s) for s in adds})
+        if any(names_in(s.value) & held for s in adds):
+            return False
+        if any(names_in(s) & held for s in loop.body if not any(s is a for a in adds)):
+            return False
+        for k in here:
+            value = loop.body[k].value
+            if not isinstance(value, gast.Name):
+                return False
+            binds = [s for s in loop.body if value.id in _stored(s)]
+            if len(binds) != 1 or not isinstance(binds[0], gast.Assign) or \
+                    not isinstance(binds[0].value, (gast.BinOp, gast.UnaryOp)) or \
+                    loop.body.index(binds[0]) > k:
+                return False
+            readers = [s for s in all_statements(self.fn.body)
+                       if value.id in _read(s) and s is not binds[0]]
+            if readers != [loop.body[k]]:
+                return False
+        return True
 
     def loop(self, loop: gast.For) -> list[gast.stmt]:
         """`loop` with its outer products kept, and the product that adds them after it."""
@@ -215,6 +342,21 @@ class _Batch:
             if more == held:
                 return held
             held = more
+
+
+def _read(stmt: gast.stmt) -> set[str]:
+    """The names `stmt` reads, itself (a compound statement: in its test or iterable)."""
+    if isinstance(stmt, (gast.If, gast.While)):
+        return names_in(stmt.test)
+    if isinstance(stmt, gast.For):
+        return names_in(stmt.iter)
+    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and
+            not isinstance(n.ctx, gast.Store)}
+
+
+def _stored(stmt: gast.stmt) -> set[str]:
+    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and
+            isinstance(n.ctx, gast.Store)}
 
 
 def _targets(stmt: gast.stmt) -> list[gast.AST]:

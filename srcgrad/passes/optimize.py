@@ -12,7 +12,8 @@ needs is dead to numba (`grad` of a scalar loop runs its adjoint only); powers o
 numbers fold (`n ** 1`; in the adjoint `e * n ** 0` and the `e * 0 * n ** -1` of the
 derivative of `n ** 0`, zero at n = 0 too).
 
-An assignment to names of a value without effects is dead where none of those names is
+An assignment of a name to itself (`a = a`) is dropped; an assignment to names of a value
+without effects is dead where none of those names is
 read afterwards (on any path: liveness, backwards, to a fixed point over loops). Forward
 mode over a gradient is where that pays: `hvp` needs the tangent of the gradient, not the
 gradient itself, so the products that compute the gradient go (and a product whose
@@ -103,6 +104,9 @@ class _Sweep:
     def keep(self, stmt: gast.stmt, live: set[str], loop: set[str]) -> gast.stmt | None:
         """`stmt`, pruned inside (a copy: generated functions share statements), or None
         if it is dead; updates `live` across it."""
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name) and \
+                all(isinstance(t, gast.Name) and t.id == stmt.value.id for t in stmt.targets):
+            return None   # `a = a` (a list's adjoint made in a branch): binds nothing new
         if isinstance(stmt, gast.Assign) and self.pure(stmt.value):
             stored = _stored(stmt.targets)
             if stored is not None:
