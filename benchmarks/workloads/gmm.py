@@ -68,6 +68,23 @@ def primal(alphas, means, icf, x):
             - k * log_c)
 
 
+def _rest(xp, alphas, icf, qdiag, sum_qs, total, n):
+    """The objective from the points' sum `total` on, as `primal` computes it, with the
+    array module `xp` (jax.numpy, autograd.numpy) for the JAX and autograd forms."""
+    k, d = qdiag.shape
+    top = xp.max(alphas)
+    lse_alphas = top + xp.log(xp.sum(xp.exp(alphas - top)))
+    frobenius = xp.sum(qdiag * qdiag, axis=1) + xp.sum(icf[:, d:] ** 2, axis=1)
+    prior = xp.sum(0.5 * WISHART_GAMMA ** 2 * frobenius - WISHART_M * sum_qs)
+    n_wishart = d + WISHART_M + 1
+    log_gamma_d = 0.25 * d * (d - 1) * math.log(math.pi)
+    for j in range(d):
+        log_gamma_d += math.lgamma(0.5 * (n_wishart - j))
+    log_c = n_wishart * d * (math.log(WISHART_GAMMA) - 0.5 * math.log(2.0)) - log_gamma_d
+    return (-0.5 * n * d * math.log(2.0 * math.pi) + total - n * lse_alphas + prior
+            - k * log_c)
+
+
 def jax_primal(jnp, lax):
     def f(alphas, means, icf, x):
         n, d = x.shape
@@ -86,17 +103,7 @@ def jax_primal(jnp, lax):
             return total + top + jnp.log(jnp.sum(jnp.exp(main - top))), None
 
         total, _ = lax.scan(point, jnp.zeros((), x.dtype), x)
-        top = jnp.max(alphas)
-        lse_alphas = top + jnp.log(jnp.sum(jnp.exp(alphas - top)))
-        frobenius = jnp.sum(qdiag * qdiag, axis=1) + jnp.sum(icf[:, d:] ** 2, axis=1)
-        prior = jnp.sum(0.5 * WISHART_GAMMA ** 2 * frobenius - WISHART_M * sum_qs)
-        n_wishart = d + WISHART_M + 1
-        log_gamma_d = 0.25 * d * (d - 1) * math.log(math.pi)
-        for j in range(d):
-            log_gamma_d += math.lgamma(0.5 * (n_wishart - j))
-        log_c = n_wishart * d * (math.log(WISHART_GAMMA) - 0.5 * math.log(2.0)) - log_gamma_d
-        return (-0.5 * n * d * math.log(2.0 * math.pi) + total - n * lse_alphas + prior
-                - k * log_c)
+        return _rest(jnp, alphas, icf, qdiag, sum_qs, total, n)
 
     return f
 
@@ -124,17 +131,7 @@ def autograd_primal(anp):
             main = alphas + sum_qs - 0.5 * anp.sum(mahal * mahal, axis=1)
             top = anp.max(main)
             total = total + top + anp.log(anp.sum(anp.exp(main - top)))
-        top = anp.max(alphas)
-        lse_alphas = top + anp.log(anp.sum(anp.exp(alphas - top)))
-        frobenius = anp.sum(qdiag * qdiag, axis=1) + anp.sum(icf[:, d:] ** 2, axis=1)
-        prior = anp.sum(0.5 * WISHART_GAMMA ** 2 * frobenius - WISHART_M * sum_qs)
-        n_wishart = d + WISHART_M + 1
-        log_gamma_d = 0.25 * d * (d - 1) * math.log(math.pi)
-        for j in range(d):
-            log_gamma_d += math.lgamma(0.5 * (n_wishart - j))
-        log_c = n_wishart * d * (math.log(WISHART_GAMMA) - 0.5 * math.log(2.0)) - log_gamma_d
-        return (-0.5 * n * d * math.log(2.0 * math.pi) + total - n * lse_alphas + prior
-                - k * log_c)
+        return _rest(anp, alphas, icf, qdiag, sum_qs, total, n)
 
     return f
 
