@@ -71,6 +71,17 @@ def norm_matrix(x):
     return np.linalg.norm(x, "fro") ** 3 + np.linalg.norm(x, "nuc") + np.linalg.norm(x, 2) ** 2
 
 
+def norm_induced(x):
+    # the largest and smallest column and row sums of |x|
+    return (np.linalg.norm(x, 1) * np.linalg.norm(x, -1) + np.linalg.norm(x, np.inf) +
+            np.linalg.norm(x, -np.inf) ** 2)
+
+
+def norm_induced_of_stack(x):
+    return np.sum(np.linalg.norm(x, 1, axis=(1, 2)) ** 2) + \
+        np.sum(np.linalg.norm(x, -np.inf, axis=(0, 2)))
+
+
 def norm_of_stack(x):
     return np.sum(np.linalg.norm(x, "nuc", axis=(1, 2))) + np.sum(np.linalg.norm(x, axis=(0, 2)))
 
@@ -156,6 +167,9 @@ CASES = [
     ("norm-axis", (np.linalg.norm,), norm_along, (any_(3, 4),), [0], True),
     ("norm-matrix", (np.linalg.norm,), norm_matrix, (any_(3, 4),), [0], False),
     ("norm-stack", (np.linalg.norm,), norm_of_stack, (any_(2, 3, 4),), [0], False),
+    ("norm-induced", (np.linalg.norm,), norm_induced, (distinct(3, 4),), [0], True),
+    ("norm-induced-stack", (np.linalg.norm,), norm_induced_of_stack, (distinct(2, 3, 4),),
+     [0], False),
     ("lstsq", (np.linalg.lstsq,), lstsq_sum, (any_(5, 3), any_(5, 2), any_(3, 2)), [0, 1],
      True),
     ("lstsq-vector-square", (np.linalg.lstsq,), lstsq_vector,
@@ -339,13 +353,15 @@ def matrix_one_norm(x):
     return np.linalg.norm(x, 1)
 
 
+def matrix_inf_norm(x):
+    return np.linalg.norm(x, np.inf)
+
+
 def half_norm(x):
     return np.linalg.norm(x, 0.5)
 
 
 def test_norms_without_a_rule_are_refused(jit):
-    with pytest.raises(MissingRule, match="np.linalg.norm of a matrix"):
-        srcgrad.grad(matrix_one_norm, jit=jit)(np.ones((2, 2)))
     with pytest.raises(MissingRule, match="ord < 1"):
         srcgrad.grad(half_norm, jit=jit)(np.ones(3))
 
@@ -471,6 +487,20 @@ def full_svd(a):
 
 def hermitian_svd(a):
     return np.sum(np.linalg.svd(a, hermitian=True)[1])
+
+
+def test_induced_matrix_norms_by_hand(jit):
+    # |x| column sums (4, 4): norm 1 is 4, its gradient sign(x) shared by the two columns;
+    # row sums (3, 5): norm inf is 5, its gradient sign(x) in row 1
+    x = np.array([[1.0, -2.0], [3.0, 2.0]])
+    np.testing.assert_allclose(srcgrad.grad(matrix_one_norm, jit=jit)(x),
+                               [[0.5, -0.5], [0.5, 0.5]])
+    np.testing.assert_allclose(srcgrad.grad(matrix_inf_norm, jit=jit)(x), [[0, 0], [1, 1]])
+    v = np.array([[0.5, 1.0], [-1.0, 2.0]])
+    h = srcgrad.hvp(norm_induced, jit=jit)(x + 0.1 * v, v)   # piecewise linear terms
+    g = srcgrad.grad(norm_induced, jit=False)
+    np.testing.assert_allclose(h, (g(x + 0.1 * v + 1e-6 * v) - g(x + 0.1 * v - 1e-6 * v))
+                               / 2e-6, rtol=1e-5, atol=1e-6)
 
 
 def test_values_only_svd_by_hand(jit):

@@ -19,7 +19,9 @@ dY = -Y da Y + Y Y^T da^T (I - a Y) + (I - Y a) da^T Y^T Y, true where the rank 
 A norm's gradient is its `norm_direction` scaled by dy: x / |x|_2 (0 at x = 0, as in JAX),
 sign(x) for ord 1, sign(x) (|x| / n)^(p-1) for ord p > 1, the sign at the largest (smallest)
 |x_i| for inf (-inf), shared at ties as JAX's max; U V^T (nuclear) and u_1 v_1^T (spectral)
-from the thin SVD x = U S V^T. Forward mode over these gradients (hvp) differentiates
+from the thin SVD x = U S V^T, and for a matrix's ord 1 (-1) and inf (-inf) sign(x) in the
+column (row) of the largest (smallest) sum of |x|, shared at ties. Forward mode over these
+gradients (hvp) differentiates
 them once more, the SVD's through Townsend's (2016) derivatives of U and V.
 """
 
@@ -451,6 +453,45 @@ def _matrix_axes(x, ord, axis) -> bool:
     return isinstance(axis, tuple) and len(axis) == 2
 
 
+def _induced_direction(x, ord, axis):
+    """d/dx of the largest (ord 1) or smallest (-1) sum of |x| over a column, or over a
+    row (inf, -inf), of the matrices of x over `axis` (the last two where None): sign(x)
+    in that column (row), shared evenly among columns (rows) tied for it, as JAX's max.
+
+    >>> _induced_direction(np.array([[1.0, -2.0], [3.0, 2.0]]), 1, None)
+    array([[ 0.5, -0.5],
+           [ 0.5,  0.5]])
+    """
+    rows, cols = axis if axis is not None else (-2, -1)
+    along, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+    sums = np.sum(np.abs(x), axis=along, keepdims=True)
+    best = (np.max if ord > 0 else np.min)(sums, axis=across, keepdims=True)
+    pick = (sums == best) * 1.0
+    return np.sign(x) * (pick / np.sum(pick, axis=across, keepdims=True))
+
+
+@register_jitable
+def _induced_direction_2d(x, ord):
+    """`_induced_direction` of one matrix, as loops numba compiles."""
+    n, m = x.shape
+    columns = ord == 1 or ord == -1
+    sums = np.zeros(m if columns else n)
+    for i in range(n):
+        for j in range(m):
+            sums[j if columns else i] += abs(x[i, j])
+    best = sums.max() if ord > 0 else sums.min()
+    ties = np.sum(sums == best)
+    out = np.zeros((n, m))
+    for i in range(n):
+        for j in range(m):
+            if sums[j if columns else i] == best:
+                out[i, j] = np.sign(x[i, j]) / ties
+    return out
+
+
+_INDUCED = (1, -1, np.inf, -np.inf)
+
+
 def _singular_direction(x, top, axis):
     """d(nuclear norm)/dx = U V^T, or d(largest singular value)/dx = u_1 v_1^T if `top`,
     of the matrices of x over `axis` (the last two where None)."""
@@ -515,8 +556,10 @@ def norm_direction(x, n, ord=None, axis=None, keepdims=False):
     if _matrix_axes(x, ord, axis):
         if ord in ("nuc", 2):
             return _singular_direction(x, ord == 2, axis)
+        if ord in _INDUCED:
+            return _induced_direction(x, ord, axis)
         raise MissingRule(f"np.linalg.norm of a matrix with ord={ord!r} has no gradient "
-                          f"rule: ord None, 'fro', 'nuc' and 2 have")
+                          f"rule: ord None, 'fro', 'nuc', 2, 1, -1, inf and -inf have")
     return _vector_direction(x, r, float(ord), axis)
 
 
@@ -531,6 +574,8 @@ def norm_curvature(x, n, dx, dn, ord=None, axis=None, keepdims=False):
     if ord is None or ord == "fro":
         return _vector_curvature(x, r, dx, dr, 2.0)
     if _matrix_axes(x, ord, axis):  # U V^T or u_1 v_1^T: n is not read
+        if ord in _INDUCED:   # (sign(x) in the columns or rows picked: constant nearby)
+            return np.zeros(x.shape)
         return _singular_slope(x, dx, ord == 2, axis)
     return _vector_curvature(x, r, dx, dr, float(ord))
 
@@ -562,9 +607,12 @@ def _norm_direction_typer(x, n, ord=None, axis=None, keepdims=False):
             x, spread(n, x, axis, keepdims), 2.0, axis)
     if kind == "matrix":
         def matrix(x, n, ord=None, axis=None, keepdims=False):
+            if ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf:
+                return _induced_direction_2d(x, ord)
             if ord != 2:
                 raise MissingRule("np.linalg.norm of a matrix with this ord has no "
-                                  "gradient rule: ord None, 'fro', 'nuc' and 2 have")
+                                  "gradient rule: ord None, 'fro', 'nuc', 2, 1, -1, inf "
+                                  "and -inf have")
             u, _, vh = np.linalg.svd(x, False)
             return np.outer(u[:, 0], vh[0])
         return matrix
@@ -577,6 +625,8 @@ def _norm_curvature_typer(x, n, dx, dn, ord=None, axis=None, keepdims=False):
     kind = _norm_kind(x, ord, axis)
     if kind == "matrix":
         def top(x, n, dx, dn, ord=None, axis=None, keepdims=False):
+            if ord != 2:   # (1, -1, inf, -inf: sign(x) in the columns or rows picked)
+                return np.zeros(x.shape)
             d = np.zeros(min(x.shape))
             d[0] = 1.0
             return _singular_sum_slope_one(d, x, dx)
