@@ -81,10 +81,8 @@ def sum_items_grad(dy, items):
 @overload(sum_items_grad)
 def _sum_items_grad_typer(dy, items):
     if isinstance(items, types.BaseTuple):
-        grads = "".join(f"unbroadcast(dy, items[{i}]), " for i in range(len(items)))
-        namespace = {"unbroadcast": unbroadcast}
-        exec(f"def impl(dy, items):\n    return ({grads})", namespace)
-        return namespace["impl"]
+        return _item_by_item("dy, items", "unbroadcast(dy, items[{i}])", len(items),
+                             unbroadcast=unbroadcast)
     if isinstance(items, types.List):
         return lambda dy, items: [unbroadcast(dy, item) for item in items]
     if isinstance(items, types.Array):
@@ -131,6 +129,14 @@ def _sum_typer(items, start=0):
     return None
 
 
+def _item_by_item(params: str, item: str, n: int, **namespace):
+    """A function of `params` returning the tuple of `item` (a format with `{i}`) for
+    i < n: how numba's forms go through a tuple whose items have types of their own."""
+    items = "".join(item.format(i=i) + ", " for i in range(n))
+    exec(f"def impl({params}):\n    return ({items})", namespace)
+    return namespace["impl"]
+
+
 def _jit_source(name: str, source: str):
     namespace = {"np": np}
     exec(source, namespace)
@@ -175,10 +181,7 @@ def _add_items_typer(p, q):
     if isinstance(q, types.NoneType):
         return lambda p, q: p
     if isinstance(p, types.BaseTuple):
-        items = "".join(f"add_items(p[{i}], q[{i}]), " for i in range(len(p)))
-        namespace = {"add_items": add_items}
-        exec(f"def impl(p, q):\n    return ({items})", namespace)
-        return namespace["impl"]
+        return _item_by_item("p, q", "add_items(p[{i}], q[{i}])", len(p), add_items=add_items)
     if isinstance(p, types.List):
         def impl(p, q):
             if len(p) != len(q):
