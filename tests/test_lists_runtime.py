@@ -307,3 +307,18 @@ def test_a_name_bound_to_itself_beside_a_list_built_in_a_loop(jit):
     g = srcgrad.grad(appends_a_name_bound_to_itself, jit=jit)(x, 3)
     np.testing.assert_allclose(g, 3 * 8 * x)   # f = n * sum((2x)^2)
     assert_grad(appends_a_name_bound_to_itself, (g,), (x, 3), (0,))
+
+
+def stacked_along_axis_1(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x * i)
+    return np.sum(np.stack(parts, axis=1) ** 2)
+
+
+def test_a_list_read_otherwise_says_how_it_may_be_read():
+    # np.stack(parts, axis=1) is not one of the reads a list built in a loop takes: the
+    # refusal at the append says which are (it named only the append before)
+    with pytest.raises(srcgrad.MissingRule, match=r"read only as np.stack\(L\)") as info:
+        srcgrad.grad(stacked_along_axis_1, jit=False)(np.ones(2), 3)
+    assert "test_lists_runtime.py:" in str(info.value)

@@ -166,9 +166,13 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
     if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
                        or nested_entry(obj) is not None):
         return
+    hint = (" (a list appended to in a loop is differentiated where, after the loop, it is "
+            "read only as np.stack(L), np.array(L), sum(L), np.sum(L), np.mean(L), len(L) "
+            "or L[i], with no keywords and no other name for it)"
+            if method and call.func.attr == "append" else "")
     raise fp.error(MissingRule, stmt,
                    f"{dotted(call.func)}(...) is called for its effect, with a value "
-                   f"being differentiated: srcgrad cannot follow what it changes; "
+                   f"being differentiated: srcgrad cannot follow what it changes{hint}; "
                    f"build values with a list display and np.stack or np.array, and "
                    f"use functions that return their result")
 
