@@ -7,6 +7,7 @@ import numpy as np
 from fd import assert_grad
 
 import srcgrad
+from benchmarks.workloads.rosen_loop import primal as rosen
 from srcgrad.codegen import to_source
 from srcgrad.passes.base import Namespace
 from srcgrad.passes.batch import batch
@@ -91,13 +92,6 @@ def test_not_kept_in_a_branch_or_a_loop_left_early():
                  "        add_matmul_lhs_grad(dW, d, W, W)\n        n = n - 1\n"):
         code = "    dW = 0 * W\n    for t in range(n):\n" + body + "    return dW\n"
         assert "keep_product" not in _batched(code), code
-
-
-def rosen(x):
-    s = 0.0
-    for i in range(x.shape[0] - 1):
-        s = s + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2
-    return s
 
 
 def test_adds_into_x_i_and_x_i_plus_1_write_once_per_iteration(jit, rng):
