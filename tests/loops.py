@@ -819,3 +819,22 @@ def for_else(x):
     else:
         total = total * 2.0
     return total
+
+
+def nested_else(x):
+    """A `for ... else` inside a `while ... else`; the inner `else` continues the outer
+    loop, a `break` of the inner loop breaks the outer one too (skipping its `else`)."""
+    s = x
+    k = 0
+    while k < 4:
+        for _ in range(3):
+            if s > 5.0:
+                break
+            s = s * 1.5
+        else:
+            k += 1
+            continue
+        break
+    else:
+        s = s * s
+    return s

@@ -485,6 +485,23 @@ def test_loop_code_runs_under_numba():
     assert srcgrad.grad(L.newton_sqrt, jit=True)(4.0) == pytest.approx(0.25, rel=1e-8)
 
 
+@pytest.mark.parametrize("x,want", [
+    (np.array([0.5, 1.2, -3.0]), [1.0, 2.4, 0.0]),       # breaks at -3.0: no else
+    (np.array([0.5, 1.2, 0.3]), [2.0, 4.8, 1.2]),        # no break: the else doubles
+])
+def test_for_else(x, want, jit):
+    np.testing.assert_allclose(srcgrad.grad(L.for_else, jit=jit)(x), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("x,want", [
+    (0.5, 1.5 ** 6),           # the inner loop breaks at k = 2: the while's else is skipped
+    (0.05, 0.1 * 1.5 ** 24),   # four whole inner loops: the else squares s = x 1.5**12
+])
+def test_while_else_around_for_else(x, want, jit):
+    assert srcgrad.grad(L.nested_else, jit=jit)(x) == pytest.approx(want, rel=1e-12)
+    assert_grad(L.nested_else, (srcgrad.grad(L.nested_else, jit=jit)(x),), (x,), [0])
+
+
 # ---- constructs that may be refused, but never differentiated wrongly ----
 
 

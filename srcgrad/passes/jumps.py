@@ -7,7 +7,10 @@ Requires the user's function body (nested expressions allowed). Guarantees a bod
 * a `return` inside a loop has become `result = value; returned = True; break`, and each
   loop that may return this way is followed by `if returned:` plus the jump that
   carries the return outward;
-* the function ends with its only `return`.
+* the function ends with its only `return`;
+* no loop has an `else`: `for ...: ... else: E` becomes `broke = False; for ...: ...
+  (each of its own `break`s sets `broke = True` first); if not broke: E`, or plain `E`
+  after the loop when the loop has no `break` of its own.
 
 Why: once jumps are in tail position, which statements ran in an iteration is told by
 the branches taken alone, so the adjoint replays a loop body by replaying its branches
@@ -52,6 +55,7 @@ def structure_jumps(body: list[gast.stmt], namer: Namer) -> list[gast.stmt]:
             result = -x
         return result
     """
+    body = _lower_else(copy.deepcopy(body), namer)
     returns = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Return)]
     if len(returns) == 1 and body and body[-1] is returns[0]:
         return _tails(copy.deepcopy(body))
@@ -67,6 +71,48 @@ def structure_jumps(body: list[gast.stmt], namer: Namer) -> list[gast.stmt]:
         out.append(b.located(b.assign(result, b.const(None)), last))
     out.append(b.located(b.ret(b.name(result)), last))
     return out
+
+
+def _lower_else(stmts: list[gast.stmt], namer: Namer) -> list[gast.stmt]:
+    """Loops' `else` blocks as code after the loop (inner loops first: a `break` in an
+    inner loop's `else` belongs to the outer loop, and is found there once lowered)."""
+    out: list[gast.stmt] = []
+    for s in stmts:
+        if isinstance(s, gast.If):
+            s.body, s.orelse = _lower_else(s.body, namer), _lower_else(s.orelse, namer)
+        elif isinstance(s, (gast.For, gast.While)):
+            s.body = _lower_else(s.body, namer)
+            orelse, s.orelse = _lower_else(s.orelse, namer), []
+            if orelse and _own_breaks(s.body):
+                flag = namer.fresh("broke")
+                _flag_breaks(s.body, flag)
+                out.append(b.located(b.assign(flag, b.const(False)), s))
+                out.append(s)
+                out.append(b.located(b.make(gast.If, test=b.make(
+                    gast.UnaryOp, op=gast.Not(), operand=b.name(flag)), body=orelse,
+                    orelse=[]), s))
+                continue
+            out.append(s)
+            out.extend(orelse)  # no `break` of its own: the `else` always runs
+            continue
+        out.append(s)
+    return out
+
+
+def _own_breaks(stmts: list[gast.stmt]) -> bool:
+    """Whether a `break` of the loop whose body this is (not of a loop inside it) occurs."""
+    return any(isinstance(s, gast.Break) or isinstance(s, gast.If) and (
+        _own_breaks(s.body) or _own_breaks(s.orelse)) for s in stmts)
+
+
+def _flag_breaks(stmts: list[gast.stmt], flag: str) -> None:
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        if isinstance(s, gast.Break):
+            stmts.insert(k, b.located(b.assign(flag, b.const(True)), s))
+        elif isinstance(s, gast.If):
+            _flag_breaks(s.body, flag)
+            _flag_breaks(s.orelse, flag)
 
 
 def _lower_returns(stmts: list[gast.stmt], result: str, flag: str,

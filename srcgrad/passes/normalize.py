@@ -188,8 +188,6 @@ class _Normalizer:
             self.emit(b.make(gast.If, test=test, body=body, orelse=orelse))
 
     def for_(self, stmt: gast.For) -> None:
-        if stmt.orelse:
-            raise self.error(stmt, "'for ... else' cannot be differentiated")
         body = list(stmt.body)
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -237,8 +235,6 @@ class _Normalizer:
                          iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
 
     def while_(self, stmt: gast.While) -> None:
-        if stmt.orelse:
-            raise self.error(stmt, "'while ... else' cannot be differentiated")
         outer, self.out = self.out, []
         test = self.operation(stmt.test)
         if self.out:  # the test takes statements: they run before the loop and at its end
