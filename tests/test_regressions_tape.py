@@ -105,3 +105,139 @@ def test_a_list_of_indices_in_a_loop_is_made_again_not_taped(jit):
     g = srcgrad.grad(written_at_listed_indices, jit=jit)
     np.testing.assert_allclose(g(x, 2), [8.0, 0.0, 0.0])
     assert_grad(written_at_listed_indices, (g(x, 3),), (x, 3), [0])
+
+
+# ---- a list a method changes in place (fuzzer seed 9800887) ----
+
+
+def indexed_by_its_length(x):
+    L = []
+    s = 0.0
+    for j in range(4):
+        L.append(j + 1.0)
+        s = s + L[len(L) - 1] * x * x
+    return s
+
+
+def last_row_of_a_list(x):
+    L = []
+    s = 0.0
+    for j in range(4):
+        L.append(np.ones(2) * (j + 1.0))
+        s = s + np.sum(L[-1] * x * x)
+    return s
+
+
+def list_rebuilt_per_iteration(x):
+    s = 0.0
+    for _ in range(2):
+        L = [1.0]
+        for _ in range(3):
+            L.append(L[-1] * 2.0)
+        t = L[-1]
+        s = s + t * np.sin(x)
+    return s
+
+
+@pytest.mark.parametrize("fun, want", [
+    (indexed_by_its_length, 2 * 0.7 * (1 + 2 + 3 + 4)),
+    (last_row_of_a_list, 2 * 2 * 0.7 * (1 + 2 + 3 + 4)),
+    (list_rebuilt_per_iteration, 2 * 8 * np.cos(0.7)),
+])
+def test_a_list_appended_to_is_not_made_again_from_its_display(fun, want, jit):
+    # the adjoint made `L = []` (or `len(L)`) again where it read L, as if the appends
+    # after it had not happened: an IndexError, or the last iteration's entry everywhere
+    assert srcgrad.grad(fun, jit=jit)(0.7) == pytest.approx(want, rel=1e-12)
+    assert_grad(fun, (srcgrad.grad(fun, jit=jit)(0.3),), (0.3,), [0])
+
+
+def read_then_appended(x):
+    L = [1.0]
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(np.multiply(L, x))
+        L.append(2.0)
+    return s
+
+
+def test_a_list_the_gradient_reads_before_an_append_is_refused():
+    with pytest.raises(srcgrad.UnsupportedSyntax, match=r"reads 'L', which a later call "
+                       r"changes in place \(line \d+\)") as info:
+        srcgrad.grad(read_then_appended, jit=False)(0.7)
+    line = read_then_appended.__code__.co_firstlineno + 4
+    assert f"test_regressions_tape.py:{line}:" in str(info.value)
+
+
+# ---- a value whose shape changes from one iteration to the next ----
+
+
+def slice_to_the_index(x):
+    s = 0.0
+    for j in range(1, 4):
+        t = x[:j] * x[0]
+        s = s + np.sum(t)
+    return s
+
+
+def ones_of_the_index(x):
+    s = 0.0
+    for j in (1, 3):
+        c = np.ones(j)
+        t = c * x[0]
+        s = s + np.sum(t * t)
+    return s
+
+
+def arange_of_the_index(x):
+    s = 0.0
+    for j in range(1, 3):
+        t = np.arange(2 * j - 1.0) + x[0]
+        s = s + np.sum(np.sin(t))
+    return s
+
+
+def rebound_to_a_longer_slice(x):
+    s = 0.0
+    c = x[:1]
+    for _ in range(3):
+        t = c * x[1]
+        s = s + np.sum(t ** 2)
+        c = x[:3]
+    return s
+
+
+def grown_by_concatenate(x):
+    s = 0.0
+    c = x[:1]
+    for _ in range(3):
+        t = np.exp(c) * x[1]
+        s = s + np.sum(t)
+        c = np.concatenate((c, x[:1] * 0.0))
+    return s
+
+
+def slice_to_a_branch_value(x):
+    s = 0.0
+    for j in range(3):
+        k = 1 if j == 0 else 3
+        t = np.tanh(x[:k]) * x[3]
+        s = s + np.sum(t * t)
+    return s
+
+
+@pytest.mark.parametrize("fun", [slice_to_the_index, ones_of_the_index, arange_of_the_index,
+                                 rebound_to_a_longer_slice, grown_by_concatenate,
+                                 slice_to_a_branch_value])
+def test_a_value_whose_shape_changes_between_iterations(fun, jit):
+    # `sum_grad(dy, t)` read t for its shape only: the adjoint of every iteration took
+    # the last one's (ones_of_the_index: 3.6 for 2.4, no error). Compiled, numba may
+    # refuse the tape of a value that changes shape: an error, never another number.
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    try:
+        got = srcgrad.grad(fun, jit=jit)(x)
+    except srcgrad.SrcgradError as exc:
+        assert jit and "changed shape" in str(exc), str(exc)
+        got = srcgrad.grad(fun, jit=False)(x)
+    assert_grad(fun, (got,), (x,), [0])
+    if fun is ones_of_the_index:   # s = (1 + 3) x0**2
+        np.testing.assert_allclose(got, [8 * 0.3, 0.0, 0.0, 0.0], rtol=1e-12)

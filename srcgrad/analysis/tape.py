@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 
 import gast
 
+from ..errors import UnsupportedSyntax
+
 
 @dataclass(frozen=True)
 class Read:
@@ -47,6 +49,9 @@ class Layout:
     block: dict[int, list[gast.stmt]] = field(default_factory=dict)        # containing block
     blocks: list[tuple[list[gast.stmt], tuple[gast.stmt, ...]]] = field(default_factory=list)
     sites: dict[str, list[gast.stmt]] = field(default_factory=dict)   # where a name changes
+    # where a method called for its effect may change a name's value in place
+    # (`L.append(v)`, `a.sort()`): no tape undoes these
+    mutations: dict[str, list[gast.stmt]] = field(default_factory=dict)
     loads: dict[str, list[int]] = field(default_factory=dict)         # where the primal reads
     branches: dict[int, tuple[tuple[int, str], ...]] = field(default_factory=dict)
 
@@ -99,6 +104,8 @@ def layout(body: list[gast.stmt]) -> Layout:
             changed = _changes(s)
             if changed:
                 lay.sites.setdefault(changed, []).append(s)
+            if _mutated(s):
+                lay.mutations.setdefault(_mutated(s), []).append(s)
             if isinstance(s, gast.If):
                 visit(s.body, loops, branches + ((id(s), "body"),))
                 visit(s.orelse, loops, branches + ((id(s), "orelse"),))
@@ -117,6 +124,15 @@ def _changes(s: gast.stmt) -> str | None:
         return t.id if isinstance(t, gast.Name) else t.value.id
     if isinstance(s, gast.For):
         return s.target.id
+    return None
+
+
+def _mutated(s: gast.stmt) -> str | None:
+    """The name whose method an expression statement calls (`L.append(v)`)."""
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+            and isinstance(s.value.func, gast.Attribute) \
+            and isinstance(s.value.func.value, gast.Name):
+        return s.value.func.value.id
     return None
 
 
@@ -163,6 +179,7 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
     """Decide saves and block-local materializations; `cheap(value)` tells whether an
     operation may be recomputed in the adjoint."""
     lay = layout(body)
+    _check_mutations(lay, reads, filename)
     local_defs = _block_locals(lay, params)
     at_reads: set[str] = set()
     for _ in range(len(lay.sites) + 1):
@@ -211,6 +228,20 @@ def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], ch
             local[name] = Local(block, k, "recompute" if recompute else "tape")
             at.setdefault(id(block), {}).setdefault(k, []).insert(0, name)
     return local, at, reads
+
+
+def _check_mutations(lay: Layout, reads: list[Read], filename: str) -> None:
+    """Refuse an adjoint read of a name that a method call may change in place after it
+    (the adjoint, run after the whole forward code, would see the later value)."""
+    for r in reads:
+        for site in lay.mutations.get(r.var, []):
+            if lay.precedes(lay.pos[id(r.stmt)] + (0.5 if r.after else -0.5), site,
+                            None, r.stmt):
+                raise UnsupportedSyntax(
+                    f"the gradient reads '{r.var}', which a later call changes in place "
+                    f"(line {site.lineno}); read a copy of it instead (list({r.var}) or "
+                    f"{r.var}.copy())", filename=filename, lineno=r.stmt.lineno,
+                    col=getattr(r.stmt, "col_offset", None))
 
 
 def _saves(lay: Layout, reads: list[Read], exempt: set[str]) -> set[int]:
@@ -263,7 +294,7 @@ def _block_locals(lay: Layout, params: list[str]) -> dict[int, str]:
             if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
                 continue
             name = s.targets[0].id
-            if name in params or lay.sites.get(name) != [s]:
+            if name in params or lay.sites.get(name) != [s] or name in lay.mutations:
                 continue
             d, last = lay.pos[id(s)], lay.end[id(block[-1])]
             lo, hi = lay.pos[id(outer)], lay.end[id(outer)]
@@ -282,8 +313,8 @@ def _recomputable(lay: Layout, stmt: gast.Assign, block, d: int, k: int,
                   local_defs: dict[int, str], cheap) -> bool:
     """Whether `stmt` can run again just before the adjoint reverses `block[k]`: a cheap
     operation whose operands are not changed between it and there."""
-    if not cheap(stmt.value):
-        return False
+    if not cheap(stmt.value) or any(n in lay.mutations for n in _operands(stmt.value)):
+        return False  # (a value changed in place is made again only as it is at the end)
     lo, hi = lay.pos[id(stmt)], lay.end[id(block[k])]
     locals_ = set(local_defs.values())
     for name in _operands(stmt.value):

@@ -202,6 +202,34 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
                     and s.value.value.id in rebound)}
     # ... and a list a loop filled (passes/lists.py): its length is its loop's
     varying |= {target_of(s) for s in looped if called(s.value) is filled}
+    # ... and what takes its shape from a value the loop changes: a slice whose bounds
+    # it changes (x[:j]), a call that is not entry by entry (np.ones(j),
+    # np.concatenate((c, v))), anything read from a list a method changes in place
+    # (list(L) after L.append), and a name a loop binds to a slice or such a call that is
+    # bound elsewhere too (c = x[:1] before the loop, c = x[:3] in it)
+    changing = rebound | {loop.target.id for loop in statements if isinstance(loop, gast.For)}
+    mutated = {s.value.func.value.id for s in statements if isinstance(s, gast.Expr)
+               and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+               and isinstance(s.value.func.value, gast.Name)}
+    sites: dict[str, int] = {}
+    for s in statements:
+        if target_of(s):
+            sites[target_of(s)] = sites.get(target_of(s), 0) + 1
+
+    def shaping(value: gast.AST) -> bool:
+        """Whether `value`'s shape may come from something other than its operands'."""
+        if isinstance(value, gast.Subscript):
+            return any(isinstance(n, gast.Slice) for n in gast.walk(value.slice))
+        if isinstance(value, gast.Call):
+            r = lookup(called(value))
+            return not (r is not None and r.elementwise or fact(called(value), "reduction"))
+        return False
+
+    for s in looped:
+        names = {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+        if names & mutated or shaping(s.value) and (
+                names & changing or sites[target_of(s)] > 1):
+            varying.add(target_of(s))
     while True:
         more = {target_of(s) for s in looped if target_of(s) not in varying
                 and any(isinstance(n, gast.Name) and n.id in varying
