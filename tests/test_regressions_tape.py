@@ -241,3 +241,41 @@ def test_a_value_whose_shape_changes_between_iterations(fun, jit):
     assert_grad(fun, (got,), (x,), [0])
     if fun is ones_of_the_index:   # s = (1 + 3) x0**2
         np.testing.assert_allclose(got, [8 * 0.3, 0.0, 0.0, 0.0], rtol=1e-12)
+
+
+def shape_by_branch(x):
+    s = 0.0
+    for j in range(3):
+        if j == 0:
+            t = x[0] * 2.0
+        else:
+            t = x * 2.0
+        s = s + np.sum(t * x[1])
+    return s
+
+
+def test_a_value_whose_shape_depends_on_the_branch_taken():
+    # t is a number at the first iteration, an array after: its product's sum_grad took
+    # the array's shape at every iteration (-7.0 for -4.2). (numba cannot type t.)
+    x = np.array([0.3, -0.7, 1.1])
+    got = srcgrad.grad(shape_by_branch, jit=False)(x)
+    # s = 2 x0 x1 + 2 * 2 x1 sum(x)
+    want = [2 * x[1] + 4 * x[1], 2 * x[0] + 4 * np.sum(x) + 4 * x[1], 4 * x[1]]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def grows_by_broadcasting(x):
+    c = x[0] * 1.0
+    s = 0.0
+    for _ in range(3):
+        t = c * x[1]
+        s = s + np.sum(t * t)
+        c = c * x
+    return s
+
+
+def test_a_carried_value_that_grows_by_broadcasting_is_refused(jit):
+    # c is a number at the first iteration and an array after: t's sum_grad read t at
+    # the last shape (silently wrong before); a check after the loop refuses it
+    with pytest.raises(srcgrad.SrcgradError, match=r"'c' changes shape in this loop"):
+        srcgrad.grad(grows_by_broadcasting, jit=jit)(np.array([0.3, -0.7, 1.1]))

@@ -230,6 +230,10 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
         if names & mutated or shaping(s.value) and (
                 names & changing or sites[target_of(s)] > 1):
             varying.add(target_of(s))
+    # ... and a name a loop binds at two places (`t = x[0]` in one branch, `t = x` in the
+    # other): each iteration's may be either
+    in_loops = [target_of(t) for t in {id(t): t for t in looped}.values()]
+    varying |= {n for n in in_loops if in_loops.count(n) > 1}
     while True:
         more = {target_of(s) for s in looped if target_of(s) not in varying
                 and any(isinstance(n, gast.Name) and n.id in varying

@@ -22,14 +22,16 @@ it fills are read in one place.
 from __future__ import annotations
 
 import copy
+import os
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.placement import Tapes, breaks, retested
 from ..analysis.tape import Read, plan
 from ..rules import fact
-from ..runtime import new_tape, record, snapshot
+from ..runtime import new_tape, record, same_shape, snapshot
 from .base import FunctionPass, all_statements, by_line, changed, int_constant, is_write, target_of
 from .check import view_root, views
 
@@ -45,6 +47,38 @@ class Recording(FunctionPass):
         self.read_names = {r.var for r in self.tape.reads}
         self.retests = retested(self.tape.layout, self.statements)
         self.tapes = Tapes(self.tape.layout, self.namer)
+        self.shape_checks = self.carried_shapes()
+
+    def carried_shapes(self) -> dict[int, list[tuple[str, str]]]:
+        """id(loop) -> (name, shape name) of the values a loop carries (bound before it
+        in its block, bound once in it) from which the loop computes, before it binds
+        them again, values the adjoint reads for their shapes only: it sees those at
+        their shapes at the end. A shape that grows by broadcasting (`c = c * x`) makes
+        them another at the first iteration, so `same_shape` checks after the loop that
+        such a value has the shape it had before. (Names bound in two places in a loop,
+        or to a slice or a call that makes their shape, are `reshaped`: read at each
+        iteration's shape.)"""
+        out: dict[int, list[tuple[str, str]]] = {}
+        blocks = [self.fn.body] + [blk for s in self.statements for blk in (
+            [s.body, s.orelse] if isinstance(s, gast.If) else [])]
+        for block in blocks:
+            for k, loop in enumerate(block):
+                if not isinstance(loop, (gast.For, gast.While)):
+                    continue
+                inner = [s for s in all_statements(loop.body) if target_of(s)]
+                starts = {target_of(s): s.value for s in block[:k] if target_of(s)}
+                for name in sorted(set(starts) & {target_of(s) for s in inner}
+                                   - self.reshaped):
+                    site = next(s for s in inner if target_of(s) == name)
+                    derived = {name}   # what the iteration computes from the value it got
+                    for s in inner[:inner.index(site)]:
+                        if any(isinstance(n, gast.Name) and n.id in derived
+                               for n in gast.walk(s.value)):
+                            derived.add(target_of(s))
+                    if derived - {name} & self.shape_reads:
+                        out.setdefault(id(loop), []).append(
+                            (name, self.namer.fresh(f"{name}_shape")))
+        return out
 
     def cheap(self, value: gast.AST) -> bool:
         """Whether the adjoint may run this operation again rather than tape its value."""
@@ -62,6 +96,7 @@ class Recording(FunctionPass):
         out = []
         adjoint_names = set(self.adj.values())
         reshaped = self.reshaped
+        self.shape_reads: set[str] = set()
 
         def names(node):
             shape_only = set()
@@ -70,6 +105,7 @@ class Recording(FunctionPass):
                 if k is not None and len(call.args) > k and isinstance(call.args[k], gast.Name) \
                         and call.args[k].id not in reshaped:
                     shape_only.add(id(call.args[k]))
+                    self.shape_reads.add(call.args[k].id)
             # in the order they are read (not a set's: generated code must not depend on
             # the process's string hashes, or the disk cache misses)
             return list(dict.fromkeys(
@@ -184,7 +220,17 @@ class Recording(FunctionPass):
             else:
                 node.test = copy.deepcopy(stmt.test)
             node.body = body
+            checks = self.shape_checks.get(id(stmt), [])
+            out += [b.assign(shape, b.call(b.make(gast.Attribute, value=b.name(
+                self.bind("np", np)), attr="shape", ctx=gast.Load()), b.name(name)))
+                for name, shape in checks]
             out.append(self.bind_globals(node, shallow=True))
+            out += [b.make(gast.Expr, value=b.call(
+                b.name(self.bind("same_shape", same_shape)), b.name(name), b.name(shape),
+                b.const(f"{os.path.basename(self.p.filename)}:{getattr(stmt, 'lineno', '?')}: "
+                        f"'{name}' changes shape in this loop: give it its final shape "
+                        f"before it")))
+                    for name, shape in checks]
             if counter and self.tape.layout.loops[id(stmt)]:
                 out += self.push(self.tapes.of_trips(stmt), b.name(counter))
             return out

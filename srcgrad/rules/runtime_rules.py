@@ -29,6 +29,7 @@ from ..runtime import (
     reshape_as,
     retake,
     retake_grad,
+    same_shape,
     seed,
     snapshot,
     split_like,
@@ -60,7 +61,7 @@ linear(retake_grad, unshared)
 linear(unaliased, positions=(0,))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
-nondifferentiable(seed, zeros_like, unit)
+nondifferentiable(seed, zeros_like, unit, same_shape)
 
 # helpers that only return a value (record, put_flat, add_at and the in-place adders write
 # into an argument; seed's check that the result is a scalar is its point)

@@ -82,6 +82,7 @@ from .tapes import (  # noqa: F401
     record,
     retake,
     retake_grad,
+    same_shape,
     snapshot,
     unaliased,
     unshared,

@@ -110,6 +110,25 @@ def _unshared_typer(v, message):
     return lambda v, message: v
 
 
+def same_shape(v, shape, message):
+    """Check, after a loop, that `v` has the shape it had before it (`shape`): the
+    adjoint reads values the loop computes from v for their shapes only, as they are at
+    the end (a shape that grows by broadcasting, `c = c * x`, would be another one)."""
+    if np.shape(v) != shape:
+        raise UnsupportedSyntax(message)
+
+
+@overload(same_shape)
+def _same_shape_typer(v, shape, message):
+    if len(getattr(shape, "types", ())) != getattr(v, "ndim", 0):
+        raise TypingError(f"srcgrad: {getattr(message, 'literal_value', message)}")
+
+    def check(v, shape, message):
+        if np.shape(v) != shape:
+            raise UnsupportedSyntax(message)
+    return check
+
+
 def unaliased(v, array, message):
     """`v`, a value taken from `array`: refused if it is a view of it that is read after
     a write into `array` (or into an item of it, a tuple) the gradient cannot follow (see
