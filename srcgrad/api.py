@@ -150,6 +150,7 @@ class Transform:
         self._specialized: dict[tuple, Transform] = {}
         self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
+        self._hvp_of: Transform | None = None   # (an hvp: the gradient it differentiates)
         self._forms: Forms | None = None
         self._lock = threading.Lock()
         self._transposing = bool(self.inner) and kind is Kind.VJP
@@ -200,12 +201,18 @@ class Transform:
 
     def _generate(self) -> Generated:
         from .backend.modules import generated  # (kept on disk for the next process)
-        from .compiler import generate, generate_grad_of, generate_jvp
         if self._transposing:  # the pullback's code; the value is the inner's
             return self._transposed.generated
+        user = self
+        while user.inner is not None:
+            user = user.inner
+        return generated(user.fun, self._key(), self._make,
+                         lambda: [t.generated for t in self._made_from()])
+
+    def _make(self) -> Generated:
+        from .compiler import generate, generate_grad_of, generate_jvp
         if self.kind is Kind.HVP:  # forward over reverse: the jvp of the gradient's code
-            inner = Transform(self.fun, Kind.GRAD, self.options.but(
-                constants=self.options.constants, trees=self.options.trees))
+            inner, = self._made_from()
             return generate_jvp(inner.entry_function(), self.wrt, self._many,
                                 only=inner.projection)
         if self.kind is Kind.JVP:
@@ -216,13 +223,28 @@ class Transform:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
-        key = (self.kind.value, tuple(self.wrt), self._many, self.options.constants,
-               self.unroll, self.options.trees, self.options.checkpoint,
-               self.options.complex_values)
-        return generated(self.fun, key, lambda: generate(
-            self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-            value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
-            checkpoint=self.options.checkpoint, complex_values=self.options.complex_values))
+        return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
+                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
+                        checkpoint=self.options.checkpoint,
+                        complex_values=self.options.complex_values)
+
+    def _key(self) -> tuple:
+        """What this transform's code is made from besides the user's function (the disk
+        cache's key, `backend.modules`): its kind and options, then its inner ones'."""
+        o = self.options
+        own = (self.kind.value, tuple(self.wrt), self._many, o.static, o.constants, o.unroll,
+               o.trees, o.checkpoint, o.complex_values)
+        return own + ("of",) + self.inner._key() if self.inner is not None else own
+
+    def _made_from(self) -> list[Transform]:
+        """The transforms whose generated code this one's is made from: an hvp's, the
+        gradient it is the jvp of; a transform of a transform's, that one and its own."""
+        if self.kind is Kind.HVP:
+            if self._hvp_of is None:
+                self._hvp_of = Transform(self.fun, Kind.GRAD, self.options.but(
+                    constants=self.options.constants, trees=self.options.trees))
+            return [self._hvp_of]
+        return [] if self.inner is None else [self.inner, *self.inner._made_from()]
 
     @property
     def role(self) -> str:
