@@ -154,6 +154,13 @@ class Transform:
         self._forms: Forms | None = None
         self._lock = threading.Lock()
         self._transposing = bool(self.inner) and kind is Kind.VJP
+        self._forward = kind.forward
+        # where each wrt argument is among the arguments (None: a tangent's, not one); and
+        # of the calls `_plain` may let through: their wrt arguments' positions
+        self._at = [self._params.index(n) if n in self._params else None for n in self.wrt]
+        self._plain_at = None if kind.forward or self._transposing or self.static \
+            or not self._ordinary or None in self._at or \
+            self.inner is not None and self.inner.kind.forward else tuple(self._at)
 
     @property
     def jit(self) -> bool | str:
@@ -304,7 +311,7 @@ class Transform:
         return self._functions(jit=True)[self.generated.entries[self.role]]
 
     def _call(self, role: str, args: tuple) -> Any:
-        return self.forms.call(role, args)
+        return (self._forms or self.forms).call(role, args)
 
     def compile(self, *args, **kwargs) -> Transform:
         """Compile now, blocking, for arguments like these (as a call takes them): the
@@ -383,41 +390,66 @@ class Transform:
         return self._specialized[key]
 
     def __call__(self, *args, **kwargs):
-        if self.kind.forward:
+        if self._forward:
             if not args:
                 raise TypeError(f"{self.name} takes the arguments, then the tangents")
             return self._along(args[:-1], kwargs, args[-1])
-        values = self._args(args, kwargs)
-        if self.static or self._recursive:
-            return self.specialized(values)(*values)
-        if (structured := self._structured(values)) is not None:
-            flat, leaves, trees = structured
-            out, group = flat(*leaves), functools.partial(self._regroup, trees)
-            if self.kind is Kind.VJP:
-                return out[0], Regrouped(out[1], group)
-            return (out[0], group(out[1])) if self.kind is Kind.VALUE_AND_GRAD else group(out)
-        if self._transposing:
-            pullback = Columns if self.inner.custom else Transposed
-            return self.inner(*values), pullback(self._transposed, values)
-        if self.kind is not Kind.GRAD and self._complex_arguments(values):
-            return self._valued_complex(self.kind)(*values)
+        plain_call = not kwargs and self._plain(args)
+        values = args if plain_call else self._args(args, kwargs)
+        if not plain_call:
+            if self.static or self._recursive:
+                return self.specialized(values)(*values)
+            if (structured := self._structured(values)) is not None:
+                flat, leaves, trees = structured
+                out, group = flat(*leaves), functools.partial(self._regroup, trees)
+                if self.kind is Kind.VJP:
+                    return out[0], Regrouped(out[1], group)
+                return (out[0], group(out[1])) if self.kind is Kind.VALUE_AND_GRAD \
+                    else group(out)
+            if self._transposing:
+                pullback = Columns if self.inner.custom else Transposed
+                return self.inner(*values), pullback(self._transposed, values)
+            if self._complex_arguments(values):
+                kind = Kind.VALUE_AND_GRAD if self.kind is Kind.GRAD else self.kind
+                out = self._valued_complex(kind)(*values)
+                return out[1] if self.kind is Kind.GRAD else out
         if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
             return value, Pullback(self, saved)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
-            if self._complex_arguments(values):
-                return self._valued_complex(Kind.VALUE_AND_GRAD)(*values)[1]
             grads = self._call("grad", values)
         else:
             value, grads = self._call("grad", values)
-            if np.ndim(value) != 0:
-                raise self._nonscalar()
-            if np.iscomplexobj(value):   # (a full reduction's value is not checked before)
-                from .runtime import COMPLEX_RESULT
-                raise self._nonscalar(COMPLEX_RESULT)
-        grads = self._shaped(grads if self._many else (grads,), values)
-        grads = grads if self._many else grads[0]
+            if type(value) is not float and type(value) is not np.float64:
+                if np.ndim(value) != 0:
+                    raise self._nonscalar()
+                if np.iscomplexobj(value):   # (a full reduction's value is not checked)
+                    from .runtime import COMPLEX_RESULT
+                    raise self._nonscalar(COMPLEX_RESULT)
+        grads = tuple(map(self._shaped, grads, self._at, (values,) * len(grads))) \
+            if self._many else self._shaped(grads, self._at[0], values)
         return (plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
+
+    def _plain(self, args: tuple) -> bool:
+        """Whether `args` need none of the checks and forms of a call (`_args`,
+        `specialized`, `_structured`, `_complex_arguments`): one per parameter of an
+        ordinary signature, none a container nor complex, each wrt one a float or an
+        array of floats, for a transform known not to be specialised (the common call,
+        made fast: the first call always takes the long way, which reads `_recursive`)."""
+        if self._plain_at is None or self._recursion is not False or \
+                len(args) != len(self._params):
+            return False
+        for v in args:
+            if type(v) is np.ndarray:
+                if v.dtype.kind == "c":
+                    return False
+            elif type(v) not in LEAF_TYPES:
+                return False
+        for i in self._plain_at:
+            v = args[i]
+            if type(v) is not float and (type(v) is not np.ndarray or v.dtype.kind != "f"):
+                return False
+        return True
 
     def _complex_arguments(self, values: tuple) -> bool:
         """Whether some argument is complex, where the code generated for real ones runs
@@ -473,22 +505,19 @@ class Transform:
         grads = regroup(self.wrt, trees, flat)
         return tuple(grads) if self._many else grads[0]
 
-    def _shaped(self, grads: tuple, values: tuple) -> tuple:
-        """Each gradient at its argument's shape. A parameter the function rebinds in a
-        loop to a larger shape (`x = x * np.ones(3)` with a number x) has an adjoint at the
-        shape the loop gave it, whose broadcast entries each carry a part of x's."""
-        out = []
-        for name, g in zip(self.wrt, grads, strict=True):
-            x = values[self._params.index(name)] if name in self._params else g
-            if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
-                    and g.ndim and g.dtype.kind == "f":
-                out.append(g)   # (the common case, made fast)
-                continue
-            if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
-                from .runtime import unbroadcast
-                g = unbroadcast(g, np.asarray(x))
-            out.append(plain(g))
-        return tuple(out)
+    def _shaped(self, g: Any, at: int | None, values: tuple) -> Any:
+        """A gradient at the shape of its argument (`values[at]`; None: a tangent's). A
+        parameter the function rebinds in a loop to a larger shape (`x = x * np.ones(3)`
+        with a number x) has an adjoint at the shape the loop gave it, whose broadcast
+        entries each carry a part of x's."""
+        x = values[at] if at is not None else g
+        if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
+                and g.ndim and g.dtype.kind == "f":
+            return g   # (the common case, made fast)
+        if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
+            from .runtime import unbroadcast
+            g = unbroadcast(g, np.asarray(x))
+        return plain(g)
 
     def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
         """jvp: `(value, derivative along tangents)`; hvp: the Hessian times them."""

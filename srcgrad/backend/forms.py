@@ -280,7 +280,7 @@ class Forms:
         return self.run_compiled(name, args)
 
     def run_compiled(self, name: str, args: tuple, rereads: int = REREADS) -> Any:
-        fn = self.functions(jit=True)[name]
+        fn = (self._compiled or self.functions(jit=True))[name]   # (loaded: no lock)
         known, start = len(fn.overloads), time.perf_counter()
         try:
             result = fn(*args)
