@@ -71,7 +71,8 @@ class Row:
 
 def run(names: list[str], repeat: int, only: list[str] | None = None) -> None:
     """`only`: run just the contenders whose names contain one of these (and the hand numba
-    adjoint, the reference), and no first calls in fresh processes."""
+    adjoint, the reference), and of the first calls in fresh processes only the naive JAX
+    row's, if it is run (it decides whether that row is built)."""
     print(_versions())
     summary = []
     for name in names:
@@ -79,16 +80,25 @@ def run(names: list[str], repeat: int, only: list[str] | None = None) -> None:
         args = w.inputs(np.random.default_rng(workloads.SEED))
         print(f"\n== {name}: {w.DESCRIPTION}")
         # first: it decides whether the naive JAX row is built
-        cold = _coldstarts(name, w) if only is None else {}
-        contenders = [c for c in _contenders(w, cold) if only is None or c[0] == BASES[2]
-                      or any(part in c[0] for part in only)]
+        cold = _coldstarts(name, w, None if only is None else _fresh_kinds(only))
+        contenders = [c for c in _contenders(w, cold) if _chosen(c[0], only)]
         rows = _check(name, contenders, args)
         _measure(rows, repeat)
         _print_table(rows)
-        if cold:
+        if "cold" in cold:
             _print_coldstarts(cold)
         summary.append((name, {r.name: r for r in rows}, cold))
     _print_summary(summary)
+
+
+def _chosen(contender: str, only: list[str] | None) -> bool:
+    return only is None or contender == BASES[2] or any(part in contender for part in only)
+
+
+def _fresh_kinds(only: list[str]) -> tuple[str, ...]:
+    """The first calls in fresh processes that `--only` needs: the naive JAX row's, where
+    that row is chosen (its unrolled loops may fill the memory: pendulum_rk4)."""
+    return ("jax",) if _chosen(JAX_ROWS[0], only) else ()
 
 
 # ---- contenders ----
@@ -233,16 +243,20 @@ def _measure(rows: list[Row], repeat: int) -> None:
         r.ms = 1e3 * statistics.median(s)
 
 
-def _coldstarts(workload: str, w) -> dict[str, float | str]:
+def _coldstarts(workload: str, w, only: tuple[str, ...] | None = None) -> dict[str, float | str]:
     """Seconds of the first call, each in a fresh process: numba compiling the (plain) primal,
     srcgrad twice on one empty cache directory (cold, then reusing what the first wrote), and
-    each JAX row that is run (trace + compile + run; within JAX_FIRST_CALL_TIMEOUT)."""
+    each JAX row that is run (trace + compile + run; within JAX_FIRST_CALL_TIMEOUT); with
+    `only`, just the first calls it names."""
     kinds = [("numba", "numba", COLDSTART_TIMEOUT), ("cold", "srcgrad", COLDSTART_TIMEOUT),
              ("warm", "srcgrad", COLDSTART_TIMEOUT)]
     if not getattr(w, "NO_REBIND", None):  # else the naive JAX row is not run (_check_rebind)
         kinds.append(("jax", "jax", JAX_FIRST_CALL_TIMEOUT))
     if hasattr(w, "jax_primal"):
         kinds.append(("jax lax", "jax-lax", JAX_FIRST_CALL_TIMEOUT))
+    kinds = [k for k in kinds if only is None or k[0] in only]
+    if not kinds:
+        return {}
     with tempfile.TemporaryDirectory(prefix="srcgrad-bench-") as cache:
         env = {**os.environ, "SRCGRAD_CACHE_DIR": cache, "NUMBA_CACHE_DIR": cache,
                "XDG_CACHE_HOME": cache}

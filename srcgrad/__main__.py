@@ -8,9 +8,10 @@ report. `python -m srcgrad cache info` says where the disk cache is, how many en
 holds and their size; `cache clear` empties it.
 `python -m srcgrad compile path/to/file.py:func --args "np.ones(3), 2.0" [--wrt a,b]`
 compiles its gradient for arguments of those types (an expression evaluated in the file's
-namespace, with `np`), filling the disk caches, as a service would at start; it prints
-the seconds it took. A srcgrad error prints its message (with file:line) and exits with
-status 1.
+namespace, with `np`), filling the disk caches, as a service would at start: its compiled
+form, and the compiled loops of its Python form (`jit="auto"` may answer with either); it
+prints the seconds it took; code numba cannot compile is an error. A srcgrad error prints
+its message (with file:line) and exits with status 1.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import importlib.util
 import inspect
 import sys
 import time
+import warnings
 from pathlib import Path
 
 
@@ -72,7 +74,7 @@ def _cache(action: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from . import SrcgradError, grad, hvp, jvp
+    from . import JitFallbackWarning, SrcgradError, grad, hvp, jvp
 
     parser = argparse.ArgumentParser(prog="python -m srcgrad",
                                      description="Print or compile srcgrad's gradient code.")
@@ -121,10 +123,12 @@ def main(argv: list[str] | None = None) -> int:
         example = eval(args.args, {"np": np, **fun.__globals__})  # noqa: S307
         example = example if isinstance(example, tuple) else (example,)
         start = time.perf_counter()
-        grad(fun, wrt=wrt, jit=True).compile(*example)
+        with warnings.catch_warnings():   # (jit="auto", as a service calls it: all its forms)
+            warnings.simplefilter("error", JitFallbackWarning)
+            grad(fun, wrt=wrt).compile(*example)
         print(f"compiled the gradient of {fun.__qualname__} in "
               f"{time.perf_counter() - start:.2f} s")
-    except SrcgradError as exc:
+    except (SrcgradError, JitFallbackWarning) as exc:
         print(f"srcgrad.{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     return 0

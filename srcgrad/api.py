@@ -150,9 +150,17 @@ class Transform:
         self._specialized: dict[tuple, Transform] = {}
         self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
+        self._hvp_of: Transform | None = None   # (an hvp: the gradient it differentiates)
         self._forms: Forms | None = None
         self._lock = threading.Lock()
         self._transposing = bool(self.inner) and kind is Kind.VJP
+        self._forward = kind.forward
+        # where each wrt argument is among the arguments (None: a tangent's, not one); and
+        # of the calls `_plain` may let through: their wrt arguments' positions
+        self._at = [self._params.index(n) if n in self._params else None for n in self.wrt]
+        self._plain_at = None if kind.forward or self._transposing or self.static \
+            or not self._ordinary or None in self._at or \
+            self.inner is not None and self.inner.kind.forward else tuple(self._at)
 
     @property
     def jit(self) -> bool | str:
@@ -200,12 +208,18 @@ class Transform:
 
     def _generate(self) -> Generated:
         from .backend.modules import generated  # (kept on disk for the next process)
-        from .compiler import generate, generate_grad_of, generate_jvp
         if self._transposing:  # the pullback's code; the value is the inner's
             return self._transposed.generated
+        user = self
+        while user.inner is not None:
+            user = user.inner
+        return generated(user.fun, self._key(), self._make,
+                         lambda: [t.generated for t in self._made_from()])
+
+    def _make(self) -> Generated:
+        from .compiler import generate, generate_grad_of, generate_jvp
         if self.kind is Kind.HVP:  # forward over reverse: the jvp of the gradient's code
-            inner = Transform(self.fun, Kind.GRAD, self.options.but(
-                constants=self.options.constants, trees=self.options.trees))
+            inner, = self._made_from()
             return generate_jvp(inner.entry_function(), self.wrt, self._many,
                                 only=inner.projection)
         if self.kind is Kind.JVP:
@@ -216,13 +230,28 @@ class Transform:
             return generate_grad_of(self.inner.entry_function(), self.inner.projection,
                                     self.inner.label, self.wrt, self._many)
         kinds = ("vjp",) if self.kind is Kind.VJP else ("grad",)
-        key = (self.kind.value, tuple(self.wrt), self._many, self.options.constants,
-               self.unroll, self.options.trees, self.options.checkpoint,
-               self.options.complex_values)
-        return generated(self.fun, key, lambda: generate(
-            self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
-            value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
-            checkpoint=self.options.checkpoint, complex_values=self.options.complex_values))
+        return generate(self.fun, self.wrt, kinds, self._many, self.constants, self.unroll,
+                        value=self.kind is not Kind.GRAD, trees=dict(self.options.trees),
+                        checkpoint=self.options.checkpoint,
+                        complex_values=self.options.complex_values)
+
+    def _key(self) -> tuple:
+        """What this transform's code is made from besides the user's function (the disk
+        cache's key, `backend.modules`): its kind and options, then its inner ones'."""
+        o = self.options
+        own = (self.kind.value, tuple(self.wrt), self._many, o.static, o.constants, o.unroll,
+               o.trees, o.checkpoint, o.complex_values)
+        return own + ("of",) + self.inner._key() if self.inner is not None else own
+
+    def _made_from(self) -> list[Transform]:
+        """The transforms whose generated code this one's is made from: an hvp's, the
+        gradient it is the jvp of; a transform of a transform's, that one and its own."""
+        if self.kind is Kind.HVP:
+            if self._hvp_of is None:
+                self._hvp_of = Transform(self.fun, Kind.GRAD, self.options.but(
+                    constants=self.options.constants, trees=self.options.trees))
+            return [self._hvp_of]
+        return [] if self.inner is None else [self.inner, *self.inner._made_from()]
 
     @property
     def role(self) -> str:
@@ -282,7 +311,7 @@ class Transform:
         return self._functions(jit=True)[self.generated.entries[self.role]]
 
     def _call(self, role: str, args: tuple) -> Any:
-        return self.forms.call(role, args)
+        return (self._forms or self.forms).call(role, args)
 
     def compile(self, *args, **kwargs) -> Transform:
         """Compile now, blocking, for arguments like these (as a call takes them): the
@@ -361,41 +390,66 @@ class Transform:
         return self._specialized[key]
 
     def __call__(self, *args, **kwargs):
-        if self.kind.forward:
+        if self._forward:
             if not args:
                 raise TypeError(f"{self.name} takes the arguments, then the tangents")
             return self._along(args[:-1], kwargs, args[-1])
-        values = self._args(args, kwargs)
-        if self.static or self._recursive:
-            return self.specialized(values)(*values)
-        if (structured := self._structured(values)) is not None:
-            flat, leaves, trees = structured
-            out, group = flat(*leaves), functools.partial(self._regroup, trees)
-            if self.kind is Kind.VJP:
-                return out[0], Regrouped(out[1], group)
-            return (out[0], group(out[1])) if self.kind is Kind.VALUE_AND_GRAD else group(out)
-        if self._transposing:
-            pullback = Columns if self.inner.custom else Transposed
-            return self.inner(*values), pullback(self._transposed, values)
-        if self.kind is not Kind.GRAD and self._complex_arguments(values):
-            return self._valued_complex(self.kind)(*values)
+        plain_call = not kwargs and self._plain(args)
+        values = args if plain_call else self._args(args, kwargs)
+        if not plain_call:
+            if self.static or self._recursive:
+                return self.specialized(values)(*values)
+            if (structured := self._structured(values)) is not None:
+                flat, leaves, trees = structured
+                out, group = flat(*leaves), functools.partial(self._regroup, trees)
+                if self.kind is Kind.VJP:
+                    return out[0], Regrouped(out[1], group)
+                return (out[0], group(out[1])) if self.kind is Kind.VALUE_AND_GRAD \
+                    else group(out)
+            if self._transposing:
+                pullback = Columns if self.inner.custom else Transposed
+                return self.inner(*values), pullback(self._transposed, values)
+            if self._complex_arguments(values):
+                kind = Kind.VALUE_AND_GRAD if self.kind is Kind.GRAD else self.kind
+                out = self._valued_complex(kind)(*values)
+                return out[1] if self.kind is Kind.GRAD else out
         if self.kind is Kind.VJP:
             value, saved = self._call("forward", values)
             return value, Pullback(self, saved)
         if self.kind is Kind.GRAD and self.inner is None:  # the generated code checks
-            if self._complex_arguments(values):
-                return self._valued_complex(Kind.VALUE_AND_GRAD)(*values)[1]
             grads = self._call("grad", values)
         else:
             value, grads = self._call("grad", values)
-            if np.ndim(value) != 0:
-                raise self._nonscalar()
-            if np.iscomplexobj(value):   # (a full reduction's value is not checked before)
-                from .runtime import COMPLEX_RESULT
-                raise self._nonscalar(COMPLEX_RESULT)
-        grads = self._shaped(grads if self._many else (grads,), values)
-        grads = grads if self._many else grads[0]
+            if type(value) is not float and type(value) is not np.float64:
+                if np.ndim(value) != 0:
+                    raise self._nonscalar()
+                if np.iscomplexobj(value):   # (a full reduction's value is not checked)
+                    from .runtime import COMPLEX_RESULT
+                    raise self._nonscalar(COMPLEX_RESULT)
+        grads = tuple(map(self._shaped, grads, self._at, (values,) * len(grads))) \
+            if self._many else self._shaped(grads, self._at[0], values)
         return (plain(value), grads) if self.kind is Kind.VALUE_AND_GRAD else grads
+
+    def _plain(self, args: tuple) -> bool:
+        """Whether `args` need none of the checks and forms of a call (`_args`,
+        `specialized`, `_structured`, `_complex_arguments`): one per parameter of an
+        ordinary signature, none a container nor complex, each wrt one a float or an
+        array of floats, for a transform known not to be specialised (the common call,
+        made fast: the first call always takes the long way, which reads `_recursive`)."""
+        if self._plain_at is None or self._recursion is not False or \
+                len(args) != len(self._params):
+            return False
+        for v in args:
+            if type(v) is np.ndarray:
+                if v.dtype.kind == "c":
+                    return False
+            elif type(v) not in LEAF_TYPES:
+                return False
+        for i in self._plain_at:
+            v = args[i]
+            if type(v) is not float and (type(v) is not np.ndarray or v.dtype.kind != "f"):
+                return False
+        return True
 
     def _complex_arguments(self, values: tuple) -> bool:
         """Whether some argument is complex, where the code generated for real ones runs
@@ -451,22 +505,19 @@ class Transform:
         grads = regroup(self.wrt, trees, flat)
         return tuple(grads) if self._many else grads[0]
 
-    def _shaped(self, grads: tuple, values: tuple) -> tuple:
-        """Each gradient at its argument's shape. A parameter the function rebinds in a
-        loop to a larger shape (`x = x * np.ones(3)` with a number x) has an adjoint at the
-        shape the loop gave it, whose broadcast entries each carry a part of x's."""
-        out = []
-        for name, g in zip(self.wrt, grads, strict=True):
-            x = values[self._params.index(name)] if name in self._params else g
-            if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
-                    and g.ndim and g.dtype.kind == "f":
-                out.append(g)   # (the common case, made fast)
-                continue
-            if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
-                from .runtime import unbroadcast
-                g = unbroadcast(g, np.asarray(x))
-            out.append(plain(g))
-        return tuple(out)
+    def _shaped(self, g: Any, at: int | None, values: tuple) -> Any:
+        """A gradient at the shape of its argument (`values[at]`; None: a tangent's). A
+        parameter the function rebinds in a loop to a larger shape (`x = x * np.ones(3)`
+        with a number x) has an adjoint at the shape the loop gave it, whose broadcast
+        entries each carry a part of x's."""
+        x = values[at] if at is not None else g
+        if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape \
+                and g.ndim and g.dtype.kind == "f":
+            return g   # (the common case, made fast)
+        if np.shape(g) != np.shape(x) and np.ndim(g) >= np.ndim(x):
+            from .runtime import unbroadcast
+            g = unbroadcast(g, np.asarray(x))
+        return plain(g)
 
     def _along(self, args: tuple, kwargs: dict, tangents: Any) -> Any:
         """jvp: `(value, derivative along tangents)`; hvp: the Hessian times them."""

@@ -258,3 +258,41 @@ def test_calls_to_user_functions_with_keywords_and_defaults(jit):
     dx = srcgrad.grad(_calls_with_keywords, jit=jit)(1.5)
     assert dx == 2 * 1.5 * (2.0 + 5.0 + 2.0)           # by hand: d/dx k x^2 = 2 k x
     assert_grad(_calls_with_keywords, (dx,), (1.5,), [0])
+
+
+def _squared_modulus(x, n):
+    return np.real(np.sum(x * np.conj(x))) * n
+
+
+def _loop_squares(x, n):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i] * x[i] * n
+    return s
+
+
+@pytest.mark.parametrize("fun, jit", [
+    (_squared_modulus, False),
+    pytest.param(_loop_squares, True, marks=pytest.mark.skipif(
+        not _numba_on(), reason="SRCGRAD_DISABLE_JIT is set")),
+])
+def test_later_calls_keep_every_check_of_the_first(fun, jit):
+    """The common call (`Transform._plain`) skips the checks only where none could fire:
+    after a first call of floats, an integer or boolean wrt argument is still refused,
+    keywords and containers still take the long way, and complex arguments still get
+    JAX's convention (the cotangent of z is df/dx - i df/dy)."""
+    from srcgrad.errors import WrtError
+
+    g = srcgrad.grad(fun, jit=jit)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(g(x, 2), 4 * x)   # d/dx 2 |x|^2, by hand
+    np.testing.assert_allclose(g(x, 2), 4 * x)   # (the common call)
+    np.testing.assert_allclose(g(x, n=3), 6 * x)
+    np.testing.assert_allclose(srcgrad.value_and_grad(fun, jit=jit)(x, 2.0)[1], 4 * x)
+    for wrong in (np.array([1, 2]), np.array([True, False])):
+        with pytest.raises(WrtError, match="'x'"):
+            g(wrong, 2)
+    with pytest.raises(srcgrad.SrcgradError):
+        g({"a": x}, 2)
+    if fun is _squared_modulus:
+        np.testing.assert_allclose(g(np.array([1 + 1j, 2.0]), 2), [4 - 4j, 8])

@@ -287,6 +287,12 @@ def test_cli_compile_fills_the_disk_caches(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("compiled the gradient of loss in ")
     assert list((tmp_path / "numba").rglob("loss_*.nbc"))
+    path.write_text("CONFIG = {'scale': 2.0}\n\ndef loss(x):\n    return x * CONFIG['scale']\n")
+    run = subprocess.run([sys.executable, "-m", "srcgrad", "compile", f"{path}:loss",
+                          "--args", "1.0"], env=env, capture_output=True, text=True,
+                         timeout=PATIENCE)   # (numba types no global dict)
+    assert run.returncode == 1 and "JitFallbackWarning" in run.stderr, run.stderr
+    assert "numba cannot compile" in run.stderr
 
 
 def numba_compiling() -> bool:
@@ -388,3 +394,43 @@ def test_two_processes_compile_the_same_function_into_one_cache_at_once(tmp_path
     assert later.returncode == 0 and "could not be read" not in later.stderr, later.stderr
     value, hits = json.loads(later.stdout)
     assert value == pytest.approx(want) and hits == 1   # read back from the disk cache
+
+
+def test_compile_readies_the_python_forms_compiled_loops_too():
+    """`g.compile(*args)` under jit="auto" (what `srcgrad compile` runs) compiles what a
+    background job would: the compiled form, and the Python form's kernel loops (kept on
+    disk for the next process), so the forms take turns at once."""
+    w, x = np.array([[0.5, -0.25], [0.125, 0.75]]), np.array([[0.1, -0.2], [0.3, 0.4]])
+    t = np.tanh(x @ w)
+    want = x.T @ (2 * t * (1 - t * t))   # by hand
+    g = srcgrad.grad(tanh_layer)
+    assert g.generated.kernels   # (else there are no loops to compile)
+    np.testing.assert_allclose(g.compile(w, x)(w, x), want, rtol=1e-12)
+    if background.enabled():
+        [tier] = g.forms._tiers.values()
+        assert tier.state == "ready" and tier.loops is not None
+    for _ in range(8):   # (each form, timed, then the faster)
+        np.testing.assert_allclose(g(w, x), want, rtol=1e-12)
+    assert g.state == "compiled: yes"
+
+
+def test_looking_for_compiled_loops_imports_no_scipy_module(tmp_path):
+    """The Python form's helpers with compiled loops are found among srcgrad's own: asking
+    the table about a foreign callable (a ufunc) would load SciPy's records, importing
+    scipy.stats (seconds, holding the GIL, in the background job)."""
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import srcgrad
+        from srcgrad.backend.forms import _run_loops
+        from test_background import tanh_layer
+        g = srcgrad.grad(tanh_layer, jit=False)
+        assert _run_loops(dict(g.forms.functions(jit=False)), g.generated)
+        print("scipy.stats" in sys.modules)
+        """)
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path),
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=PATIENCE)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False"]

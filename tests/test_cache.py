@@ -69,6 +69,95 @@ def test_a_second_process_reads_the_module_and_never_a_stale_one(tmp_path):
     assert process(tmp_path)[:2] == (fourth, "read")
 
 
+# a process that runs transforms of transforms of model.loss, and says of each whether it
+# generated code (`generate` of the first order, `generate_jvp`, `generate_grad_of`)
+HIGHER = """
+import json, sys
+import numpy as np
+import srcgrad, srcgrad.compiler
+import model
+made = []
+for name in ("generate", "generate_jvp", "generate_grad_of"):
+    def counted(*a, _f=getattr(srcgrad.compiler, name), **k):
+        made.append(1)
+        return _f(*a, **k)
+    setattr(srcgrad.compiler, name, counted)
+jit = sys.argv[1] == "compiled"
+x, y, v = 2.0, 1.5, np.array([1.0, 0.5])
+grad = srcgrad.grad(model.loss, jit=jit)
+transforms = {
+    "hvp": lambda: srcgrad.hvp(model.loss, jit=jit)(x, y, 1.0),
+    "hvp_xy": lambda: srcgrad.hvp(model.loss, wrt=(0, 1), jit=jit)(x, y, (1.0, 0.0))[1],
+    "grad_grad": lambda: srcgrad.grad(grad, jit=jit)(x, y),
+    "grad_grad_y": lambda: srcgrad.grad(grad, wrt=1, jit=jit)(x, y),
+    "jvp_grad": lambda: srcgrad.jvp(grad, jit=jit)(x, y, 1.0)[1],
+    "grad3": lambda: srcgrad.grad(srcgrad.grad(grad, jit=jit), jit=jit)(x, y),
+    "hessian": lambda: srcgrad.hessian(model.vector, jit=jit)(v)[0, 1],
+}
+out = {}
+for kind in sys.argv[2:]:
+    made.clear()
+    out[kind] = [float(transforms[kind]()), "generated" if made else "read"]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("form", ["python", pytest.param("compiled", marks=[
+    compiles, pytest.mark.compiled])])
+def test_transforms_of_transforms_are_read_by_a_second_process_and_never_stale(tmp_path,
+                                                                              form):
+    """hvp, hessian, grad(grad(f)), jvp(grad(f)) and grad(grad(grad(f))) are read from the
+    disk cache as first-order transforms are; an edited helper, or other options, miss."""
+    from srcgrad.checks import numerical_grad
+
+    (tmp_path / "model.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from helper import power
+
+        def loss(x, y):
+            return power(x) * y + np.sin(x)
+
+        def vector(v):
+            return power(v[0]) * v[1] ** 2
+        """))
+    helper = tmp_path / "helper.py"
+    helper.write_text("def power(x):\n    return x * x * x\n")
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+
+    def run(*kinds):
+        done = subprocess.run([sys.executable, "-c", HIGHER, form, *kinds], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return {k: tuple(v) for k, v in json.loads(done.stdout).items()}
+
+    x, y = 2.0, 1.5   # by hand, for power(x) = x**3: d2/dx2 = 6xy - sin x, and so on
+    cubed = {"hvp": 6 * x * y - math.sin(x), "hvp_xy": 3 * x * x,
+             "grad_grad": 6 * x * y - math.sin(x), "grad_grad_y": 3 * x * x,
+             "jvp_grad": 6 * x * y - math.sin(x), "grad3": 6 * y - math.cos(x),
+             "hessian": 3 * 1.0 * 2 * 0.5}   # (v = (1, 0.5): d2/dv0 dv1 = 3 v0^2 2 v1)
+    first = ["hvp", "hvp_xy", "grad_grad", "jvp_grad", "hessian"]
+    assert run(*first) == {k: (cubed[k], "generated") for k in first}
+    # read; a transform of one read (its IR from disk) is generated, then read
+    assert run(*first, "grad3", "grad_grad_y") == {
+        **{k: (cubed[k], "read") for k in first},
+        "grad3": (cubed["grad3"], "generated"), "grad_grad_y": (cubed["grad_grad_y"],
+                                                                "generated")}
+    if form == "compiled":
+        return   # (numba's part: compiled from what was read; the rest is as Python)
+    assert run("grad3", "grad_grad_y") == {"grad3": (cubed["grad3"], "read"),
+                                           "grad_grad_y": (cubed["grad_grad_y"], "read")}
+    helper.write_text("def power(x):\n    return x * x * x * x\n")   # edited between runs
+    fourth = {"hvp": 12 * x * x * y - math.sin(x), "grad3": 24 * x * y - math.cos(x),
+              "jvp_grad": 12 * x * x * y - math.sin(x), "hessian": 4 * 1.0 * 2 * 0.5}
+    assert run(*fourth) == {k: (value, "generated") for k, value in fourth.items()}
+    assert run(*fourth) == {k: (value, "read") for k, value in fourth.items()}
+    # the hand values agree with differences of the first derivatives
+    d2 = numerical_grad(lambda x, y: 4 * x ** 3 * y + math.cos(x), (x, y), 0)
+    assert d2 == pytest.approx(fourth["hvp"], rel=1e-6)
+
+
 def scaled(x):
     return OFFSET + np.sum(x * x)
 
@@ -87,7 +176,7 @@ def test_an_entry_is_written_whole_and_read_back(tmp_path, monkeypatch):
     np.testing.assert_allclose(g(x), 2 * x)
     [entry] = tmp_path.glob("scaled_gen_*.pickle")
     assert not list(tmp_path.glob("*.tmp"))
-    key, made = ("grad", ("x",), False, (), False, (), None, False), []
+    key, made = g._key(), []
     read = modules.generated(scaled, key, lambda: made.append(1))
     assert not made and read.source == g.source
     entry.write_bytes(b"not a pickle")

@@ -15,7 +15,7 @@ the faster serves from then on. No call waits on a compile it did not ask for, a
 call runs twice. With `SRCGRAD_BACKGROUND=0`, the second call compiles in the foreground
 and times both forms on its arguments (`race`; code that prints or logs is not timed, a
 try would report twice: it runs compiled). `eager()` makes calls compile in the
-foreground (`Transform.compile`).
+foreground (`Transform.compile`), and the second Python form's loops too.
 
 Once both forms are loaded, the Python form's kernels (`runtime.elementwise`) and matrix
 products (helpers with the `looped` fact) run their compiled loops too: that is decided
@@ -271,16 +271,22 @@ class Forms:
         except Exception as exc:
             return self._failed(exc, name, args, stacklevel=6)
         if self._tiered():
+            # and the Python form's kernels and matrix products, compiled by one run (kept
+            # on disk: a later process's background job reads them; `_looped_form`)
+            tier = self._tiers.get(key)
+            looped = tier.loops if tier is not None and tier.loops is not None else \
+                self._looped_form(name, args)
             with self._lock:
                 tier = self._tiers.setdefault(key, _Tier())
                 if tier.state in ("compiling", "failed"):
                     tier.state = "ready"
+                tier.loops = tier.loops or looped
         else:
             self._choice[key] = "compiled"
         return self.run_compiled(name, args)
 
     def run_compiled(self, name: str, args: tuple, rereads: int = REREADS) -> Any:
-        fn = self.functions(jit=True)[name]
+        fn = (self._compiled or self.functions(jit=True))[name]   # (loaded: no lock)
         known, start = len(fn.overloads), time.perf_counter()
         try:
             result = fn(*args)
@@ -372,7 +378,10 @@ def _run_loops(functions: dict[str, Any], gen: Generated) -> bool:
     for name in gen.kernels:
         functions[name].loops = True
     namespace = functions[gen.functions[0]].__globals__
-    looped = [name for name, value in namespace.items() if fact(value, "looped")]
+    # (srcgrad's helpers only: a fact of a foreign callable, a dispatcher or a NumPy
+    # function, makes the table load SciPy's records, importing scipy.stats: seconds)
+    looped = [name for name, value in namespace.items() if inspect.isfunction(value)
+              and value.__module__.startswith("srcgrad.") and fact(value, "looped")]
     for name in looped:
         namespace[name] = functools.partial(namespace[name], loops=True)
     return bool(gen.kernels or looped)

@@ -2,7 +2,8 @@
 
 `generated(fun, options, make)` returns the generated module (`compiler.Generated`) that
 `make()` builds for the user's function `fun` with the transform's `options` (the kind,
-`wrt`, static values, ...): from the disk cache when an entry for them is there and still
+`wrt`, static values, ...; for a transform of a transform, or an hvp, its own then the
+inner ones'): from the disk cache when an entry for them is there and still
 true, else `make()`'s, which it then stores. An entry is `<stem>_<key>.pickle` in
 `codegen.cache_dir()` (so `cache` bounds and clears it with the rest), written to a temporary
 file and renamed into place; an entry that cannot be read is removed and made again.
@@ -15,7 +16,8 @@ entry then lists what making it read, checked before it is used: the text of eve
 function it parsed came from (a helper in another file), in each of their modules the value
 of every global its functions read (numbers and arrays by value, functions by code,
 defaults and closure cells), and every global of a module of the user's that those read
-(`settings.W`). Whatever cannot be described the same way in another process (an object
+(`settings.W`); for a transform of a transform, also what making the inner ones read.
+Whatever cannot be described the same way in another process (an object
 other than these, a closure, a function numba compiled, a transform called inside) is not
 cached: the module is made again in every process, as before; nor under `SRCGRAD_DEBUG`,
 which prints the compiler's stages as they run.
@@ -47,9 +49,12 @@ _UNSTABLE = "<unstable>"   # what cannot be described alike in another process
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))   # srcgrad's
 
 
-def generated(fun: Any, options: tuple, make: Callable[[], Any]) -> Any:
+def generated(fun: Any, options: tuple, make: Callable[[], Any],
+              made_from: Callable[[], list] = list) -> Any:
     """The module `make()` generates for `fun` with `options` (a tuple of plain values),
-    from the disk cache if an entry there is still true; stored there if it can be."""
+    from the disk cache if an entry there is still true; stored there if it can be.
+    `made_from()`, after `make()`: the generated modules that making it read (a transform
+    of a transform's code reads the inner one's), whose reads its entry names too."""
     key = _key(fun, options) if not os.environ.get("SRCGRAD_DEBUG") else None
     if key is None:   # (SRCGRAD_DEBUG prints the stages as the compiler runs them)
         return make()
@@ -58,7 +63,7 @@ def generated(fun: Any, options: tuple, make: Callable[[], Any]) -> Any:
     if gen is not None:
         return gen
     gen = make()
-    _store(path, gen, fun)
+    _store(path, gen, fun, made_from())
     return gen
 
 
@@ -334,10 +339,12 @@ class _Unpickler(pickle.Unpickler):
         return importlib.import_module(name)
 
 
-def _store(path: Path, gen: Any, fun: Any) -> None:
-    reads = _reads(gen, fun)
-    if reads is None:
+def _store(path: Path, gen: Any, fun: Any, made_from: list) -> None:
+    each = [_reads(g, fun) for g in (gen, *made_from)]
+    if any(r is None for r in each):
         return
+    reads = {part: {k: v for r in each for k, v in r[part].items()}
+             for part in ("texts", "globals")}
     buffer = io.BytesIO()
     try:
         pickle.dump((FORMAT, reads), buffer, protocol=pickle.HIGHEST_PROTOCOL)
