@@ -166,9 +166,10 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
     if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
                        or nested_entry(obj) is not None):
         return
-    hint = (" (a list appended to in a loop is differentiated where, after the loop, it is "
-            "read only as np.stack(L), np.array(L), sum(L), np.sum(L), np.mean(L), len(L) "
-            "or L[i], with no keywords and no other name for it)"
+    hint = (" (a list appended to in a loop is differentiated where it is not read in the "
+            "loop and, after it, read only as np.stack(L), np.concatenate(L) (each with an "
+            "int literal axis= or none), np.array(L), sum(L), np.sum(L), np.mean(L), len(L) "
+            "or L[i], with no other name for it)"
             if method and call.func.attr == "append" else "")
     raise fp.error(MissingRule, stmt,
                    f"{dotted(call.func)}(...) is called for its effect, with a value "

@@ -20,11 +20,15 @@ a tuple, which NumPy reads as it reads a list, is what numba stacks.
 A list appended to in a loop (`buffer_loops`) is an array the loop fills: for a name `L`
 bound to `[]` in a block, whose next mention is a `for` or `while` loop without `else`
 whose body appends to it once, at its top level or in branches of `if` there, with no
-`break`, `continue` or `return` in the loop and no other mention of `L` there, the block
-not inside a loop that has one (an iteration that leaves before `L = []` may leave the
-array unbound where the adjoint reads it), and read after the loop only as `np.stack(L)`,
-`np.array(L)`, `np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first
-axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or `L[i]`: `L = []` becomes `L_rows = None`
+other mention of `L` there (a `break`, `continue` or `return` in the loop only skips
+appends: `jumps` has made a `return` there a `break`, and the reads after the loop sit
+in `if` branches on whether it returned), the block not inside a loop that leaves an
+iteration early (one that leaves before `L = []` may leave the array unbound where the
+adjoint reads it), and read after the loop, at the top level or in `if` branches, only
+as `np.stack(L)` and `np.concatenate(L)` (with an int literal `axis=` or none: `stacked`
+and `joined`, copies of the rows' array), `np.array(L)`, `np.asarray(L)` (a copy of the
+array), `sum(L)` (its sum along the first axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or
+`L[i]`: `L = []` becomes `L_rows = None`
 and a count `L_k = 0`, the append `L_rows = fill_row(L_rows, L_k, v)` and `L_k = L_k + 1`
 (`runtime/lists.py`: the first run makes the array of the value's shape and dtype, a
 value of another shape or type is a ValueError, as np.stack refuses the one and Python's
@@ -66,7 +70,7 @@ from ..analysis.aliasing import writes
 from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from ..runtime.lists import fill_row, filled, stacked
+from ..runtime.lists import fill_row, filled, joined, stacked
 from .inplace import bound_name
 
 
@@ -181,8 +185,12 @@ def _reads_a_sequence(func: gast.AST, env: Env, local_names: frozenset[str]) -> 
 
 # calls that read a list of arrays of one shape as they read the array: as they are, or
 # as the call on the array that gives the same value
-_AS_ARRAY = {np.stack: "stacked", np.array: "np.copy", np.asarray: "np.copy",
-             builtins.sum: "np.sum0", np.sum: None, np.mean: None, builtins.len: None}
+_AS_ARRAY = {np.stack: "stacked", np.concatenate: "joined", np.array: "np.copy",
+             np.asarray: "np.copy", builtins.sum: "np.sum0", np.sum: None, np.mean: None,
+             builtins.len: None}
+
+
+_JOINS = {"stacked": stacked, "joined": joined}   # (an int literal `axis` passed on)
 
 
 def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
@@ -235,10 +243,12 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
         return block
     k_loop, loop = after[0], block[after[0]]
     appends = [s for s in _branched(loop.body) if _appended(s) == name]
-    if len(appends) != 1 or _mentions(loop, name) != 1 or _jumps(loop.body) or \
+    if len(appends) != 1 or _mentions(loop, name) != 1 or \
             not isinstance(appends[0].value.args[0], (gast.Name, gast.Constant)):
         return block
-    reads = {k: _read_as(block[k], name, env, local_names) for k in after[1:]}
+    reading = [s for k in after[1:] for s in _branched([block[k]])
+               if _mentions(s.test if isinstance(s, gast.If) else s, name)]
+    reads = {id(s): _read_as(s, name, env, local_names) for s in reading}
     if any(r is MISSING for r in reads.values()) or \
             sum(_mentions(s, name) for s in whole) != 2 + len(reads) or \
             _written_after(appends[0].value.args[0], whole, env, local_names):
@@ -251,18 +261,21 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
                               b.name(count), copy.deepcopy(append.value.args[0]))),
         b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1))))]
     _replace(loop.body, append, fill)
+    for stmt in reading:
+        if reads[id(stmt)] in _JOINS:
+            helper = _JOINS[reads[id(stmt)]]
+            stmt.value = b.call(b.name(bound_name(env, helper.__name__, helper)), b.name(name),
+                                *stmt.value.args[1:], *(k.value for k in stmt.value.keywords))
+        elif reads[id(stmt)] == "np.copy":
+            stmt.value = b.call(b.dotted(f"{npn}.copy"), b.name(name))
+        elif reads[id(stmt)] == "np.sum0":
+            stmt.value = b.call(b.dotted(f"{npn}.sum"), b.name(name), axis=b.const(0))
     out: list[gast.stmt] = []
     for k, stmt in enumerate(block):
         if k == start:
             out += [b.located(b.assign(rows, b.const(None)), stmt),
                     b.located(b.assign(count, b.const(0)), stmt)]
             continue
-        if reads.get(k) == "stacked":
-            stmt.value = b.call(b.name(bound_name(env, "stacked", stacked)), b.name(name))
-        elif reads.get(k) == "np.copy":
-            stmt.value = b.call(b.dotted(f"{npn}.copy"), b.name(name))
-        elif reads.get(k) == "np.sum0":
-            stmt.value = b.call(b.dotted(f"{npn}.sum"), b.name(name), axis=b.const(0))
         out.append(stmt)
         if k == k_loop:
             out.append(b.located(b.assign(name, b.call(
@@ -352,11 +365,17 @@ def _read_as(stmt: gast.stmt, name: str, env: Env, local_names: frozenset[str]) 
             value.value.id == name and \
             not any(isinstance(i, gast.Slice) for i in gast.walk(value.slice)):
         return None
-    if not (isinstance(value, gast.Call) and not value.keywords and len(value.args) == 1 and
+    if not (isinstance(value, gast.Call) and value.args and
             isinstance(value.args[0], gast.Name) and value.args[0].id == name):
         return MISSING
     fun = env.resolve(value.func, local_names)
     try:
-        return _AS_ARRAY[fun] if fun in _AS_ARRAY else MISSING
+        how = _AS_ARRAY[fun] if fun in _AS_ARRAY else MISSING
     except TypeError:   # (unhashable)
         return MISSING
+    axis = value.args[1:] + [k.value for k in value.keywords if k.arg == "axis"]
+    if len(value.args) + len(value.keywords) == 1 or how in _JOINS and len(axis) == 1 and \
+            len(value.args) + len(value.keywords) == 2 and isinstance(axis[0], gast.Constant) \
+            and type(axis[0].value) is int:
+        return how
+    return MISSING
