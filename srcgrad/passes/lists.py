@@ -19,7 +19,8 @@ a tuple, which NumPy reads as it reads a list, is what numba stacks.
 
 A list appended to in a loop (`buffer_loops`) is an array the loop fills: for a name `L`
 bound to `[]` in a block, whose next mention is a `for` or `while` loop without `else`
-whose body appends to it once, at its top level or in branches of `if` there, with no
+whose body appends to it once, at its top level, in branches of `if` or in loops there
+(a comprehension with several `for` clauses is such a loop nest), with no
 other mention of `L` there (a `break`, `continue` or `return` in the loop only skips
 appends: `jumps` has made a `return` there a `break`, and the reads after the loop sit
 in `if` branches on whether it returned), the block not inside a loop that leaves an
@@ -242,7 +243,7 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
     if not after or not _plain_loop(block[after[0]]):
         return block
     k_loop, loop = after[0], block[after[0]]
-    appends = [s for s in _branched(loop.body) if _appended(s) == name]
+    appends = [s for s in _branched(loop.body, loops=True) if _appended(s) == name]
     if len(appends) != 1 or _mentions(loop, name) != 1 or \
             not isinstance(appends[0].value.args[0], (gast.Name, gast.Constant)):
         return block
@@ -308,23 +309,25 @@ def _written_after(value: gast.AST, whole: list[gast.stmt], env: Env,
     return bool(shared & written)
 
 
-def _branched(stmts: list[gast.stmt]) -> list[gast.stmt]:
-    """`stmts` and those of their `if` branches, at any depth (not those of loops)."""
+def _branched(stmts: list[gast.stmt], loops: bool = False) -> list[gast.stmt]:
+    """`stmts` and those of their `if` branches, at any depth, and with `loops`, those of
+    loops in them too (a comprehension's `for` clauses after the first are loops in its
+    loop)."""
     out = []
     for s in stmts:
         out.append(s)
-        if isinstance(s, gast.If):
-            out += _branched(s.body) + _branched(s.orelse)
+        if isinstance(s, gast.If) or loops and isinstance(s, (gast.For, gast.While)):
+            out += _branched(s.body, loops) + _branched(s.orelse, loops)
     return out
 
 
 def _replace(stmts: list[gast.stmt], old: gast.stmt, new: list[gast.stmt]) -> None:
-    """`old`, one of `stmts` or of their `if` branches, replaced there by `new`."""
+    """`old`, one of `stmts` or of the blocks in them, replaced there by `new`."""
     for k, s in enumerate(stmts):
         if s is old:
             stmts[k:k + 1] = new
             return
-        if isinstance(s, gast.If):
+        if isinstance(s, (gast.If, gast.For, gast.While)):
             _replace(s.body, old, new)
             _replace(s.orelse, old, new)
 
