@@ -25,11 +25,13 @@ other mention of `L` there (a `break`, `continue` or `return` in the loop only s
 appends: `jumps` has made a `return` there a `break`, and the reads after the loop sit
 in `if` branches on whether it returned), the block not inside a loop that leaves an
 iteration early (one that leaves before `L = []` may leave the array unbound where the
-adjoint reads it), and read after the loop, at the top level or in `if` branches, only
-as `np.stack(L)` and `np.concatenate(L)` (with an int literal `axis=` or none: `stacked`
-and `joined`, copies of the rows' array), `np.array(L)`, `np.asarray(L)` (a copy of the
-array), `sum(L)` (its sum along the first axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or
-`L[i]`: `L = []` becomes `L_rows = None`
+adjoint reads it), and read after the loop, at any depth of `if`s and loops there
+(`_list_reads`), only as `np.stack(L)` and `np.concatenate(L)` (with an int literal
+`axis=` or none: `stacked` and `joined`, copies of the rows' array), `np.array(L)`,
+`np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first axis),
+`np.sum(L)`, `np.mean(L)`, `len(L)`, `L[i]` (so `for p in L`, `enumerate(L)`, `zip(L, M)`
+and `reversed(L)`, which `normalize` has made index loops, and generators over it), or
+`t = L[a:b]` with `t` read only in these ways too: `L = []` becomes `L_rows = None`
 and a count `L_k = 0`, the append `L_rows = fill_row(L_rows, L_k, v)` and `L_k = L_k + 1`
 (`runtime/lists.py`: the first run makes the array of the value's shape and dtype, a
 value of another shape or type is a ValueError, as np.stack refuses the one and Python's
@@ -247,11 +249,10 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
     if len(appends) != 1 or _mentions(loop, name) != 1 or \
             not isinstance(appends[0].value.args[0], (gast.Name, gast.Constant)):
         return block
-    reading = [s for k in after[1:] for s in _branched([block[k]])
-               if _mentions(s.test if isinstance(s, gast.If) else s, name)]
-    reads = {id(s): _read_as(s, name, env, local_names) for s in reading}
-    if any(r is MISSING for r in reads.values()) or \
-            sum(_mentions(s, name) for s in whole) != 2 + len(reads) or \
+    reads = _list_reads(name, [block[k] for k in after[1:]], whole, env, local_names)
+    if reads is None or \
+            sum(_mentions(s, name) for s in whole) != \
+            2 + sum(1 for _, _, read in reads.values() if read == name) or \
             _written_after(appends[0].value.args[0], whole, env, local_names):
         return block
     npn = bound_name(env, "np", np)
@@ -262,15 +263,16 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
                               b.name(count), copy.deepcopy(append.value.args[0]))),
         b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1))))]
     _replace(loop.body, append, fill)
-    for stmt in reading:
-        if reads[id(stmt)] in _JOINS:
-            helper = _JOINS[reads[id(stmt)]]
-            stmt.value = b.call(b.name(bound_name(env, helper.__name__, helper)), b.name(name),
+    for stmt, how, _ in reads.values():
+        read = stmt.value.args[0] if isinstance(stmt.value, gast.Call) else None
+        if how in _JOINS:
+            helper = _JOINS[how]
+            stmt.value = b.call(b.name(bound_name(env, helper.__name__, helper)), read,
                                 *stmt.value.args[1:], *(k.value for k in stmt.value.keywords))
-        elif reads[id(stmt)] == "np.copy":
-            stmt.value = b.call(b.dotted(f"{npn}.copy"), b.name(name))
-        elif reads[id(stmt)] == "np.sum0":
-            stmt.value = b.call(b.dotted(f"{npn}.sum"), b.name(name), axis=b.const(0))
+        elif how == "np.copy":
+            stmt.value = b.call(b.dotted(f"{npn}.copy"), read)
+        elif how == "np.sum0":
+            stmt.value = b.call(b.dotted(f"{npn}.sum"), read, axis=b.const(0))
     out: list[gast.stmt] = []
     for k, stmt in enumerate(block):
         if k == start:
@@ -357,6 +359,37 @@ def _jumps(stmts: list[gast.stmt]) -> bool:
     return False
 
 
+def _list_reads(name: str, stmts: list[gast.stmt], whole: list[gast.stmt], env: Env,
+                local_names: frozenset[str]) -> dict[int, tuple] | None:
+    """The reads of list `name` in `stmts` (at any depth of their `if`s and loops), each
+    `id(statement): (statement, how, name read)` with `how` what `_read_as` says; a
+    slice of it bound to a name, `t = L[1:]`, with the reads of `t` in `whole` too, where
+    that is all that names `t` (a slice of the array reads as the list's slice does). None
+    where some read is another (or reads it in a test or a loop's header)."""
+    reads: dict[int, tuple] = {}
+    for stmt in _branched(stmts, loops=True):
+        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+            header = [stmt.test] if not isinstance(stmt, gast.For) else [stmt.target, stmt.iter]
+            if any(_mentions(h, name) for h in header):
+                return None
+            continue
+        if not _mentions(stmt, name) or isinstance(stmt, gast.Assign) and \
+                not _mentions(stmt.value, name):   # (its binding: counted by the caller)
+            continue
+        how = _read_as(stmt, name, env, local_names)
+        if how is MISSING:
+            return None
+        reads[id(stmt)] = (stmt, how, name)
+        if how == "slice":
+            part = stmt.targets[0].id
+            more = _list_reads(part, whole, whole, env, local_names)
+            if more is None or sum(_mentions(s, part) for s in whole) != 1 + len(
+                    [r for r in more.values() if r[2] == part]):
+                return None
+            reads.update(more)
+    return reads
+
+
 def _read_as(stmt: gast.stmt, name: str, env: Env, local_names: frozenset[str]) -> object:
     """How statement `stmt` after the loop reads list `name`: as it reads the array (None),
     as a call replaced (a key of `_AS_ARRAY`'s values), or MISSING (another way)."""
@@ -365,9 +398,11 @@ def _read_as(stmt: gast.stmt, name: str, env: Env, local_names: frozenset[str]) 
         return MISSING
     value = stmt.value
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
-            value.value.id == name and \
-            not any(isinstance(i, gast.Slice) for i in gast.walk(value.slice)):
-        return None
+            value.value.id == name:
+        if isinstance(value.slice, gast.Slice):
+            return "slice"
+        if not any(isinstance(i, gast.Slice) for i in gast.walk(value.slice)):
+            return None
     if not (isinstance(value, gast.Call) and value.args and
             isinstance(value.args[0], gast.Name) and value.args[0].id == name):
         return MISSING

@@ -18,8 +18,9 @@ passes do, and a new FunctionDef whose body is a list of:
 * ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
   for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
-  `enumerate` and `zip` become index loops); ``while op:`` (a test that takes statements
-  runs them before the loop, at the end of the body and before each `continue`);
+  `enumerate`, `zip` and `reversed` become index loops); ``while op:`` (a test that
+  takes statements runs them before the loop, at the end of the body and before each
+  `continue`);
   `break` and `continue` only at the end of a block (see `jumps`);
 * one final ``return atom``.
 
@@ -201,7 +202,7 @@ class _Normalizer:
         else:
             if func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
                     and isinstance(target.elts[0], gast.Name) and it.args:
-                seqs, targets = [self.atom(it.args[0])], [target.elts[1]]
+                seqs, targets = [it.args[0]], [target.elts[1]]
                 start = it.args[1] if len(it.args) > 1 else next(
                     (k.value for k in it.keywords if k.arg == "start"), None)
                 if start is None:
@@ -212,18 +213,23 @@ class _Normalizer:
                         target.elts[0].id, b.binop(b.name(index), gast.Add(),
                                                    self.atom(start))), stmt))
             elif func is zip and it.args and not it.keywords:
-                seqs = [self.atom(a) for a in it.args]
+                seqs = list(it.args)
                 if not isinstance(target, gast.Tuple) or len(target.elts) != len(seqs):
                     raise self.error(stmt, "unpack 'zip' into one name per sequence")
                 targets, index = list(target.elts), self.namer.fresh("k")
             else:
-                seqs, targets, index = [self.atom(it)], [target], self.namer.fresh("k")
-            seqs = [self.stable(s, assigned) for s in seqs]
+                seqs, targets, index = [it], [target], self.namer.fresh("k")
+            # `reversed(s)` is s read from its end: item k is s[len(s) - 1 - k]
+            backward = [self.reversed_arg(s) is not None for s in seqs]
+            seqs = [self.stable(self.atom(self.reversed_arg(s) or s), assigned) for s in seqs]
             lengths = [self.atom(b.call(b.name("len"), s)) for s in seqs]
             n = lengths[0] if len(lengths) == 1 else self.atom(b.call(b.name("min"), *lengths))
             bounds = [n]
-            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), b.name(index))), stmt)
-                    for t, s in zip(targets, seqs, strict=True)] + body
+            items = [b.binop(self.atom(b.binop(m, gast.Sub(), b.const(1))), gast.Sub(),
+                             b.name(index)) if back else b.name(index)
+                     for m, back in zip(lengths, backward, strict=True)]
+            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), item)), stmt)
+                    for t, s, item in zip(targets, seqs, items, strict=True)] + body
         if index in assigned:  # (a loop nested in it over the same name, `i = i + 1`...)
             # the loop counts with a name of its own, and `index` is an ordinary variable
             counter = self.namer.fresh(index)
@@ -235,6 +241,13 @@ class _Normalizer:
         self.origin = stmt
         self.emit(b.make(gast.For, target=b.name(index, store=True),
                          iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
+
+    def reversed_arg(self, node: gast.AST) -> gast.AST | None:
+        """`s` of `reversed(s)` (the builtin), a loop's sequence; else None."""
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
+                self.env.resolve(node.func, self.locals) is reversed:
+            return node.args[0]
+        return None
 
     def while_(self, stmt: gast.While) -> None:
         if stmt.orelse:
