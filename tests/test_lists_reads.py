@@ -81,3 +81,20 @@ def test_a_slice_changed_as_a_list_is_refused():
     # rest would be an array, which has no append: the list stays a list, refused
     with pytest.raises(MissingRule, match=r"test_lists_reads.py:\d+: parts.append"):
         srcgrad.grad(sliced_then_appended, jit=False)(X, 3)
+
+
+def over_ranges(x):
+    s = 0.0
+    for k in reversed(range(1, x.shape[0], 2)):
+        s = s * 0.5 + x[k] ** 2
+    for j, k in enumerate(range(x.shape[0] - 1, -1, -2)):
+        s = s + j * x[k]
+    return s
+
+
+def test_reversed_and_enumerated_ranges(jit):
+    # (compiled: numba indexes no range, so item k of range(a, b, c) is a + k * c)
+    g = srcgrad.grad(over_ranges, jit=jit)(X)
+    # by hand: s = x_3^2 / 2 + x_1^2 (k = 3 first, then 1) + 0 x_4 + 1 x_2 + 2 x_0
+    np.testing.assert_allclose(g, [2.0, 2 * X[1], 1.0, X[3], 0.0])
+    assert_grad(over_ranges, (g,), (X,), (0,))

@@ -219,17 +219,23 @@ class _Normalizer:
                 targets, index = list(target.elts), self.namer.fresh("k")
             else:
                 seqs, targets, index = [it], [target], self.namer.fresh("k")
-            # `reversed(s)` is s read from its end: item k is s[len(s) - 1 - k]
+            # `reversed(s)` is s read from its end: item k is s[len(s) - 1 - k]; item k of
+            # `range(a, b, c)` is a + k * c (numba indexes no range object)
             backward = [self.reversed_arg(s) is not None for s in seqs]
-            seqs = [self.stable(self.atom(self.reversed_arg(s) or s), assigned) for s in seqs]
+            seqs = [self.reversed_arg(s) or s for s in seqs]
+            ranges = [self.range_args(s) for s in seqs]
+            seqs = [self.stable(self.atom(s), assigned) if r is None else
+                    b.call(b.name("range"), *(self.stable(self.atom(a), assigned) for a in r))
+                    for s, r in zip(seqs, ranges, strict=True)]
             lengths = [self.atom(b.call(b.name("len"), s)) for s in seqs]
             n = lengths[0] if len(lengths) == 1 else self.atom(b.call(b.name("min"), *lengths))
             bounds = [n]
             items = [b.binop(self.atom(b.binop(m, gast.Sub(), b.const(1))), gast.Sub(),
                              b.name(index)) if back else b.name(index)
                      for m, back in zip(lengths, backward, strict=True)]
-            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), item)), stmt)
-                    for t, s, item in zip(targets, seqs, items, strict=True)] + body
+            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), item) if r is None
+                                       else _range_item(s.args, item)), stmt)
+                    for t, s, r, item in zip(targets, seqs, ranges, items, strict=True)] + body
         if index in assigned:  # (a loop nested in it over the same name, `i = i + 1`...)
             # the loop counts with a name of its own, and `index` is an ordinary variable
             counter = self.namer.fresh(index)
@@ -241,6 +247,13 @@ class _Normalizer:
         self.origin = stmt
         self.emit(b.make(gast.For, target=b.name(index, store=True),
                          iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
+
+    def range_args(self, node: gast.AST) -> list[gast.AST] | None:
+        """The arguments of `range(...)` (the builtin), a loop's sequence; else None."""
+        if isinstance(node, gast.Call) and 1 <= len(node.args) <= 3 and not node.keywords \
+                and self.env.resolve(node.func, self.locals) is range:
+            return node.args
+        return None
 
     def reversed_arg(self, node: gast.AST) -> gast.AST | None:
         """`s` of `reversed(s)` (the builtin), a loop's sequence; else None."""
@@ -473,6 +486,12 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
+
+
+def _range_item(args: list[gast.AST], position: gast.AST) -> gast.AST:
+    """Item `position` of `range(*args)`: `start + position * step`."""
+    item = position if len(args) < 3 else b.binop(position, gast.Mult(), copy.deepcopy(args[2]))
+    return item if len(args) < 2 else b.binop(copy.deepcopy(args[0]), gast.Add(), item)
 
 
 def _single_assignment(body: list[gast.stmt], params: list[str], namer: Namer) -> list[gast.stmt]:
