@@ -234,8 +234,9 @@ def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
     local = frozenset(n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
                       isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)))
     if not any(isinstance(n, gast.Call) and env.resolve(n.func, local) is builtins.dict
-               for n in gast.walk(fn)):
-        return fn
+               for n in gast.walk(fn)) or \
+            any(isinstance(n, gast.keyword) and n.arg is None for n in gast.walk(fn)):
+        return fn   # (`f(**kw)` is refused as such, whatever made kw)
 
     class Display(gast.NodeTransformer):
         def visit_Call(self, node):
