@@ -20,9 +20,10 @@ differentiable, and the refusals are in one place.
 >>> from srcgrad.passes.normalize import normalize
 >>> def f(x):
 ...     parts = []
-...     for i in range(2):
-...         for k in range(2):   # (in an inner loop: not a list passes/lists.py takes)
-...             parts.append(x)
+...     for i in range(2):   # (read inside its loop: not a list passes/lists.py takes)
+...         parts.append(x)
+...         if len(parts) > 5:
+...             break
 ...     return x
 >>> p = parse(f)
 >>> check(p, normalize(p.tree, p.env, Namer({"x", "parts"}), p.filename), ["x"])
