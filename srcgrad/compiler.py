@@ -150,7 +150,8 @@ class _Module:
         if self.trees[1] and fun is self.trees[0] and not self.stack:
             parsed = dataclasses.replace(parsed, tree=flatten_params(
                 parsed.tree, self.trees[1], parsed.filename))
-        parsed = dataclasses.replace(parsed, tree=flatten_dicts(parsed.tree, parsed.filename))
+        parsed = dataclasses.replace(parsed, tree=flatten_dicts(parsed.tree, parsed.filename,
+                                                                   parsed.env))
         parsed = lift_closures(parsed)
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)

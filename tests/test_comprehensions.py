@@ -357,3 +357,28 @@ def test_appended_refused(fun, args):
         srcgrad.grad(fun, jit=False)(*args)
     message = str(info.value)
     assert f"{HERE}:" in message and ".append(...) is called for its effect" in message
+
+
+# ---- several `for` clauses and an `if`, the list the value (a loop nest appending) ----
+
+
+def pairs_off_the_diagonal(x):
+    n = x.shape[0]
+    return np.sum(np.array([x[i] * x[j] for i in range(n) for j in range(n) if i != j]) ** 2)
+
+
+def upper_pairs(w, x):
+    return sum(w[i] * x[j] for i in range(w.shape[0]) for j in range(x.shape[0]) if j >= i)
+
+
+def test_a_list_of_two_for_clauses_and_an_if(jit):
+    g = srcgrad.grad(pairs_off_the_diagonal, jit=jit)(X)
+    # by hand: f = sum_{i != j} x_i^2 x_j^2 = S^2 - sum x^4, S = sum x^2
+    np.testing.assert_allclose(g, 4.0 * X * (np.sum(X ** 2) - X ** 2))
+    assert_grad(pairs_off_the_diagonal, (g,), (X,), (0,))
+    w = X[:3] + 0.5
+    dw, dx = srcgrad.grad(upper_pairs, wrt=(0, 1), jit=jit)(w, X)
+    # by hand: f = sum_{i <= j} w_i x_j: dw_i = sum_{j >= i} x_j, dx_j = sum_{i <= j} w_i
+    np.testing.assert_allclose(dw, np.cumsum(X[::-1])[::-1][:3])
+    np.testing.assert_allclose(dx, np.cumsum(np.concatenate([w, np.zeros(2)])))
+    assert_grad(upper_pairs, (dw, dx), (w, X), (0, 1))

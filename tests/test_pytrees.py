@@ -381,3 +381,53 @@ def test_local_dict_uses_refused(fun, args, what):
     with pytest.raises(UnsupportedSyntax, match=what) as info:
         srcgrad.grad(fun, jit=False)(*args)
     assert "test_pytrees.py:" in str(info.value)
+
+
+# ---- dicts built by calling dict: a literal where the keys are in the source ----
+
+KEYS = ("W", "b")
+
+
+def dict_calls(w, b, x):
+    layer = dict(W=w, b=b)
+    scales = dict(zip(KEYS, [2.0, w[0, 0]], strict=True))
+    pairs = dict([("shift", b * b), ("x", x)])
+    h = scales["W"] * np.tanh(layer["W"] @ pairs["x"] + layer["b"])
+    return np.sum(h) * scales["b"] + np.sum(pairs["shift"])
+
+
+def test_dict_calls_by_hand_and_differences(jit, rng):
+    b, x = np.array([0.3, -0.4]), np.array([1.0, 2.0, -1.0])
+    # by hand at W = 0: f = 2 sum(tanh(b)) W_00 + sum(b^2), so df/db = 2 b and
+    # df/dW = 2 sum(tanh(b)) at [0, 0] (the products with W_00 = 0 vanish elsewhere)
+    dw, db = srcgrad.grad(dict_calls, wrt=(0, 1), jit=jit)(np.zeros((2, 3)), b, x)
+    np.testing.assert_allclose(db, 2 * b)
+    want = np.zeros((2, 3))
+    want[0, 0] = 2 * np.sum(np.tanh(b))
+    np.testing.assert_allclose(dw, want)
+    w = rng.standard_normal((2, 3))
+    dw, db = srcgrad.grad(dict_calls, wrt=(0, 1), jit=jit)(w, b, x)
+    np.testing.assert_allclose(dw, numerical_grad(dict_calls, (w, b, x), 0), rtol=1e-6)
+    np.testing.assert_allclose(db, numerical_grad(dict_calls, (w, b, x), 1), rtol=1e-6)
+
+
+def test_wrt_a_dict_a_caller_built_with_dict_of_zip(data):
+    X, y, W = data
+    params = dict(zip(("W", "b"), (W, 0.25)))   # noqa: B905 (as users write it)
+    g = srcgrad.grad(linear_loss, jit=False)(params, X, y)
+    r = X @ W + 0.25 - y   # by hand: dW = 2 X^T r, db = 2 sum(r)
+    np.testing.assert_allclose(g["W"], 2 * X.T @ r)
+    assert g["b"] == pytest.approx(2 * np.sum(r))
+
+
+def dict_of_zip_of_names(x):
+    keys, values = ["a", "b"], [x, 2.0 * x]
+    d = dict(zip(keys, values))   # noqa: B905
+    return np.sum(d["a"] * d["b"])
+
+
+def test_a_dict_call_whose_keys_are_not_in_the_source_is_refused():
+    # (not a literal: the zip of two names, a list of values, has no rule)
+    with pytest.raises(srcgrad.MissingRule, match=r"test_pytrees.py:\d+: zip has no "
+                                                  r"gradient rule(.|\n)*d = dict\(zip"):
+        srcgrad.grad(dict_of_zip_of_names, jit=False)(np.ones(2))

@@ -20,9 +20,10 @@ differentiable, and the refusals are in one place.
 >>> from srcgrad.passes.normalize import normalize
 >>> def f(x):
 ...     parts = []
-...     for i in range(2):
-...         for k in range(2):   # (in an inner loop: not a list passes/lists.py takes)
-...             parts.append(x)
+...     for i in range(2):   # (read inside its loop: not a list passes/lists.py takes)
+...         parts.append(x)
+...         if len(parts) > 5:
+...             break
 ...     return x
 >>> p = parse(f)
 >>> check(p, normalize(p.tree, p.env, Namer({"x", "parts"}), p.filename), ["x"])
@@ -166,9 +167,10 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
     if not method and (r is not None and r.kind != "constructor" or is_user_function(obj)
                        or nested_entry(obj) is not None):
         return
-    hint = (" (a list appended to in a loop is differentiated where, after the loop, it is "
-            "read only as np.stack(L), np.array(L), sum(L), np.sum(L), np.mean(L), len(L) "
-            "or L[i], with no keywords and no other name for it)"
+    hint = (" (a list appended to in a loop is differentiated where it is not read in the "
+            "loop and, after it, read only as np.stack(L), np.concatenate(L) (each with an "
+            "int literal axis= or none), np.array(L), sum(L), np.sum(L), np.mean(L), len(L) "
+            "or L[i], with no other name for it)"
             if method and call.func.attr == "append" else "")
     raise fp.error(MissingRule, stmt,
                    f"{dotted(call.func)}(...) is called for its effect, with a value "

@@ -19,12 +19,19 @@ a tuple, which NumPy reads as it reads a list, is what numba stacks.
 
 A list appended to in a loop (`buffer_loops`) is an array the loop fills: for a name `L`
 bound to `[]` in a block, whose next mention is a `for` or `while` loop without `else`
-whose body appends to it once, at its top level or in branches of `if` there, with no
-`break`, `continue` or `return` in the loop and no other mention of `L` there, the block
-not inside a loop that has one (an iteration that leaves before `L = []` may leave the
-array unbound where the adjoint reads it), and read after the loop only as `np.stack(L)`,
-`np.array(L)`, `np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first
-axis), `np.sum(L)`, `np.mean(L)`, `len(L)` or `L[i]`: `L = []` becomes `L_rows = None`
+whose body appends to it once, at its top level, in branches of `if` or in loops there
+(a comprehension with several `for` clauses is such a loop nest), with no
+other mention of `L` there (a `break`, `continue` or `return` in the loop only skips
+appends: `jumps` has made a `return` there a `break`, and the reads after the loop sit
+in `if` branches on whether it returned), the block not inside a loop that leaves an
+iteration early (one that leaves before `L = []` may leave the array unbound where the
+adjoint reads it), and read after the loop, at any depth of `if`s and loops there
+(`_list_reads`), only as `np.stack(L)` and `np.concatenate(L)` (with an int literal
+`axis=` or none: `stacked` and `joined`, copies of the rows' array), `np.array(L)`,
+`np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first axis),
+`np.sum(L)`, `np.mean(L)`, `len(L)`, `L[i]` (so `for p in L`, `enumerate(L)`, `zip(L, M)`
+and `reversed(L)`, which `normalize` has made index loops, and generators over it), or
+`t = L[a:b]` with `t` read only in these ways too: `L = []` becomes `L_rows = None`
 and a count `L_k = 0`, the append `L_rows = fill_row(L_rows, L_k, v)` and `L_k = L_k + 1`
 (`runtime/lists.py`: the first run makes the array of the value's shape and dtype, a
 value of another shape or type is a ValueError, as np.stack refuses the one and Python's
@@ -66,7 +73,7 @@ from ..analysis.aliasing import writes
 from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from ..runtime.lists import fill_row, filled, stacked
+from ..runtime.lists import fill_row, filled, joined, stacked
 from .inplace import bound_name
 
 
@@ -181,8 +188,12 @@ def _reads_a_sequence(func: gast.AST, env: Env, local_names: frozenset[str]) -> 
 
 # calls that read a list of arrays of one shape as they read the array: as they are, or
 # as the call on the array that gives the same value
-_AS_ARRAY = {np.stack: "stacked", np.array: "np.copy", np.asarray: "np.copy",
-             builtins.sum: "np.sum0", np.sum: None, np.mean: None, builtins.len: None}
+_AS_ARRAY = {np.stack: "stacked", np.concatenate: "joined", np.array: "np.copy",
+             np.asarray: "np.copy", builtins.sum: "np.sum0", np.sum: None, np.mean: None,
+             builtins.len: None}
+
+
+_JOINS = {"stacked": stacked, "joined": joined}   # (an int literal `axis` passed on)
 
 
 def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
@@ -234,13 +245,14 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
     if not after or not _plain_loop(block[after[0]]):
         return block
     k_loop, loop = after[0], block[after[0]]
-    appends = [s for s in _branched(loop.body) if _appended(s) == name]
-    if len(appends) != 1 or _mentions(loop, name) != 1 or _jumps(loop.body) or \
+    appends = [s for s in _branched(loop.body, loops=True) if _appended(s) == name]
+    if len(appends) != 1 or _mentions(loop, name) != 1 or \
             not isinstance(appends[0].value.args[0], (gast.Name, gast.Constant)):
         return block
-    reads = {k: _read_as(block[k], name, env, local_names) for k in after[1:]}
-    if any(r is MISSING for r in reads.values()) or \
-            sum(_mentions(s, name) for s in whole) != 2 + len(reads) or \
+    reads = _list_reads(name, [block[k] for k in after[1:]], whole, env, local_names)
+    if reads is None or \
+            sum(_mentions(s, name) for s in whole) != \
+            2 + sum(1 for _, _, read in reads.values() if read == name) or \
             _written_after(appends[0].value.args[0], whole, env, local_names):
         return block
     npn = bound_name(env, "np", np)
@@ -251,18 +263,22 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
                               b.name(count), copy.deepcopy(append.value.args[0]))),
         b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1))))]
     _replace(loop.body, append, fill)
+    for stmt, how, _ in reads.values():
+        read = stmt.value.args[0] if isinstance(stmt.value, gast.Call) else None
+        if how in _JOINS:
+            helper = _JOINS[how]
+            stmt.value = b.call(b.name(bound_name(env, helper.__name__, helper)), read,
+                                *stmt.value.args[1:], *(k.value for k in stmt.value.keywords))
+        elif how == "np.copy":
+            stmt.value = b.call(b.dotted(f"{npn}.copy"), read)
+        elif how == "np.sum0":
+            stmt.value = b.call(b.dotted(f"{npn}.sum"), read, axis=b.const(0))
     out: list[gast.stmt] = []
     for k, stmt in enumerate(block):
         if k == start:
             out += [b.located(b.assign(rows, b.const(None)), stmt),
                     b.located(b.assign(count, b.const(0)), stmt)]
             continue
-        if reads.get(k) == "stacked":
-            stmt.value = b.call(b.name(bound_name(env, "stacked", stacked)), b.name(name))
-        elif reads.get(k) == "np.copy":
-            stmt.value = b.call(b.dotted(f"{npn}.copy"), b.name(name))
-        elif reads.get(k) == "np.sum0":
-            stmt.value = b.call(b.dotted(f"{npn}.sum"), b.name(name), axis=b.const(0))
         out.append(stmt)
         if k == k_loop:
             out.append(b.located(b.assign(name, b.call(
@@ -295,23 +311,25 @@ def _written_after(value: gast.AST, whole: list[gast.stmt], env: Env,
     return bool(shared & written)
 
 
-def _branched(stmts: list[gast.stmt]) -> list[gast.stmt]:
-    """`stmts` and those of their `if` branches, at any depth (not those of loops)."""
+def _branched(stmts: list[gast.stmt], loops: bool = False) -> list[gast.stmt]:
+    """`stmts` and those of their `if` branches, at any depth, and with `loops`, those of
+    loops in them too (a comprehension's `for` clauses after the first are loops in its
+    loop)."""
     out = []
     for s in stmts:
         out.append(s)
-        if isinstance(s, gast.If):
-            out += _branched(s.body) + _branched(s.orelse)
+        if isinstance(s, gast.If) or loops and isinstance(s, (gast.For, gast.While)):
+            out += _branched(s.body, loops) + _branched(s.orelse, loops)
     return out
 
 
 def _replace(stmts: list[gast.stmt], old: gast.stmt, new: list[gast.stmt]) -> None:
-    """`old`, one of `stmts` or of their `if` branches, replaced there by `new`."""
+    """`old`, one of `stmts` or of the blocks in them, replaced there by `new`."""
     for k, s in enumerate(stmts):
         if s is old:
             stmts[k:k + 1] = new
             return
-        if isinstance(s, gast.If):
+        if isinstance(s, (gast.If, gast.For, gast.While)):
             _replace(s.body, old, new)
             _replace(s.orelse, old, new)
 
@@ -341,6 +359,37 @@ def _jumps(stmts: list[gast.stmt]) -> bool:
     return False
 
 
+def _list_reads(name: str, stmts: list[gast.stmt], whole: list[gast.stmt], env: Env,
+                local_names: frozenset[str]) -> dict[int, tuple] | None:
+    """The reads of list `name` in `stmts` (at any depth of their `if`s and loops), each
+    `id(statement): (statement, how, name read)` with `how` what `_read_as` says; a
+    slice of it bound to a name, `t = L[1:]`, with the reads of `t` in `whole` too, where
+    that is all that names `t` (a slice of the array reads as the list's slice does). None
+    where some read is another (or reads it in a test or a loop's header)."""
+    reads: dict[int, tuple] = {}
+    for stmt in _branched(stmts, loops=True):
+        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+            header = [stmt.test] if not isinstance(stmt, gast.For) else [stmt.target, stmt.iter]
+            if any(_mentions(h, name) for h in header):
+                return None
+            continue
+        if not _mentions(stmt, name) or isinstance(stmt, gast.Assign) and \
+                not _mentions(stmt.value, name):   # (its binding: counted by the caller)
+            continue
+        how = _read_as(stmt, name, env, local_names)
+        if how is MISSING:
+            return None
+        reads[id(stmt)] = (stmt, how, name)
+        if how == "slice":
+            part = stmt.targets[0].id
+            more = _list_reads(part, whole, whole, env, local_names)
+            if more is None or sum(_mentions(s, part) for s in whole) != 1 + len(
+                    [r for r in more.values() if r[2] == part]):
+                return None
+            reads.update(more)
+    return reads
+
+
 def _read_as(stmt: gast.stmt, name: str, env: Env, local_names: frozenset[str]) -> object:
     """How statement `stmt` after the loop reads list `name`: as it reads the array (None),
     as a call replaced (a key of `_AS_ARRAY`'s values), or MISSING (another way)."""
@@ -349,14 +398,22 @@ def _read_as(stmt: gast.stmt, name: str, env: Env, local_names: frozenset[str]) 
         return MISSING
     value = stmt.value
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and \
-            value.value.id == name and \
-            not any(isinstance(i, gast.Slice) for i in gast.walk(value.slice)):
-        return None
-    if not (isinstance(value, gast.Call) and not value.keywords and len(value.args) == 1 and
+            value.value.id == name:
+        if isinstance(value.slice, gast.Slice):
+            return "slice"
+        if not any(isinstance(i, gast.Slice) for i in gast.walk(value.slice)):
+            return None
+    if not (isinstance(value, gast.Call) and value.args and
             isinstance(value.args[0], gast.Name) and value.args[0].id == name):
         return MISSING
     fun = env.resolve(value.func, local_names)
     try:
-        return _AS_ARRAY[fun] if fun in _AS_ARRAY else MISSING
+        how = _AS_ARRAY[fun] if fun in _AS_ARRAY else MISSING
     except TypeError:   # (unhashable)
         return MISSING
+    axis = value.args[1:] + [k.value for k in value.keywords if k.arg == "axis"]
+    if len(value.args) + len(value.keywords) == 1 or how in _JOINS and len(axis) == 1 and \
+            len(value.args) + len(value.keywords) == 2 and isinstance(axis[0], gast.Constant) \
+            and type(axis[0].value) is int:
+        return how
+    return MISSING

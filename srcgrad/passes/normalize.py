@@ -18,8 +18,9 @@ passes do, and a new FunctionDef whose body is a list of:
 * ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
   for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
-  `enumerate` and `zip` become index loops); ``while op:`` (a test that takes statements
-  runs them before the loop, at the end of the body and before each `continue`);
+  `enumerate`, `zip` and `reversed` become index loops); ``while op:`` (a test that
+  takes statements runs them before the loop, at the end of the body and before each
+  `continue`);
   `break` and `continue` only at the end of a block (see `jumps`);
 * one final ``return atom``.
 
@@ -199,7 +200,7 @@ class _Normalizer:
         else:
             if func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
                     and isinstance(target.elts[0], gast.Name) and it.args:
-                seqs, targets = [self.atom(it.args[0])], [target.elts[1]]
+                seqs, targets = [it.args[0]], [target.elts[1]]
                 start = it.args[1] if len(it.args) > 1 else next(
                     (k.value for k in it.keywords if k.arg == "start"), None)
                 if start is None:
@@ -210,18 +211,29 @@ class _Normalizer:
                         target.elts[0].id, b.binop(b.name(index), gast.Add(),
                                                    self.atom(start))), stmt))
             elif func is zip and it.args and not it.keywords:
-                seqs = [self.atom(a) for a in it.args]
+                seqs = list(it.args)
                 if not isinstance(target, gast.Tuple) or len(target.elts) != len(seqs):
                     raise self.error(stmt, "unpack 'zip' into one name per sequence")
                 targets, index = list(target.elts), self.namer.fresh("k")
             else:
-                seqs, targets, index = [self.atom(it)], [target], self.namer.fresh("k")
-            seqs = [self.stable(s, assigned) for s in seqs]
+                seqs, targets, index = [it], [target], self.namer.fresh("k")
+            # `reversed(s)` is s read from its end: item k is s[len(s) - 1 - k]; item k of
+            # `range(a, b, c)` is a + k * c (numba indexes no range object)
+            backward = [self.reversed_arg(s) is not None for s in seqs]
+            seqs = [self.reversed_arg(s) or s for s in seqs]
+            ranges = [self.range_args(s) for s in seqs]
+            seqs = [self.stable(self.atom(s), assigned) if r is None else
+                    b.call(b.name("range"), *(self.stable(self.atom(a), assigned) for a in r))
+                    for s, r in zip(seqs, ranges, strict=True)]
             lengths = [self.atom(b.call(b.name("len"), s)) for s in seqs]
             n = lengths[0] if len(lengths) == 1 else self.atom(b.call(b.name("min"), *lengths))
             bounds = [n]
-            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), b.name(index))), stmt)
-                    for t, s in zip(targets, seqs, strict=True)] + body
+            items = [b.binop(self.atom(b.binop(m, gast.Sub(), b.const(1))), gast.Sub(),
+                             b.name(index)) if back else b.name(index)
+                     for m, back in zip(lengths, backward, strict=True)]
+            body = [b.located(b.assign(t, b.subscript(copy.deepcopy(s), item) if r is None
+                                       else _range_item(s.args, item)), stmt)
+                    for t, s, r, item in zip(targets, seqs, ranges, items, strict=True)] + body
         if index in assigned:  # (a loop nested in it over the same name, `i = i + 1`...)
             # the loop counts with a name of its own, and `index` is an ordinary variable
             counter = self.namer.fresh(index)
@@ -233,6 +245,20 @@ class _Normalizer:
         self.origin = stmt
         self.emit(b.make(gast.For, target=b.name(index, store=True),
                          iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
+
+    def range_args(self, node: gast.AST) -> list[gast.AST] | None:
+        """The arguments of `range(...)` (the builtin), a loop's sequence; else None."""
+        if isinstance(node, gast.Call) and 1 <= len(node.args) <= 3 and not node.keywords \
+                and self.env.resolve(node.func, self.locals) is range:
+            return node.args
+        return None
+
+    def reversed_arg(self, node: gast.AST) -> gast.AST | None:
+        """`s` of `reversed(s)` (the builtin), a loop's sequence; else None."""
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and \
+                self.env.resolve(node.func, self.locals) is reversed:
+            return node.args[0]
+        return None
 
     def while_(self, stmt: gast.While) -> None:
         outer, self.out = self.out, []
@@ -456,6 +482,12 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
+
+
+def _range_item(args: list[gast.AST], position: gast.AST) -> gast.AST:
+    """Item `position` of `range(*args)`: `start + position * step`."""
+    item = position if len(args) < 3 else b.binop(position, gast.Mult(), copy.deepcopy(args[2]))
+    return item if len(args) < 2 else b.binop(copy.deepcopy(args[0]), gast.Add(), item)
 
 
 def _single_assignment(body: list[gast.stmt], params: list[str], namer: Namer) -> list[gast.stmt]:

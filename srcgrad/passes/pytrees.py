@@ -31,6 +31,7 @@ local name (`p = {"W": a}`): one name per entry, assigned where the literal was.
 
 from __future__ import annotations
 
+import builtins
 import collections
 import copy
 import dataclasses
@@ -42,6 +43,7 @@ import numpy as np
 
 from .. import builder as b
 from ..errors import SrcgradError, UnsupportedSyntax
+from ..frontend.parse import MISSING, Env
 from ..naming import names_in
 
 
@@ -169,12 +171,16 @@ def flatten_params(fn: gast.FunctionDef, trees: dict[str, Tree],
     return fn
 
 
-def flatten_dicts(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
+def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
+                  ) -> gast.FunctionDef:
     """`fn` with each local dict literal of constant keys (`p = {"W": a, "b": b}`, nested
     dict literals too) assigned once to a name, as one name per entry (`p_W = a`,
     `p_b = b`, in the literal's order) and its reads flattened as a parameter's are (see
     the module docstring: `p["W"]` is `p_W`; using it whole is refused). Any other dict
-    literal stays, and `reject` refuses it."""
+    literal stays, and `reject` refuses it. With the function's names `env`, a call of
+    the builtin `dict` that `displayed_dicts` makes a literal is one first."""
+    if env is not None:
+        fn = displayed_dicts(fn, env)
     stores = collections.Counter(
         n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
         isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)))
@@ -209,6 +215,83 @@ def flatten_dicts(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
 
     fn.body = _Flatten(trees, names, filename).block(Split().visit(fn).body)
     return fn
+
+
+def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
+    """`fn` with each call of the builtin `dict` that has a literal's constant keys the
+    literal: `dict(a=x, b=y)`, `dict(zip(K, V))` and `dict([(k, v), ...])` with `K` a
+    tuple or list display of constants (or a global name bound to a tuple of them) and
+    `V` a display of as many values (more or fewer: `zip` stops at the shorter, and so
+    does the literal). Any other `dict(...)` stays as it is (a differentiated value
+    passed to it is refused by `check`: `dict` has no rule). The input is untouched.
+
+    >>> import astor
+    >>> fn = gast.parse("def f(x):\\n    d = dict(zip(('a', 'b'), (x, 2 * x)))").body[0]
+    >>> print(astor.to_source(gast.gast_to_ast(displayed_dicts(fn, Env({})))).strip())
+    def f(x):
+        d = {'a': x, 'b': 2 * x}
+    """
+    local = frozenset(n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+                      isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)))
+    if not any(isinstance(n, gast.Call) and env.resolve(n.func, local) is builtins.dict
+               for n in gast.walk(fn)) or \
+            any(isinstance(n, gast.keyword) and n.arg is None for n in gast.walk(fn)):
+        return fn   # (`f(**kw)` is refused as such, whatever made kw)
+
+    class Display(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if env.resolve(node.func, local) is not builtins.dict:
+                return node
+            pairs = _dict_pairs(node, env, local)
+            if pairs is None:
+                return node
+            return b.located(b.make(gast.Dict, keys=[b.const(k) for k, _ in pairs],
+                                    values=[v for _, v in pairs]), node)
+
+    return Display().visit(copy.deepcopy(fn))
+
+
+def _dict_pairs(call: gast.Call, env: Env, local: frozenset[str]
+                ) -> list[tuple[Any, gast.expr]] | None:
+    """The (key, value) pairs of the dict a call of `dict` makes, where its keys are
+    constants the source shows; else None."""
+    if not call.args and call.keywords and all(k.arg is not None for k in call.keywords):
+        return [(k.arg, k.value) for k in call.keywords]
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    if isinstance(arg, gast.Call) and env.resolve(arg.func, local) is builtins.zip and \
+            len(arg.args) == 2 and all(k.arg == "strict" for k in arg.keywords):
+        keys, values = _constants(arg.args[0], env, local), _items(arg.args[1])
+        if keys is None or values is None or arg.keywords and len(keys) != len(values):
+            return None
+        return list(zip(keys, values, strict=False))   # (as zip: the shorter decides)
+    items = _items(arg)
+    if items is None or not all(isinstance(i, (gast.Tuple, gast.List)) and len(i.elts) == 2
+                                and _constant(i.elts[0]) is not None for i in items):
+        return None
+    return [(_constant(i.elts[0])[0], i.elts[1]) for i in items]
+
+
+def _items(node: gast.AST) -> list[gast.expr] | None:
+    """The items of a tuple or list display without `*`, else None."""
+    if isinstance(node, (gast.Tuple, gast.List)) and \
+            not any(isinstance(e, gast.Starred) for e in node.elts):
+        return list(node.elts)
+    return None
+
+
+def _constants(node: gast.AST, env: Env, local: frozenset[str]) -> list[Any] | None:
+    """The values of a display of constants, or of a global tuple of strings and ints."""
+    items = _items(node)
+    if items is not None:
+        keys = [_constant(i) for i in items]
+        return None if None in keys else [k[0] for k in keys]
+    value = env.resolve(node, local) if isinstance(node, gast.Name) else MISSING
+    if isinstance(value, tuple) and all(isinstance(k, (str, int)) for k in value):
+        return list(value)
+    return None
 
 
 def _literal_tree(node: gast.Dict) -> Tree | None:

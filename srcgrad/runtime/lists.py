@@ -27,6 +27,7 @@ DIFFER = "the values appended to a list in a loop differ in shape or type"
 EMPTY_ROWS = "a list of arrays built in a loop is empty: compiled code cannot give its " \
     "value (run it with jit=False, where it is np.array([]))"
 NONE_TO_STACK = "need at least one array to stack"
+NONE_TO_JOIN = "need at least one array to concatenate"
 
 
 def fill_row(rows, k, value):
@@ -121,28 +122,142 @@ def _filled_typer(rows, k):
     return arrays
 
 
-def stacked(a):
-    """`np.stack` of the rows of `a` (a list `filled` made): a copy of it; of no rows,
-    an error, as NumPy's.
+def stacked(a, axis=0):
+    """`np.stack(L, axis)` of the list `filled` made, `a`: a copy of it with its first axis
+    moved to `axis`; of no rows, an error, as NumPy's.
 
-    >>> stacked(np.array([[1.0, 2.0]]))
-    array([[1., 2.]])
+    >>> stacked(np.array([[1.0, 2.0], [3.0, 4.0]]), axis=1)
+    array([[1., 3.],
+           [2., 4.]])
     """
     if len(a) == 0:
         raise ValueError(NONE_TO_STACK)
-    return np.copy(a)
+    return np.moveaxis(a, 0, axis).copy()
 
 
-@overload(stacked)
-def _stacked_typer(a):
-    if not isinstance(a, types.Array):
+def unstacked(d, axis=0):
+    """The rows `stacked(a, axis)` was made of: `d` with axis `axis` moved first (a copy),
+    the adjoint of `stacked`, as `stacked` is its."""
+    return np.moveaxis(d, axis, 0).copy()
+
+
+def joined(a, axis=0):
+    """`np.concatenate(L, axis)` of the list `filled` made, `a` (rows of one shape): the
+    rows side by side along their axis `axis`, a copy; of no rows, an error, as NumPy's.
+
+    >>> joined(np.array([[[1.0], [2.0]], [[3.0], [4.0]]]), axis=1)
+    array([[1., 3.],
+           [2., 4.]])
+    """
+    if len(a) == 0:
+        raise ValueError(NONE_TO_JOIN)
+    k = _row_axis(axis, np.ndim(a) - 1)
+    moved = np.moveaxis(a, 0, k)
+    return moved.reshape(moved.shape[:k] + (-1,) + moved.shape[k + 2:])
+
+
+def unjoined(d, a, axis=0):
+    """The rows `joined(a, axis)` was made of, from its value (or cotangent) `d`: the
+    adjoint of `joined`, as `joined` is its (`a` is read for its shape only)."""
+    k = _row_axis(axis, np.ndim(a) - 1)
+    cut = d.reshape(d.shape[:k] + (a.shape[0], -1) + d.shape[k + 1:])
+    return np.moveaxis(cut, k, 0).copy()
+
+
+def _row_axis(axis, ndim):
+    """`axis` of a row of `ndim` dimensions, counted from the front (NumPy's error for one
+    it does not have; a number has none to join along)."""
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis + ndim if axis < 0 else axis
+
+
+def _literal_axis(axis):
+    """The value of a constant `axis` argument of a numba typing call (0 where it is left
+    out), or None where it is not a constant."""
+    if isinstance(axis, types.IntegerLiteral):
+        return axis.literal_value
+    if axis is None or isinstance(axis, (types.Omitted, types.NoneType)) or axis == 0:
+        return 0
+    return None
+
+
+def _moved(ndim, source, dest):
+    """The order of axes `np.moveaxis(x, source, dest)` gives an array of `ndim` axes."""
+    source, dest = source % ndim, dest % ndim
+    order = [k for k in range(ndim) if k != source]
+    order.insert(dest, source)
+    return tuple(order)
+
+
+@overload(stacked, prefer_literal=True)
+def _stacked_typer(a, axis=0):
+    ax = _literal_axis(axis)
+    if not isinstance(a, types.Array) or ax is None or not -a.ndim <= ax < a.ndim:
         return None
+    order = _moved(a.ndim, 0, ax)
 
-    def copy(a):
+    def copy(a, axis=0):
         if a.shape[0] == 0:
             raise ValueError(NONE_TO_STACK)
-        return a.copy()
+        return np.transpose(a, order).copy()
     return copy
+
+
+@overload(unstacked, prefer_literal=True)
+def _unstacked_typer(d, axis=0):
+    ax = _literal_axis(axis)
+    if not isinstance(d, types.Array) or ax is None or not -d.ndim <= ax < d.ndim:
+        return None
+    order = _moved(d.ndim, ax, 0)
+    return lambda d, axis=0: np.transpose(d, order).copy()
+
+
+@overload(joined, prefer_literal=True)
+def _joined_typer(a, axis=0):
+    ax = _literal_axis(axis)
+    if not isinstance(a, types.Array) or ax is None or not -(a.ndim - 1) <= ax < a.ndim - 1:
+        return None
+    k = ax % (a.ndim - 1)
+    order = _moved(a.ndim, 0, k)
+
+    shape = _shape_code("m", [*range(k), "-1", *range(k + 2, a.ndim)])
+    return _compiled(f"""
+def join(a, axis=0):
+    if a.shape[0] == 0:
+        raise ValueError(NONE_TO_JOIN)
+    m = np.transpose(a, order).copy()
+    return m.reshape({shape})""", "join", order=order, NONE_TO_JOIN=NONE_TO_JOIN)
+
+
+@overload(unjoined, prefer_literal=True)
+def _unjoined_typer(d, a, axis=0):
+    ax = _literal_axis(axis)
+    if not isinstance(d, types.Array) or not isinstance(a, types.Array) or ax is None or \
+            not -d.ndim <= ax < d.ndim:
+        return None
+    k = ax % d.ndim
+    order = _moved(a.ndim, k, 0)
+
+    shape = _shape_code("d", [*range(k), "a.shape[0]", "-1", *range(k + 1, d.ndim)])
+    return _compiled(f"""
+def cut(d, a, axis=0):
+    rows = np.ascontiguousarray(d).reshape({shape})
+    return np.transpose(rows, order).copy()""", "cut", order=order)
+
+
+def _shape_code(name, parts):
+    """The source of a shape tuple: `name.shape[k]` for an int k, a string as it is."""
+    return "(" + "".join(f"{name}.shape[{p}], " if isinstance(p, int) else f"{p}, "
+                         for p in parts) + ")"
+
+
+def _compiled(source, name, **namespace):
+    """The function `name` that `source` defines (numba's form of a helper whose shapes
+    depend on the number of axes), with NumPy and `namespace` as its globals."""
+    namespace["np"] = np
+    exec(source, namespace)
+    return namespace[name]
 
 
 def row_grad(d_rows, k, value):

@@ -1,0 +1,100 @@
+"""A list appended to in a loop, read after it the ways everyday Python reads a list:
+iterated (`for p in parts`, `enumerate`, `zip`, `reversed`, a generator over it), indexed
+in a later loop, sliced (`parts[1:]`); and `reversed` of any sequence in a `for`
+(`passes/lists.py`, `passes/normalize.py`). Against central differences and values by
+hand, compiled and as Python."""
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+from srcgrad import MissingRule
+
+X = np.array([0.3, -1.2, 0.7, 2.0, -0.4])
+
+
+def iterated(x, n):
+    parts = []
+    scales = []
+    for i in range(n):
+        parts.append(x * x[i])
+        scales.append(np.sin(x[i]))
+    s = 0.0
+    for k, p in enumerate(parts):
+        s = s + k * np.sum(p)
+    for p, c in zip(parts, scales):  # noqa: B905 (numba's zip)
+        s = s + np.sum(p) * c
+    for k in range(len(parts)):
+        s = s + np.sum(parts[k] ** 2)
+    return s + sum(np.sum(p) for p in parts[1:])
+
+
+def test_a_list_iterated_indexed_and_sliced_after_its_loop(jit):
+    n = 3
+    g = srcgrad.grad(iterated, jit=jit)(X, n)
+    # by hand, T = sum(x), Q = sum(x^2), i < n: f = T sum_i i x_i + T sum_i x_i sin(x_i)
+    #   + Q sum_i x_i^2 + T sum_{0 < i} x_i
+    i, T, Q = np.arange(n), np.sum(X), np.sum(X ** 2)
+    a = np.sum(i * X[:n]) + np.sum(X[:n] * np.sin(X[:n])) + np.sum(X[1:n])
+    want = np.full(5, a) + 2 * X * np.sum(X[:n] ** 2)
+    want[:n] += T * (i + np.sin(X[:n]) + X[:n] * np.cos(X[:n]) + (i > 0)) + 2 * X[:n] * Q
+    np.testing.assert_allclose(g, want)
+    assert_grad(lambda x: iterated(x, n), (g,), (X,), (0,))
+
+
+def backwards(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] ** 2)
+    s = 0.0
+    for p in reversed(parts):
+        s = s * 0.5 + p
+    for k, v in enumerate(reversed(x)):
+        s = s + k * v
+    for u, v in zip(reversed(x), x):  # noqa: B905 (numba's zip)
+        s = s + u * v
+    return s
+
+
+def test_reversed(jit):
+    n = 3
+    g = srcgrad.grad(backwards, jit=jit)(X, n)
+    # by hand: the first loop gives sum_i 0.5^i x_i^2 (x_0 last, weight 1); the second
+    # sum_k k x_{4-k}; the third sum_k x_{4-k} x_k, whose derivative is 2 x_{4-j}
+    want = 2 * X[::-1] + np.arange(5)[::-1].astype(float)
+    want[:n] += 2 * X[:n] * 0.5 ** np.arange(n)
+    np.testing.assert_allclose(g, want)
+    assert_grad(lambda x: backwards(x, n), (g,), (X,), (0,))
+
+
+def sliced_then_appended(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x * x[i])
+    rest = parts[1:]
+    rest.append(x)
+    return np.sum(np.stack(rest))
+
+
+def test_a_slice_changed_as_a_list_is_refused():
+    # rest would be an array, which has no append: the list stays a list, refused
+    with pytest.raises(MissingRule, match=r"test_lists_reads.py:\d+: parts.append"):
+        srcgrad.grad(sliced_then_appended, jit=False)(X, 3)
+
+
+def over_ranges(x):
+    s = 0.0
+    for k in reversed(range(1, x.shape[0], 2)):
+        s = s * 0.5 + x[k] ** 2
+    for j, k in enumerate(range(x.shape[0] - 1, -1, -2)):
+        s = s + j * x[k]
+    return s
+
+
+def test_reversed_and_enumerated_ranges(jit):
+    # (compiled: numba indexes no range, so item k of range(a, b, c) is a + k * c)
+    g = srcgrad.grad(over_ranges, jit=jit)(X)
+    # by hand: s = x_3^2 / 2 + x_1^2 (k = 3 first, then 1) + 0 x_4 + 1 x_2 + 2 x_0
+    np.testing.assert_allclose(g, [2.0, 2 * X[1], 1.0, X[3], 0.0])
+    assert_grad(over_ranges, (g,), (X,), (0,))
