@@ -328,6 +328,7 @@ def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     fn = copy.deepcopy(fn)
     shapes = shape_facts(fn, ns)
     helpers = shape_helpers()
+    same: set[int] = set()   # the unbroadcasts that are their g, by id
     for call in [n for n in gast.walk(fn) if isinstance(n, gast.Call) and id(n) in shapes.at]:
         helper = helpers.get(ns.resolve(call.func))
         if len(call.args) < 2 or call.keywords and helper == "unbroadcast":
@@ -337,17 +338,17 @@ def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
             continue
         if helper == "unbroadcast" and g is not None and g.shape == like.shape and \
                 like.shape and g.floating and _as_complex(g, like):
-            call.func, call.args = b.name("_same"), [call.args[0]]   # marked; unwrapped below
+            same.add(id(call))
             continue
         if isinstance(call.args[1], gast.Name):
             # the value made first (kept anyway, more likely than one made after it)
             env = shapes.at[id(call)]
-            same = next((n for n, fact in env.items()
-                         if fact.shape == like.shape and (fact.numpyish or fact.floating)
-                         and _as_complex(fact, like) and _as_complex(like, fact)), None)
-            if same is not None and same != call.args[1].id:
-                call.args[1] = b.name(same)
-    return _Unwrap().visit(fn)
+            first = next((n for n, fact in env.items()
+                          if fact.shape == like.shape and (fact.numpyish or fact.floating)
+                          and _as_complex(fact, like) and _as_complex(like, fact)), None)
+            if first is not None and first != call.args[1].id:
+                call.args[1] = b.name(first)
+    return _Unwrap(same).visit(fn)
 
 
 def _as_complex(a, b) -> bool:
@@ -356,13 +357,14 @@ def _as_complex(a, b) -> bool:
 
 
 class _Unwrap(gast.NodeTransformer):
-    """`_same(g)` (an unbroadcast found to be g) written g."""
+    """The calls whose ids `same` holds (unbroadcasts found to be their g) written g."""
+
+    def __init__(self, same: set[int]):
+        self.same = same
 
     def visit_Call(self, node: gast.Call) -> gast.AST:
         self.generic_visit(node)
-        if isinstance(node.func, gast.Name) and node.func.id == "_same":
-            return node.args[0]
-        return node
+        return node.args[0] if id(node) in self.same else node
 
 
 # ---- what numbers make simpler ----
