@@ -50,7 +50,7 @@ from .passes.forward import Forwarded, forward
 from .passes.fuse import fuse
 from .passes.join import join
 from .passes.normalize import normalize
-from .passes.optimize import optimize
+from .passes.optimize import optimize, unvalued
 from .passes.pytrees import flatten_dicts, flatten_params
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
@@ -428,7 +428,8 @@ def _assemble(main: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
     optimized = [optimize(f, m.ns) for f in main + m.functions]
     ir = {f.name: copy.deepcopy(f) for f in optimized}
     origins = {**{f.name: Origin.of(parsed) for f in main}, **m.origins}
-    functions, kernels = fuse([join(batch(f, m.ns), m.ns) for f in optimized], m.ns)
+    functions, kernels = fuse([join(batch(unvalued(f, m.ns), m.ns), m.ns) for f in optimized],
+                             m.ns)
     module = b.make(gast.Module, body=functions)
     source = to_source(module)
     _debug("generate", module)

@@ -38,6 +38,7 @@ import numpy as np
 
 from .. import builder as b
 from ..analysis.numbers import number_expression, numbers, seed_position
+from ..analysis.shapes import shape_facts, shape_helpers
 from ..rules import fact
 from .base import Namespace
 
@@ -46,8 +47,59 @@ _PURE_BUILTINS = frozenset([abs, bool, float, int, len, max, min, range, round, 
 
 def optimize(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     """`fn` without dead code and without repeated comments."""
-    fn = dead_code(fold_numbers(fn, ns), ns)
+    fn = dead_code(shaped(fold_numbers(fn, ns), ns), ns)
     fn.body = _unrepeated(fn.body, None)
+    return fn
+
+
+def unvalued(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
+    r"""`fn` (a copy where changed) with the forward statements that only the check of its
+    result reads (`dy = seed(y)`: a gradient does not return its value) under
+    `if checking():`, which Python runs (the check needs the value) and numba types (its
+    check is made then) but does not run. A lowering: the IR keeps the plain code.
+
+    >>> from srcgrad import runtime
+    >>> ns = Namespace(); _ = [ns.bind(n, getattr(runtime, n)) for n in ("seed",)]
+    >>> _ = ns.bind("range", range)
+    >>> fn = gast.parse("def g(x):\n    s = 0.0\n    n = x.shape[0]\n    for i in range(n):\n"
+    ...     "        s = s + x[i] ** 2\n    ds = seed(s)\n    dx = 2.0 * ds * x\n"
+    ...     "    return dx").body[0]
+    >>> print(gast.unparse(unvalued(fn, ns)).strip())
+    def g(x):
+        if checking():
+            s = 0.0
+            n = x.shape[0]
+            for i in range(n):
+                s = s + x[i] ** 2
+        ds = seed(s)
+        dx = 2.0 * ds * x
+        return dx
+    """
+    from ..runtime import checking
+    check = seed_position(fn.body, ns)
+    if check is None:
+        return fn
+    body = list(fn.body)
+    body[check] = b.assign(body[check].targets[0], b.const(1.0))   # as if it read nothing
+    sweep, live, value_only = _Sweep(ns, prune=True), set(), set()
+    for k in reversed(range(len(body))):
+        if not _is_comment(body[k]) and sweep.keep(body[k], live, set()) is None and k < check:
+            value_only.add(k)
+    if not value_only:
+        return fn
+    test = b.call(ns.bind("checking", checking))
+    out: list[gast.stmt] = []
+    run: list[gast.stmt] = []   # value-only statements, and the comments among them
+    for k, stmt in enumerate(fn.body):
+        if k in value_only or _is_comment(stmt) and k + 1 in value_only:
+            run.append(stmt)
+            continue
+        if run:
+            out.append(b.make(gast.If, test=test, body=run, orelse=[]))
+            run = []
+        out.append(stmt)
+    fn = copy.copy(fn)
+    fn.body = out
     return fn
 
 
@@ -241,6 +293,78 @@ def _reads(node: gast.AST) -> set[str]:
 
 def _reads_all(stmts: list[gast.stmt]) -> set[str]:
     return set().union(*(_reads(s) for s in stmts)) if stmts else set()
+
+
+# ---- what shapes make simpler ----
+
+def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
+    r"""`fn` (a copy) where shapes agree (`analysis.shapes`): `unbroadcast(g, like)` written
+    g where g has like's shape and is a float that is complex only where like is; and
+    where a helper reads its `like` only for its shape and kind (`unbroadcast`,
+    `sum_grad`, `mean_grad`, `reshape_as`), a like that has the shape of a value named
+    earlier, and is complex exactly where it is, replaced by that value. A like made
+    only for its shape is then dead code.
+
+    >>> from srcgrad import runtime
+    >>> ns = Namespace(); _ = [ns.bind(n, getattr(runtime, n)) for n in ("unbroadcast", "seed")]
+    >>> ns.bind("np", np)
+    'np'
+    >>> fn = gast.parse("def g(x, w, y):\n    a = x @ w\n    m = np.max(a, axis=1, keepdims=True)\n"
+    ...     "    t = a - m\n    s = np.sum(y * t)\n    ds = seed(s)\n"
+    ...     "    dt = unbroadcast(ds * y, t)\n    da = unbroadcast(dt, a)\n"
+    ...     "    dm = unbroadcast(-dt, m)\n    return da, dm").body[0]
+    >>> print(gast.unparse(shaped(fn, ns)).strip())
+    def g(x, w, y):
+        a = x @ w
+        m = np.max(a, axis=1, keepdims=True)
+        t = a - m
+        s = np.sum(y * t)
+        ds = seed(s)
+        dt = unbroadcast(ds * y, a)
+        da = dt
+        dm = unbroadcast(-dt, m)
+        return (da, dm)
+    """
+    fn = copy.deepcopy(fn)
+    shapes = shape_facts(fn, ns)
+    helpers = shape_helpers()
+    same: set[int] = set()   # the unbroadcasts that are their g, by id
+    for call in [n for n in gast.walk(fn) if isinstance(n, gast.Call) and id(n) in shapes.at]:
+        helper = helpers.get(ns.resolve(call.func))
+        if len(call.args) < 2 or call.keywords and helper == "unbroadcast":
+            continue
+        g, like = shapes.of(call, call.args[0]), shapes.of(call, call.args[1])
+        if like is None or like.shape is None:
+            continue
+        if helper == "unbroadcast" and g is not None and g.shape == like.shape and \
+                like.shape and g.floating and _as_complex(g, like):
+            same.add(id(call))
+            continue
+        if isinstance(call.args[1], gast.Name):
+            # the value made first (kept anyway, more likely than one made after it)
+            env = shapes.at[id(call)]
+            first = next((n for n, fact in env.items()
+                          if fact.shape == like.shape and (fact.numpyish or fact.floating)
+                          and _as_complex(fact, like) and _as_complex(like, fact)), None)
+            if first is not None and first != call.args[1].id:
+                call.args[1] = b.name(first)
+    return _Unwrap(same).visit(fn)
+
+
+def _as_complex(a, b) -> bool:
+    """Whether the value with fact `a` is complex only where the one with fact `b` is."""
+    return a.may is not None and b.must is not None and a.may <= b.must
+
+
+class _Unwrap(gast.NodeTransformer):
+    """The calls whose ids `same` holds (unbroadcasts found to be their g) written g."""
+
+    def __init__(self, same: set[int]):
+        self.same = same
+
+    def visit_Call(self, node: gast.Call) -> gast.AST:
+        self.generic_visit(node)
+        return node.args[0] if id(node) in self.same else node
 
 
 # ---- what numbers make simpler ----

@@ -27,6 +27,7 @@ from .broadcasting import (  # noqa: F401
     COMPLEX_RESULT,
     broadcast_like,
     checked_grad,
+    checking,
     reshape_as,
     seed,
     tree_vdot,

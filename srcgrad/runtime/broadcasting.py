@@ -221,6 +221,18 @@ def _seed_typer(y):
     return lambda y: one
 
 
+def checking():
+    """True as Python, False compiled: `if checking():` holds the forward work only the
+    check of a gradient's result (`seed`) reads, which Python runs and numba types (the
+    check is made at compile time) but does not run (`passes.optimize.unvalued`)."""
+    return True
+
+
+@overload(checking)
+def _checking_typer():
+    return lambda: False
+
+
 def unit(x, k):
     """Basis vector k of x's space: 1.0 for a scalar x, else zeros of x's shape with a
     1.0 at flat index k (a direction for forward mode, one entry of a gradient at a time).
