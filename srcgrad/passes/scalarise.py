@@ -391,7 +391,8 @@ class _Scalarise:
         written = [sl for s in run if not isinstance(s, gast.AugAssign) or not isinstance(
             s.target, gast.Name) for sl in [_slice_of(
                 s.targets[0] if isinstance(s, gast.Assign) else s.target)] if sl is not None]
-        ref = (written or slices)[0]   # the loop's index is the first written slice's
+        # the loop's index is that of the slice written most often (the first of them)
+        ref = max(written, key=written.count) if written else slices[0]
         accesses = self.accesses(run, views, ref)
         carries = {}
         for base in bases:
