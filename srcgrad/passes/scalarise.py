@@ -9,7 +9,7 @@ one call, and two generated functions, the run as an index loop with scalar temp
 and the run as it was:
 
     # line 16: u[1:-1] = u[1:-1] + alpha * (u[2:] - 2.0 * u[1:-1] + u[:-2])
-    _t1, _t8, _t9 = scalarised(u_loop, u_slices, 3, (1, -2), (u,), (), (alpha,), ())
+    _t1, _t8, _t9 = u_slices(u, alpha)
     ...
     def u_loop(u, alpha):
         n = u.shape[0]
@@ -20,9 +20,15 @@ and the run as it was:
             u_im1 = u_i
         return u[1:-1], u[1:-1], u[1:-1]
 
-`runtime.scalarised` runs the loop where it computes what the slices do (1-D float64
-arrays of one length, long enough that no slice is clipped or empty, sharing no memory;
-numbers that are numbers), else the slices; as Python, the slices (NumPy).
+    @scalarised(u_loop, 3, (1, -2), (1, 0, 1, 0))
+    def u_slices(u, alpha):
+        _t1 = u[1:-1]
+        ...   # the statements as they were
+
+Compiled, a call of `u_slices` runs `u_loop` where the loop computes what the slices do
+(`runtime.scalarised`: 1-D float64 arrays of one length, long enough that no slice is
+clipped or empty, sharing no memory; numbers that are numbers), else the slices; as
+Python, the slices (NumPy).
 
 NumPy computes a statement's whole right-hand side before it writes, and each statement
 before the next; the loop computes one entry of every statement per step. Each array's
@@ -79,15 +85,19 @@ def scalarise(functions: list[gast.FunctionDef], ns: Namespace) -> list[gast.Fun
     >>> print(to_source(gast.Module(body=scalarise(tree.body, ns), type_ignores=[])))
     def f(u, a):
         for _ in range(3):
-            scalarised(u_loop, u_slices, 3, (1, -2), (u,), (), (a,), ())
+            u_slices(u, a)
     <BLANKLINE>
     <BLANKLINE>
     def u_loop(u, a):
         n = u.shape[0]
+        u_im1 = u[0]
         for i in range(1, n - 1):
-            u[i] = a * (u[i + 1] - u[i - 1])
+            u_i = u[i]
+            u[i] = a * (u[i + 1] - u_im1)
+            u_im1 = u_i
     <BLANKLINE>
     <BLANKLINE>
+    @scalarised(u_loop, 3, (1, -2), (1, 0, 1, 0))
     def u_slices(u, a):
         _t1 = u[2:] - u[:-2]
         u[1:-1] = a * _t1
