@@ -4,6 +4,7 @@ compute (NumPy is the reference: the loop function is run against the slice func
 random data, as Python, and gradients compiled against central differences and values
 known by hand)."""
 
+import dataclasses
 import inspect
 import re
 
@@ -68,7 +69,29 @@ def short_slices(u0, a):
     return np.sum(u ** 2)
 
 
-CORPUS = [heat, two_back, ahead, read_after_write, short_slices]
+def wide(u0, a):
+    """A stencil two entries wide: its adjoint adds into du two entries ahead of the
+    write `du[2:-2] = 0.0`, which the loop holds back two steps."""
+    u = u0.copy()
+    for _ in range(3):
+        u[2:-2] = u[2:-2] + a * (u[4:] - u[:-4]) * u[3:-1]
+    return np.sum(u ** 2)
+
+
+def held_back(u0, a):
+    """Writes into v at two offsets, each read after (its adjoint: two zeroings and the
+    additions between them)."""
+    u = u0.copy()
+    v = np.zeros_like(u0)
+    for _ in range(3):
+        v[1:-2] = a * u[1:-2]
+        v[3:] += u[:-3] * u[2:-1]
+        v[:-3] -= u[3:]
+        u = u + 0.1 * v
+    return np.sum(v ** 2) + np.sum(u ** 2)
+
+
+CORPUS = [heat, wide, two_back, ahead, read_after_write, short_slices, held_back]
 
 
 def _lowered(fun, wrt=(0, 1), carry=None):
@@ -130,6 +153,31 @@ def test_carried_values_are_what_makes_the_loop_right(rng, monkeypatch):
     with pytest.raises(AssertionError):
         for loop, slices in pairs:
             _agree(loop, slices, rng)
+
+
+@pytest.mark.parametrize("fun", [heat, wide], ids=lambda f: f.__name__)
+def test_held_additions_are_what_makes_the_loop_right(fun, rng, monkeypatch):
+    """Without holding back the additions ahead of a write (heat's adjoint: `du[1:-1] =
+    0.0` then `du[2:] += ...`), the write wipes out additions the loop made first."""
+    real = scalarise_pass._carry
+
+    def eager(accesses):
+        carry = real(accesses)
+        return dataclasses.replace(carry, delays={}) if carry else carry
+    monkeypatch.setattr(scalarise_pass, "_carry", eager)
+    _, pairs = _lowered(fun)
+    with pytest.raises(AssertionError):
+        for loop, slices in pairs:
+            _agree(loop, slices, rng)
+
+
+def test_heat_adjoint_is_one_loop():
+    source, pairs = _lowered(heat)
+    adjoint = source[source.index("# adjoint"):source.index("return du0")]
+    assert len(re.findall(r"_slices(_\d+)?\(", adjoint)) == 1, adjoint
+    loop = inspect.getsource(pairs[1][0])
+    assert "du[i] += du_late" in loop and "du_late = d_t2" in loop, loop
+    assert "du[n - 1] += du_late" in loop, loop
 
 
 def test_heat_forward_is_one_loop_with_a_carried_scalar():

@@ -386,6 +386,7 @@ class _Scalarise:
         free = read - bases - set(temps)
         numbers = {n for n in free if n not in self.vectors} | set(sums.values())
         vectors = free - numbers
+        likes -= vectors   # (a vector's length is checked as a like's)
         if set(sums) & (read | bases | likes | set(temps)) or bases & likes \
                 or numbers & (bases | likes | vectors) or set(sums.values()) & (likes | bases):
             return None
@@ -536,8 +537,13 @@ class _Scalarise:
         rel = b.binop(b.name(i), gast.Sub(), copy.deepcopy(start)) \
             if not (isinstance(start, gast.Constant) and start.value == 0) else b.name(i)
         old = {base: {o: fresh(f"{base}_{_suffix(o)}")
-                      for o in range(c.write - c.depth, c.write + 1)}
+                      for o in range(c.write - c.depth, c.write + 1)} if c.depth else {}
                for base, c in plan.carries.items()}
+        # an addition held back: its value of k steps ago in late[k] (late[0] this step's)
+        late = {k: [fresh(f"{_target(run[k])}_late{'' if d == 1 else a}")
+                    for a in range(d + 1)] if d > 1 else [fresh(f"{_target(run[k])}_late")] * 2
+                for c in plan.carries.values() for k, d in c.delays.items()}
+        flush: dict[int, list[gast.stmt]] = {}   # after the write of statement k
         body: list[gast.stmt] = [b.assign(n, b.subscript(b.make(
             gast.Attribute, value=b.name(ref.base), attr="shape", ctx=gast.Load()), b.const(0)))]
         for t in plan.temps:
@@ -548,10 +554,15 @@ class _Scalarise:
         for base, c in plan.carries.items():
             for o in range(c.write - c.depth, c.write):
                 body.append(b.assign(old[base][o], b.subscript(
-                    b.name(base), _shifted(start, o))))
+                    b.name(base), bound((ref.start[0], ref.start[1] + o)))))
+            for k, d in c.delays.items():
+                body += [b.assign(name, b.const(0.0)) for name in dict.fromkeys(late[k][1:])]
+                flush.setdefault(c.at, []).append(b.make(
+                    gast.AugAssign, target=b.subscript(b.name(base), at(c.write), store=True),
+                    op=copy.deepcopy(run[k].op), value=b.name(late[k][d])))
         loop: list[gast.stmt] = [b.assign(old[base][c.write], b.subscript(b.name(base),
                                                                           at(c.write)))
-                                 for base, c in plan.carries.items()]
+                                 for base, c in plan.carries.items() if c.depth]
         uses = {t: sum(isinstance(n, gast.Name) and n.id == t for s in run
                        for n in gast.walk(s)) for t in plan.temps}
         written = {base: c.at for base, c in plan.carries.items()}
@@ -572,7 +583,8 @@ class _Scalarise:
             if sl is not None:
                 offset = sl.start[1] - ref.start[1]
                 carry = plan.carries.get(sl.base)
-                if carry is not None and k <= written[sl.base] and offset <= carry.write:
+                if carry is not None and carry.depth and k <= written[sl.base] \
+                        and offset <= carry.write:
                     return b.name(old[sl.base][offset])
                 return b.subscript(b.name(sl.base), at(offset))
             if self.called(node, runtime.snapshot):
@@ -604,18 +616,32 @@ class _Scalarise:
                 continue
             sl = _slice_of(target)
             store = b.subscript(b.name(sl.base), at(sl.start[1] - ref.start[1]), store=True)
-            if isinstance(s, gast.AugAssign):
+            carry = plan.carries.get(sl.base)
+            if carry is not None and k in carry.delays:
+                loop.append(b.assign(late[k][0], scalar(s.value, k)))
+            elif isinstance(s, gast.AugAssign):
                 loop.append(b.make(gast.AugAssign, target=store, op=copy.deepcopy(s.op),
                                    value=scalar(s.value, k)))
             else:
                 loop.append(b.assign(store, scalar(s.value, k)))
+            loop += flush.get(k, [])
         for base, c in plan.carries.items():
-            names = [old[base][o] for o in range(c.write - c.depth, c.write + 1)]
+            names = [old[base][o] for o in range(c.write - c.depth, c.write + 1)] \
+                if c.depth else []
+            for k, d in c.delays.items():
+                names += late[k][::-1] if d > 1 else []
             for older, newer in itertools.pairwise(names):
                 loop.append(b.assign(older, b.name(newer)))
         body.append(b.make(gast.For, target=b.name(i, store=True),
                            iter=b.call(b.name("range"), start, bound(ref.stop)),
                            body=loop, orelse=[]))
+        for c in plan.carries.values():   # what the last steps held back: entries no step
+            for k, d in c.delays.items():  # of the loop writes
+                offset = _slice_of(run[k].target).start[1] - ref.start[1]
+                for age in range(1, d + 1):
+                    body.append(b.make(gast.AugAssign, target=b.subscript(
+                        b.name(_target(run[k])), bound((ref.stop[0], ref.stop[1] + offset - age)),
+                        store=True), op=copy.deepcopy(run[k].op), value=b.name(late[k][age])))
         returned = [b.name(t) if t in kept else b.subscript(
             b.name(ref.base), b.make(gast.Slice, lower=_bound_node(ref.start, False),
                                      upper=_bound_node(ref.stop, True), step=None))
@@ -639,16 +665,25 @@ class _Scalarise:
 
 @dataclasses.dataclass
 class _Carry:
-    """The one write `write` (offset) of an array, at statement `at`, and how many
-    steps back (`depth`) the loop must keep the old values it overwrites."""
+    """How the loop keeps one array's accesses in NumPy's order: its writes are at offset
+    `write`, the first in statement `at`; it keeps the old values of the `depth` entries
+    behind the write (reads before the write, of entries earlier steps wrote); and an
+    addition after a plain write, into an entry ahead of it (`delays`: statement -> how
+    many steps ahead), is held in scalars until the step that writes that entry."""
 
     write: int
     at: int
     depth: int
+    delays: dict
 
 
 @dataclasses.dataclass
 class _Plan:
+    """What the loop of a run needs: its temporaries (those that are views of slices
+    among them), its sums into numbers, its arguments by group, its temporaries that are
+    numbers, the slice its index follows, the fewest entries it serves, and how it keeps
+    each array's accesses in order (`_Carry`)."""
+
     temps: dict
     views: dict
     sums: dict
@@ -671,23 +706,38 @@ def _carry(accesses: list[_Access]) -> _Carry | None | bool:
     them): None as it is, a `_Carry`, or False if it cannot.
 
     Entry e is read or written by an access at offset o in step e - o; an earlier access
-    (in NumPy's order) must come first in the loop: at a larger offset, or the same one."""
+    (in NumPy's order) must come first in the loop: at a larger offset, or the same one.
+    Additions commute with one another. An addition after the one plain write, into an
+    entry ahead of it, waits for the step that writes that entry: it takes the write's
+    offset."""
     writes = [a for a in accesses if a.write]
     if not writes or all(a.add for a in accesses):
         return None   # only read, or only added into: additions commute
+    plain = [a for a in writes if not a.add]
+    delays: dict[int, int] = {}
+    if len(plain) == 1:
+        w = plain[0]
+        after = [a for a in accesses if a.position > w.position]
+        before = [a for a in accesses if a.position < w.position]
+        if all(a.add for a in after) and not any(a.add for a in before):
+            for a in after:
+                if a.offset > w.offset:
+                    delays[a.position[0]] = a.offset - w.offset
+            accesses = [dataclasses.replace(a, offset=w.offset)
+                        if a.position[0] in delays else a for a in accesses]
+            writes = [a for a in accesses if a.write]
     depth = 0
     for j, first in enumerate(accesses):
         for then in accesses[j + 1:]:
             if not (first.write or then.write) or first.offset >= then.offset \
                     or first.add and then.add:   # additions commute
                 continue
-            if first.write or len(writes) > 1:
+            if first.write or len({a.offset for a in writes}) > 1:
                 return False
             depth = max(depth, then.offset - first.offset)
-    if not depth:
+    if not depth and not delays:
         return None
-    w = writes[0]
-    return _Carry(w.offset, w.position[0], depth)
+    return _Carry(writes[0].offset, writes[0].position[0], depth, delays)
 
 
 class _Fresh:
@@ -703,17 +753,14 @@ class _Fresh:
         return name
 
 
+def _target(s: gast.stmt) -> str:
+    """The array a slice statement writes into."""
+    target = s.targets[0] if isinstance(s, gast.Assign) else s.target
+    return target.value.id
+
+
 def _suffix(offset: int) -> str:
     return "i" if not offset else f"im{-offset}" if offset < 0 else f"ip{offset}"
-
-
-def _shifted(start: gast.AST, offset: int) -> gast.AST:
-    if isinstance(start, gast.Constant):
-        return b.const(start.value + offset)
-    if not offset:
-        return copy.deepcopy(start)
-    return b.binop(copy.deepcopy(start), gast.Add() if offset > 0 else gast.Sub(),
-                   b.const(abs(offset)))
 
 
 def _bound_node(kc: tuple[int, int], stop: bool) -> gast.AST | None:
