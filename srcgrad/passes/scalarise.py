@@ -62,7 +62,7 @@ from .. import builder as b
 from .. import runtime
 from ..rules import fact
 from .base import GeneratedFunction, Namespace, all_statements
-from .fuse import _Fuse
+from .fuse import _Fuse, _operands
 from .optimize import _is_comment, pure_call
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
@@ -794,16 +794,6 @@ def _crossing(before: list[gast.stmt], after: list[gast.stmt]) -> int:
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     return len(assigned & {n.id for s in after for n in gast.walk(s)
                            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)})
-
-
-def _operands(node: gast.AST) -> list[gast.AST]:
-    if isinstance(node, gast.BinOp):
-        return [node.left, node.right]
-    if isinstance(node, gast.UnaryOp):
-        return [node.operand]
-    if isinstance(node, gast.Call):
-        return list(node.args)
-    return []
 
 
 def _exposed(fn: gast.FunctionDef) -> set[int]:
