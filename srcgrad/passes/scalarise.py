@@ -234,7 +234,7 @@ class _Scalarise:
             out += comments + moved
             for p, piece in enumerate(pieces):
                 after = [s for later in pieces[p + 1:] for s in later] + stmts[end:]
-                out += self.lower(piece, after) if len(piece) > 1 else [piece[0]]
+                out += self.lower(piece, after, comments) if len(piece) > 1 else [piece[0]]
             k = end
         return out
 
@@ -460,7 +460,8 @@ class _Scalarise:
         return out
 
     # ---- lowering ----
-    def lower(self, run: list[gast.stmt], after: list[gast.stmt]) -> list[gast.stmt]:
+    def lower(self, run: list[gast.stmt], after: list[gast.stmt],
+              comments: list[gast.stmt]) -> list[gast.stmt]:
         plan = self.plan(run)
         outside = self.read_after(run, after, plan)
         if plan is None or outside is None:
@@ -478,7 +479,9 @@ class _Scalarise:
         likes = sorted(plan.likes, key=_first_use(run))
         params = bases + vectors + numbers + likes
         results = [t for t in plan.temps if t in kept or t in shapes] + list(plan.sums)
-        self.made.append(self.loop_function(loop, params, run, plan, kept, shapes, results))
+        made = self.loop_function(loop, params, run, plan, kept, shapes, results)
+        made.body[:0] = copy.deepcopy(comments)   # the user's lines it computes
+        self.made.append(made)
         tail = [b.ret(_pack(results))] if results else []
         groups = b.tuple_([b.const(len(g)) for g in (bases, vectors, numbers, likes)])
         fn = b.function(slices, params, copy.deepcopy(run) + tail)
