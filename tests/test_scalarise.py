@@ -274,3 +274,18 @@ def test_the_guard(rng):
     assert not fits(3, (1, -2), (u, v), (u[1:-1],), (like,))
     assert fits(3, (1, -2), (w[:10], w[10:]), (d,), (like,))       # next to each other
     assert fits(3, (1, -2), (w[::2], w[1::2]), (d,), (like,)) is False  # interleaved
+
+
+def _views_only(x0, w):
+    x = x0.copy()
+    for _ in range(2):
+        x = np.tanh(x[1:] * w + x[:-1])
+    return np.sum(x)
+
+
+def test_views_only_stay_as_they_are(rng):
+    """A run of slices read whole later (views) computes nothing: it is left alone (the
+    fuzzer found a loop with an empty body)."""
+    args = (rng.standard_normal(7), 0.3)
+    g = srcgrad.grad(_views_only, wrt=(0, 1), jit=False)
+    assert_grad(_views_only, g(*args), args, (0, 1))

@@ -464,8 +464,9 @@ class _Scalarise:
               comments: list[gast.stmt]) -> list[gast.stmt]:
         plan = self.plan(run)
         outside = self.read_after(run, after, plan)
-        if plan is None or outside is None:
-            return run
+        if plan is None or outside is None or set(plan.temps) == set(plan.views) and all(
+                isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) for s in run):
+            return run   # (views only: the loop would compute nothing)
         kept, shapes = outside
         label = next((sl.base for s in run for sl in [_slice_of(
             s.targets[0] if isinstance(s, gast.Assign) else s.target)] if sl is not None),
