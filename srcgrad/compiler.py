@@ -3,7 +3,7 @@
     parse -> positional (the entry's *args, keyword-only) -> annotate -> pytrees (container
     `wrt`) -> lift_closures -> reject_unsupported -> unroll (static, unroll=) -> checkpoint
     (checkpoint=) -> normalize -> activity/tape/reverse (or forward) -> optimize  [the IR]
-    -> batch -> join -> fuse -> codegen
+    -> batch -> join -> scalarise -> fuse -> codegen
 
 One generated module holds the requested entry points and the gradients of every user
 function they call (each differentiated on demand, for the argument positions that are
@@ -54,6 +54,7 @@ from .passes.optimize import optimize, unvalued
 from .passes.pytrees import flatten_dicts, flatten_params
 from .passes.reject import reject_unsupported
 from .passes.reverse import Reversed, reverse
+from .passes.scalarise import scalarise
 from .passes.unroll import unroll
 from .rules import fact, lookup
 from .runtime import put_flat, seed, tree_vdot, unit, zeros_like
@@ -428,8 +429,8 @@ def _assemble(main: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
     optimized = [optimize(f, m.ns) for f in main + m.functions]
     ir = {f.name: copy.deepcopy(f) for f in optimized}
     origins = {**{f.name: Origin.of(parsed) for f in main}, **m.origins}
-    functions, kernels = fuse([join(batch(unvalued(f, m.ns), m.ns), m.ns) for f in optimized],
-                             m.ns)
+    functions, kernels = fuse(scalarise([join(batch(unvalued(f, m.ns), m.ns), m.ns)
+                                         for f in optimized], m.ns), m.ns)
     module = b.make(gast.Module, body=functions)
     source = to_source(module)
     _debug("generate", module)

@@ -54,8 +54,11 @@ def jit_module(gen: Generated, stem: str) -> dict[str, Any]:
         for name in gen.functions:
             fun = getattr(module, name)
             fun = getattr(fun, "__wrapped__", fun)
-            compiled[name] = numba.njit(cache=True)(
-                runtime.jit_kernel(fun) if name in gen.kernels else fun)
+            if (chosen := getattr(fun, "srcgrad_jit", None)) is not None:
+                compiled[name] = chosen(compiled)   # (runtime.scalarised)
+            else:
+                compiled[name] = numba.njit(cache=True)(
+                    runtime.jit_kernel(fun) if name in gen.kernels else fun)
             setattr(module, name, compiled[name])
         _JIT_CACHE[key] = compiled
         return compiled

@@ -125,6 +125,7 @@ class Op:
     reduction: bool = False      # gives a number from one argument without keywords
     array_result: bool = False   # gives an array, whatever its arguments
     pure: bool = False           # a helper of generated code that changes no argument
+    writes: int | None = None    # a helper that changes its argument at this position only
     cheap: bool = False          # cheaper to compute again than to keep (len, abs)
     selects: bool = False        # picks entries by the data (an index of any length)
     shape_only: int | None = None   # the position of an argument read for its shape only

@@ -54,6 +54,7 @@ linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_
 # `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g;
 # `add_at(g, index, v)` adds v into g at index
 linear(record, put_flat, add_at, positions=(0, 2))
+describe(record, put_flat, add_at, writes=0)
 # `retake(old, new)` is one of them, the same one for their tangents
 linear(retake, positions=(0, 1))
 linear(retake_grad, unshared)

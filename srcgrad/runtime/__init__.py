@@ -72,6 +72,7 @@ from .reductions import (  # noqa: F401
     mean_grad,
     sum_grad,
 )
+from .scalarised import scalarised  # noqa: F401
 from .sequences import (  # noqa: F401
     add_items,
     split_like,
