@@ -75,7 +75,7 @@ def unvalued(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
         dx = 2.0 * ds * x
         return dx
     """
-    from ..runtime import checking
+    from ..runtime import checking, same_shape
     check = seed_position(fn.body, ns)
     if check is None:
         return fn
@@ -83,7 +83,12 @@ def unvalued(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     body[check] = b.assign(body[check].targets[0], b.const(1.0))   # as if it read nothing
     sweep, live, value_only = _Sweep(ns, prune=True), set(), set()
     for k in reversed(range(len(body))):
-        if not _is_comment(body[k]) and sweep.keep(body[k], live, set()) is None and k < check:
+        stmt = body[k]
+        if k < check and isinstance(stmt, gast.Expr) and ns.called(stmt.value) is same_shape \
+                and stmt.value.args[0].id not in live:
+            value_only.add(k)   # the check of a value only the result's check reads
+            continue
+        if not _is_comment(stmt) and sweep.keep(stmt, live, set()) is None and k < check:
             value_only.add(k)
     if not value_only:
         return fn
