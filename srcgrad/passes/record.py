@@ -59,6 +59,10 @@ class Recording(FunctionPass):
         or to a slice or a call that makes their shape, are `reshaped`: read at each
         iteration's shape.)"""
         out: dict[int, list[tuple[str, str]]] = {}
+        # (the result itself needs none: a number at the end, grown from nothing else)
+        last = self.fn.body[-1] if self.fn.body else None
+        result = last.value.id if isinstance(last, gast.Return) and isinstance(
+            last.value, gast.Name) else None
         blocks = [self.fn.body] + [blk for s in self.statements for blk in (
             [s.body, s.orelse] if isinstance(s, gast.If) else [])]
         for block in blocks:
@@ -68,7 +72,7 @@ class Recording(FunctionPass):
                 inner = [s for s in all_statements(loop.body) if target_of(s)]
                 starts = {target_of(s): s.value for s in block[:k] if target_of(s)}
                 for name in sorted(set(starts) & {target_of(s) for s in inner}
-                                   - self.reshaped):
+                                   - self.reshaped - {result}):
                     site = next(s for s in inner if target_of(s) == name)
                     derived = {name}   # what the iteration computes from the value it got
                     for s in inner[:inner.index(site)]:
