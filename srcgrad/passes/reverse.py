@@ -50,7 +50,7 @@ from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import Parsed
 from ..naming import Namer
 from ..rules import fact
-from ..rules.inline import instantiate
+from ..rules.inline import instantiate, shared
 from ..runtime import (
     add_at,
     broadcast_like,
@@ -270,6 +270,9 @@ class _Reverse(Recording):
         if inst.per_arg is not None:
             parts = [(i, inst.per_arg[i]) for i in active
                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
+            pre, exprs = shared([e for _, e in parts], inst.needs, self.namer.temp)
+            a.pre += pre
+            parts = [(i, e) for (i, _), e in zip(parts, exprs, strict=True)]
         elif len(rule.params) == 1:
             parts = [(0, inst.whole)]
         else:
