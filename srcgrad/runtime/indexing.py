@@ -112,6 +112,34 @@ def _add_at_typer(g, index, dy):
     return basic
 
 
+def scattered(like, index, v):
+    """Zeros of `like`'s shape with `v` added at `index`, each repeat of an entry adding
+    its part: `np.add.at(x, index, v)` is `x += scattered(x, index, v)` (normalize writes
+    it so, and the passes follow the in-place `+=`).
+
+    >>> scattered(np.ones(3), [0, 0, 2], 1.0)
+    array([2., 0., 1.])
+    """
+    out = np.zeros(np.shape(like), np.result_type(like, v))
+    np.add.at(out, index, v)
+    return out
+
+
+@overload(scattered)
+def _scattered_typer(like, index, v):
+    if not isinstance(like, types.Array):
+        return None
+    if isinstance(like.dtype, types.Integer) and not (
+            isinstance(v, types.Integer) or isinstance(v, types.Array)
+            and isinstance(v.dtype, types.Integer)):
+        raise TypingError("srcgrad: np.add.at of non-integer values into an integer array "
+                          "(NumPy refuses the cast)")
+
+    def impl(like, index, v):
+        return add_at(np.zeros(like.shape, like.dtype), index, v)
+    return impl
+
+
 def take_grad(dy, a, indices, axis=None):
     """Adjoint of `np.take(a, indices, axis)`: dy added back where it was taken, each
     repeat of an index adding its part.
