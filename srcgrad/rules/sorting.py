@@ -1,6 +1,7 @@
 """Sorting and selection: the records of np.sort, np.partition and np.select, the helpers
 their rules call (each Python form beside its numba form), and np.sort and np.partition
-along an axis under numba (which takes the last axis alone).
+along an axis under numba (which takes the last axis alone), and np.select with an array
+default (numba's takes a number).
 
 np.sort and np.partition reorder x along an axis: y_k = x_{p(k)} for a permutation p, so
 dx_{p(k)} = dy_k and the tangent is dy_k = dx_{p(k)}. The permutation is found by matching
@@ -256,6 +257,26 @@ def select(dy, y, condlist, choicelist, default=0):
 def select_tangent(dx, y, condlist, choicelist, default=0):
     # dx: the choices' tangents, then the default's
     return None, np.select(condlist, dx, 0.0), np.where(unselected(condlist, y), dx, 0.0)
+
+
+@overload(np.select)
+def _select_typer(condlist, choicelist, default=0):
+    # numba's own takes a number as the default only: an array one, entry i from the first
+    # choice whose condition holds there, as np.where from the last choice to the first
+    if not (isinstance(default, types.Array) and isinstance(condlist, (types.List, types.UniTuple))
+            and isinstance(choicelist, (types.List, types.UniTuple))):
+        return None
+
+    def impl(condlist, choicelist, default=0):
+        n = len(condlist)
+        if n == 0 or len(choicelist) != n:
+            raise ValueError("np.select: condlist and choicelist must be of the same, "
+                             "nonzero length")
+        out = np.where(condlist[n - 1], choicelist[n - 1], default)
+        for k in range(n - 2, -1, -1):
+            out = np.where(condlist[k], choicelist[k], out)
+        return out
+    return impl
 
 
 linear(select_grads)
