@@ -4,7 +4,7 @@ forms that are refused."""
 
 import numpy as np
 import pytest
-from fd import slope
+from fd import assert_grad, slope
 from marks import compiles
 from sweep import check, domains, parametrize
 
@@ -347,3 +347,20 @@ def test_select_with_an_array_default_by_hand(jit):
     # x * x where x < 0, else 3x: the gradient 2x there, else 3
     g = srcgrad.grad(select_by_hand, jit=jit)(np.array([-1.0, 0.2, 2.0]))
     np.testing.assert_array_equal(g, [-2.0, 3.0, 3.0])
+
+
+def sorted_rows(x):
+    order = np.argsort(x, axis=1)
+    columns = np.argsort(x, axis=0, kind="stable")
+    return np.sum(np.take_along_axis(x, order, axis=1) * np.arange(1.0, 4.0)) + \
+        np.sum(np.take_along_axis(x, columns, axis=0)[0] ** 3)
+
+
+def test_take_along_axis_of_an_argsort_by_hand(jit):
+    # rows sorted, weighted 1, 2, 3 by rank: each entry gets its rank's weight; and each
+    # column's least entry cubed (0, 1, 2: gradients 0, 3, 12)
+    x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    g = srcgrad.grad(sorted_rows, jit=jit)(x)
+    np.testing.assert_array_equal(g, [[3.0, 1.0 + 3.0, 2.0 + 12.0], [1.0 + 0.0, 3.0, 2.0]])
+    y = distinct(3, 4)
+    assert_grad(sorted_rows, (srcgrad.grad(sorted_rows, jit=jit)(y[:, :3]),), (y[:, :3],), [0])

@@ -1,7 +1,7 @@
 """Sorting and selection: the records of np.sort, np.partition and np.select, the helpers
-their rules call (each Python form beside its numba form), and np.sort and np.partition
-along an axis under numba (which takes the last axis alone), and np.select with an array
-default (numba's takes a number).
+their rules call (each Python form beside its numba form), and under numba np.sort,
+np.partition and np.argsort along an axis (numba's take the last axis alone) and np.select
+with an array default (numba's takes a number).
 
 np.sort and np.partition reorder x along an axis: y_k = x_{p(k)} for a permutation p, so
 dx_{p(k)} = dy_k and the tangent is dy_k = dx_{p(k)}. The permutation is found by matching
@@ -18,6 +18,7 @@ no condition holds (summed to the default's shape: a number takes the sum).
 
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from ..runtime import unbroadcast
@@ -143,6 +144,33 @@ def _np_partition(a, kth, axis=-1, kind="introselect"):
             a.ravel(), 0, kth, False).ravel()
     return lambda a, kth, axis=-1, kind="introselect": _sorted_lanes(
         a, axis, kth, False).reshape(a.shape)
+
+
+@register_jitable
+def _argsorted_lanes(a, axis):
+    """The stable order that sorts `a` along `axis`, as (before, n, after)."""
+    parts = lanes(a, axis)
+    out = np.empty(parts.shape, np.intp)
+    for p in range(parts.shape[0]):
+        for q in range(parts.shape[2]):
+            out[p, :, q] = np.argsort(parts[p, :, q].copy(), kind="mergesort")
+    return out
+
+
+@overload(np.argsort)
+def _np_argsort(a, axis=-1, kind=None, order=None, stable=None):
+    # numba's np.argsort takes (a, kind): this form serves the calls with an axis or
+    # `stable`, and sorts stably whatever the kind (NumPy's default kind leaves the order
+    # of ties to its algorithm: either order is a sorting one)
+    if not isinstance(a, types.Array) or omitted(axis) and omitted(stable):
+        return None
+    if not (omitted(order) or isinstance(order, types.NoneType)):
+        raise TypingError("srcgrad: np.argsort compiles without order=")
+    if _flat(axis):
+        return lambda a, axis=-1, kind=None, order=None, stable=None: _argsorted_lanes(
+            a.ravel(), 0).ravel()
+    return lambda a, axis=-1, kind=None, order=None, stable=None: _argsorted_lanes(
+        a, axis).reshape(a.shape)
 
 
 # any `kind` (or `stable`) sorts to the same values; the gradient is matched by value
