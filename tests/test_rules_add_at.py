@@ -2,7 +2,8 @@
 `np.add.at(x, index, v)` as `x += scattered(x, index, v)` (srcgrad/runtime/indexing.py),
 so repeated entries of the index add each part, v's gradient is x's read back at the
 index (each repeat reads it again) and x's passes through. Against central differences,
-by hand, in forward mode, and what stays refused.
+by hand, in forward mode, and what stays refused. And the reads whose adjoint adds at an
+index the same way: `x[np.ix_(r, c)]`, compiled.
 """
 
 import numpy as np
@@ -117,3 +118,18 @@ def test_floats_into_integers_are_refused_compiled():
         return np.sum(counts * x)
     with pytest.raises(srcgrad.SrcgradError, match="integer array"):
         srcgrad.grad(f, jit=True)(1.5)
+
+
+def grid_reads(x):
+    r, c = np.array([0, 2, 2]), np.array([1, 0])
+    return np.sum(np.sin(x[np.ix_(r, c)])) + np.sum(x[np.ix_(c, r)] ** 2)
+
+
+def test_ix_reads_by_hand_and_against_differences(jit):
+    # at x = 0: sin's slope 1 at each entry read, rows 0, 2, 2 (twice) of columns 1, 0;
+    # the squares' 2x is 0
+    g = srcgrad.grad(grid_reads, jit=jit)
+    np.testing.assert_array_equal(g(np.zeros((3, 3))), [[1.0, 1.0, 0.0], [0.0, 0.0, 0.0],
+                                                        [2.0, 2.0, 0.0]])
+    x = any_(3, 3)
+    assert_grad(grid_reads, (g(x),), (x,), [0])

@@ -100,11 +100,27 @@ def _add_at_typer(g, index, dy):
                 return g
             return columns
 
+    if isinstance(index, types.BaseTuple) and len(index) == 2 and g.ndim == 2 and all(
+            isinstance(t, types.Array) and t.ndim == 2 and isinstance(t.dtype, types.Integer)
+            for t in index):   # x[np.ix_(r, c)]: index matrices that broadcast together
+        def grid(g, index, dy):
+            rows, cols = index
+            n = max(rows.shape[0], cols.shape[0])
+            m = max(rows.shape[1], cols.shape[1])
+            for p in range(n):
+                for q in range(m):
+                    i = rows[0 if rows.shape[0] == 1 else p, 0 if rows.shape[1] == 1 else q]
+                    j = cols[0 if cols.shape[0] == 1 else p, 0 if cols.shape[1] == 1 else q]
+                    g[i, j] += dy if one else dy[p, q]
+            return g
+        return grid
+
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     if any(isinstance(t, (types.Array, types.List)) and not isinstance(t.dtype, types.Boolean)
            for t in parts):   # (a mask selects each entry once)
-        raise TypingError("srcgrad: add_at compiles an index array alone (of any rank) or "
-                          "1-D index arrays on one axis of an array of rank <= 2 only")
+        raise TypingError("srcgrad: add_at compiles an index array alone (of any rank), "
+                          "1-D index arrays on one axis of an array of rank <= 2, or two "
+                          "index matrices (np.ix_) into a matrix only")
 
     def basic(g, index, dy):
         g[index] += dy
