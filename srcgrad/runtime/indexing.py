@@ -136,9 +136,7 @@ def scattered(like, index, v):
     >>> scattered(np.ones(3), [0, 0, 2], 1.0)
     array([2., 0., 1.])
     """
-    out = np.zeros(np.shape(like), np.result_type(like, v))
-    np.add.at(out, index, v)
-    return out
+    return add_at(np.zeros(np.shape(like), np.result_type(like, v)), index, v)
 
 
 @overload(scattered)
