@@ -165,3 +165,17 @@ def test_a_real_matrix_times_a_global_complex_one(jit):
     np.testing.assert_allclose(got, numerical_grad(real_times_complex, (x,), 0), rtol=1e-6)
     # at x = 0 the squares give 0, and real(x @ m0) = x[:, 0] * 1 + x[:, 1] * 2
     np.testing.assert_array_equal(g(np.zeros((3, 2))), [[1.0, 2.0]] * 3)
+
+
+def real_part_squared(x):
+    return np.sum(np.real(x @ MIXING) ** 2)
+
+
+def test_hvp_over_the_real_part_of_a_cotangent():
+    # the gradient takes the real part of x's cotangent (real_part): linear, so hvp
+    # differentiates it
+    x, v = np.array([[0.4, -1.1], [0.8, 0.3]]), np.array([[1.0, 0.5], [-0.3, 2.0]])
+    g = srcgrad.grad(real_part_squared, jit=False)
+    want = (g(x + 1e-6 * v) - g(x - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(srcgrad.hvp(real_part_squared, jit=False)(x, v), want,
+                               rtol=1e-6)
