@@ -8,6 +8,7 @@ import pytest
 from sweep import check, parametrize
 
 import srcgrad
+from srcgrad.checks import numerical_grad
 from srcgrad.runtime.complex_numbers import (
     abs_slope,
     angle_slope,
@@ -145,3 +146,36 @@ def test_a_complex_result_is_refused_with_its_line(fun, jit):
     assert "test_rules_complex.py:" in str(info.value)
     with pytest.raises(srcgrad.SrcgradError, match="complex"):
         srcgrad.value_and_grad(fun, jit=jit)(np.array([0.3, -0.7]))
+
+
+MIXING = np.array([[1.0 + 2.0j, 0.5j, 1.0], [2.0, 1.0 - 1.0j, 0.3j]])   # a global
+
+
+def real_times_complex(x):
+    return np.sum(np.abs(x @ MIXING) ** 2) + np.sum(np.real(x @ MIXING[:, 0]))
+
+
+def test_a_real_matrix_times_a_global_complex_one(jit):
+    # a global complex array makes the code complex: the real x's gradient is real (the
+    # real part), and numba's @ gets operands of one dtype (runtime/matmul.py)
+    x = np.array([[0.4, -1.1], [0.8, 0.3], [-0.6, 1.5]])
+    g = srcgrad.grad(real_times_complex, jit=jit)
+    got = g(x)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, numerical_grad(real_times_complex, (x,), 0), rtol=1e-6)
+    # at x = 0 the squares give 0, and real(x @ m0) = x[:, 0] * 1 + x[:, 1] * 2
+    np.testing.assert_array_equal(g(np.zeros((3, 2))), [[1.0, 2.0]] * 3)
+
+
+def real_part_squared(x):
+    return np.sum(np.real(x @ MIXING) ** 2)
+
+
+def test_hvp_over_the_real_part_of_a_cotangent():
+    # the gradient takes the real part of x's cotangent (real_part): linear, so hvp
+    # differentiates it
+    x, v = np.array([[0.4, -1.1], [0.8, 0.3]]), np.array([[1.0, 0.5], [-0.3, 2.0]])
+    g = srcgrad.grad(real_part_squared, jit=False)
+    want = (g(x + 1e-6 * v) - g(x - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(srcgrad.hvp(real_part_squared, jit=False)(x, v), want,
+                               rtol=1e-6)

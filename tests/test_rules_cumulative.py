@@ -4,7 +4,7 @@ forms that are refused."""
 
 import numpy as np
 import pytest
-from fd import slope
+from fd import assert_grad, slope
 from marks import compiles
 from sweep import check, domains, parametrize
 
@@ -80,9 +80,15 @@ def select_op(a, b):
         + np.sum(np.select([a > 0.0], [b], default=np.mean(a * b)) ** 2)
 
 
+def select_default_op(a, b):
+    # an array as the default: numba's own np.select takes a number (rules/sorting.py's
+    # form), of the choices' shape and of a row's
+    return np.sum(np.select([a > 0.0, a < -1.0], [a, np.sin(b)], np.cos(b)) ** 2) \
+        + np.sum(np.select([a > 1.0], [a], np.sin(b[0])) * W)
+
+
 def select_broadcast_op(a, b):
-    # choices and a differentiated default of different shapes (Python only: numba's
-    # np.select takes alike arrays and a number as the default)
+    # choices of different shapes (Python only: numba's lists hold alike arrays)
     return np.sum(np.select([a > 0.0, a < -1.0], [a, b], default=np.cos(b)) ** 2) \
         + np.sum(np.select([a > 1.0], [a], np.sin(b)) * W)
 
@@ -104,6 +110,8 @@ CASES = [
     ("sort", (np.sort,), sort_op, (distinct(3, 4),), [0], True),
     ("partition", (np.partition,), partition_op, (distinct(3, 4),), [0], True),
     ("select", (np.select,), select_op, (any_(3, 4), any_(3, 4)), [0, 1], True),
+    ("select-default", (np.select,), select_default_op, (any_(3, 4), any_(3, 4)), [0, 1],
+     True),
     ("select-broadcast", (np.select,), select_broadcast_op, (any_(3, 4), any_(4)), [0, 1],
      False),
 ]
@@ -329,3 +337,30 @@ def test_sorting_in_place_and_by_field_are_refused():
         srcgrad.grad(sort_in_place, jit=False)(np.array([3.0, 1.0, 2.0]))
     with pytest.raises(srcgrad.SrcgradError, match="order"):
         srcgrad.grad(sort_by_field, jit=False)(np.array([3.0, 1.0, 2.0]))
+
+
+def select_by_hand(x):
+    return np.sum(np.select([x < 0.0], [x * x], 3.0 * x))
+
+
+def test_select_with_an_array_default_by_hand(jit):
+    # x * x where x < 0, else 3x: the gradient 2x there, else 3
+    g = srcgrad.grad(select_by_hand, jit=jit)(np.array([-1.0, 0.2, 2.0]))
+    np.testing.assert_array_equal(g, [-2.0, 3.0, 3.0])
+
+
+def sorted_rows(x):
+    order = np.argsort(x, axis=1)
+    columns = np.argsort(x, axis=0, kind="stable")
+    return np.sum(np.take_along_axis(x, order, axis=1) * np.arange(1.0, 4.0)) + \
+        np.sum(np.take_along_axis(x, columns, axis=0)[0] ** 3)
+
+
+def test_take_along_axis_of_an_argsort_by_hand(jit):
+    # rows sorted, weighted 1, 2, 3 by rank: each entry gets its rank's weight; and each
+    # column's least entry cubed (0, 1, 2: gradients 0, 3, 12)
+    x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    g = srcgrad.grad(sorted_rows, jit=jit)(x)
+    np.testing.assert_array_equal(g, [[3.0, 1.0 + 3.0, 2.0 + 12.0], [1.0 + 0.0, 3.0, 2.0]])
+    y = distinct(3, 4)
+    assert_grad(sorted_rows, (srcgrad.grad(sorted_rows, jit=jit)(y[:, :3]),), (y[:, :3],), [0])

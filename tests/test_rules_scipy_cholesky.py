@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pytest
 import scipy
-from fd import slope
+from fd import assert_grad, slope
 from marks import compiles
 from scipy.linalg import cho_factor, cho_solve, cholesky, solve
 from sweep import check, domains, parametrize
@@ -119,6 +119,39 @@ def test_cho_solve_by_hand(jit):
     # a = L L^T = [[4, 2], [2, 17]], y = a^-1 b: d sum(y) / db = a^-1 1 = [15, 2] / 64
     g = srcgrad.grad(solved_constant_factor, jit=jit)(np.array([1.0, -2.0]))
     np.testing.assert_allclose(g, np.array([15.0, 2.0]) / 64.0, rtol=1e-14)
+
+
+def _adjoint_code(g):
+    """The adjoint part of `g`'s generated source, without its comments."""
+    return "\n".join(line for line in g.source.split("# adjoint")[1].splitlines()
+                     if not line.strip().startswith("#"))
+
+
+def solved_both(a, b):
+    return np.sum(cho_solve(cho_factor(a, lower=True), b))
+
+
+def test_cho_solve_solves_once_for_both_gradients(jit):
+    # a = diag(4, 9), y = a^-1 b = [1/4, 2/9]; g = a^-1 1 = [1/4, 1/9] is b's gradient,
+    # and G = -g y^T lands on the lower triangle read: tril(G + G^T) off the diagonal
+    a, b = np.diag([4.0, 9.0]), np.array([1.0, 2.0])
+    g = srcgrad.grad(solved_both, wrt=(0, 1), jit=jit)
+    da, db = g(a, b)
+    np.testing.assert_allclose(db, [0.25, 1.0 / 9.0], rtol=1e-14)
+    np.testing.assert_allclose(da, [[-1.0 / 16.0, 0.0], [-1.0 / 12.0, -2.0 / 81.0]],
+                               rtol=1e-13, atol=1e-15)
+    c = spd(2)
+    assert_grad(solved_both, g(c, b), (c, b), [0, 1])
+    assert _adjoint_code(g).count("cho_solve(") == 1, g.source
+
+
+def test_solve_solves_once_for_both_gradients(jit):
+    # y = a^-1 b with a = diag(2, 4): db = a^-T 1 = [1/2, 1/4], da = -db y^T
+    g = srcgrad.grad(general, wrt=(0, 1), jit=jit)
+    da, db = g(np.diag([2.0, 4.0]), np.array([2.0, 4.0]))
+    np.testing.assert_allclose(db, [1.0, 0.5], rtol=1e-14)   # 2 y a^-T, y = [1, 1]
+    np.testing.assert_allclose(da, -np.outer([1.0, 0.5], [1.0, 1.0]), rtol=1e-14)
+    assert _adjoint_code(g).count("solve(") == 1, g.source
 
 
 def factor_diagonal(a):

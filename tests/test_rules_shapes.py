@@ -5,6 +5,7 @@ np.expand_dims with axes): the rule sweep's cases, values by hand, and forward m
 
 import numpy as np
 import pytest
+from marks import compiles
 from sweep import check, domains, parametrize
 
 import srcgrad
@@ -186,6 +187,16 @@ def fortran_op(a):
         np.sum(np.ravel(a, order="F") ** 3 * w) + np.sum(a.ravel("F") * w)
 
 
+def fortran_function_op(a):
+    # the functions in an order as a constant (compiled: rules/shapes.py's forms), and
+    # C order given, an int shape and a -1
+    w = np.arange(12.0)
+    return np.sum(np.reshape(a, (3, -1), "F") * w.reshape(3, 4)) + \
+        np.sum(np.sin(np.reshape(a, 12, order="F")) * w) + \
+        np.sum(np.ravel(a, order="F") ** 3 * w) + np.sum(np.ravel(a, "C") * w) + \
+        np.sum(np.reshape(a, (2, 6), order="C") ** 2 * w.reshape(2, 6))
+
+
 # ---- padding ----
 def pad_op(a):
     # a width for all, per side, per axis and side; constants, edges, reflections
@@ -209,8 +220,10 @@ CASES = [
     ("squeeze-axes", (np.squeeze,), squeeze_op, (any_(1, 2, 3),), [0], True),
     ("expand_dims-axes", (np.expand_dims,), expand_dims_op, (any_(3),), [0], True),
     ("reshape", (np.reshape, np.ravel), reshape_op, (any_(2, 6),), [0], True),
-    # compiled, numba's reshape and ravel take no order
+    # compiled, the methods take no order (numba types them itself)
     ("reshape-F", (np.reshape, np.ravel), fortran_op, (any_(4, 3),), [0], False),
+    ("reshape-F-functions", (np.reshape, np.ravel), fortran_function_op, (any_(4, 3),), [0],
+     True),
     ("flip", (np.flip,), flip_op, (any_(2, 3),), [0], True),
     ("flipud", (np.flipud,), flipud_op, (any_(2, 3),), [0], True),
     ("fliplr", (np.fliplr,), fliplr_op, (any_(2, 3),), [0], True),
@@ -365,6 +378,21 @@ def reshaped_in_any_order(a):
 def test_an_order_from_the_memory_layout_is_refused():
     with pytest.raises(srcgrad.MissingRule, match="order 'C' or 'F'"):
         srcgrad.grad(reshaped_in_any_order, jit=False)(np.ones((2, 3)))
+
+
+def test_fortran_order_by_hand(jit):
+    # [[a, b], [c, d]] in Fortran order is [a, c, b, d]: weights 1, 2, 3, 4 land there
+    def f(x):
+        return np.sum(np.ravel(x, "F") * np.arange(1.0, 5.0)) + \
+            np.sum(np.reshape(x, (1, 4), order="F") * np.arange(1.0, 5.0))
+    g = srcgrad.grad(f, jit=jit)(np.zeros((2, 2)))
+    np.testing.assert_array_equal(g, [[2.0, 6.0], [4.0, 8.0]])
+
+
+@compiles
+def test_an_order_from_the_memory_layout_compiled_is_a_clear_error():
+    with pytest.raises(srcgrad.SrcgradError, match="order 'C' or 'F'"):
+        srcgrad.grad(reshaped_in_any_order, jit=True)(np.ones((2, 3)))
 
 
 def test_a_differentiated_keyword_argument_is_refused():

@@ -54,7 +54,7 @@ from .comprehensions import (
     shared_names,
     unrolled,
 )
-from .inplace import copy_written_params
+from .inplace import bound_name, copy_written_params
 from .jumps import structure_jumps
 from .lists import display_appends
 from .views import retake_views
@@ -81,6 +81,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         body = body[1:]  # docstring
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
+    body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
     body = copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
@@ -90,6 +91,34 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     return fn
 
 
+
+
+class _Updates(gast.NodeTransformer):
+    """`f(x, *rest)` called for its effect, where f's record says it changes x as
+    ``x op= helper(x, *rest)`` does (`updates`: np.add.at), is that augmented assignment,
+    which `inplace` and the later passes follow like any other. x is a name or a subscript
+    of one with an index of names and constants (it is read twice)."""
+
+    def __init__(self, env: Env, local_names: frozenset[str]):
+        self.env, self.locals = env, local_names
+
+    def visit_Expr(self, node: gast.Expr) -> gast.stmt:
+        call = node.value
+        if not (isinstance(call, gast.Call) and call.args and not call.keywords) or \
+                any(isinstance(a, gast.Starred) for a in call.args):
+            return node
+        func = self.env.resolve(call.func, self.locals)
+        how = fact(func, "updates") if func is not MISSING else None
+        place = call.args[0]
+        if how is None or not (isinstance(place, gast.Name) or isinstance(
+                place, gast.Subscript) and isinstance(place.value, gast.Name) and not any(
+                isinstance(n, (gast.Call, gast.NamedExpr)) for n in gast.walk(place.slice))):
+            return node
+        op, helper = how
+        target = copy.deepcopy(place)
+        target.ctx = gast.Store()
+        value = b.call(b.name(bound_name(self.env, helper.__name__, helper)), *call.args)
+        return b.located(b.make(gast.AugAssign, target=target, op=op(), value=value), node)
 
 
 class _Normalizer:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.activity import activity
@@ -50,7 +51,7 @@ from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import Parsed
 from ..naming import Namer
 from ..rules import fact
-from ..rules.inline import instantiate
+from ..rules.inline import instantiate, shared
 from ..runtime import (
     add_at,
     broadcast_like,
@@ -154,6 +155,8 @@ class _Reverse(Recording):
             isinstance(n, gast.Constant) and isinstance(n.value, complex)
             or isinstance(n, gast.Call) and fact(self.p.env.resolve(n.func, self.locals),
                                                  "complex_result")
+            or isinstance(n, (gast.Name, gast.Attribute)) and np.iscomplexobj(
+                _plain(self.p.env.resolve(n, self.locals)))   # a global complex array
             for s in self.statements for n in gast.walk(s))
         self.act = act = activity(flow(self), self.wrt, body[-1].value)
         self.unsure = maybe_unbound(body[:-1], self.params, act.active)
@@ -270,6 +273,9 @@ class _Reverse(Recording):
         if inst.per_arg is not None:
             parts = [(i, inst.per_arg[i]) for i in active
                      if i < len(inst.per_arg) and inst.per_arg[i] is not None]
+            pre, exprs = shared([e for _, e in parts], inst.needs, self.namer.temp)
+            a.pre += pre
+            parts = [(i, e) for (i, _), e in zip(parts, exprs, strict=True)]
         elif len(rule.params) == 1:
             parts = [(0, inst.whole)]
         else:
@@ -703,3 +709,8 @@ def _reversed_range(args: list[gast.AST], trips: str | None) -> gast.AST:
         b.make(gast.UnaryOp, op=gast.USub(), operand=copy.deepcopy(step))
     return b.call(b.name("range"), last,
                   b.binop(copy.deepcopy(start), gast.Sub(), copy.deepcopy(step)), neg)
+
+
+def _plain(obj: Any) -> Any:
+    """`obj` where it is a number or an array (what np.iscomplexobj may read), else 0."""
+    return obj if isinstance(obj, (complex, np.ndarray, np.complexfloating)) else 0

@@ -148,6 +148,11 @@ class Op:
     complex_result: bool = False   # gives complex values from real ones (np.fft.fft)
     sequence: bool = False   # joins a sequence of arrays, read alike as a list or a tuple
     # (numba's forms take a tuple: normalize passes a list display as one)
+    updates: tuple | None = None   # (op, helper): called for its effect, `f(x, *rest)`
+    # changes x as `x op= helper(x, *rest)` does, which normalize writes in its place
+    # (np.add.at: `x += scattered(x, index, v)`)
+    once: bool = False   # costly (a solve, an inverse): where a rule's gradients call it
+    # more than once with the same operands, the adjoint calls it once (`inline.shared`)
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)

@@ -22,6 +22,7 @@ from ..runtime.complex_numbers import (
     angle_slope,
     imag_slope,
     real_dy,
+    real_part,
     real_values,
     slope_grad,
 )
@@ -65,6 +66,8 @@ def real_dy_(dy, y, g, x):
 
 
 linear(real_dy)
+# (the real part of an operand's cotangent: forward mode over a gradient, `hvp`)
+linear(real_part, positions=(0,))
 
 
 @rule(abs_slope, imag_slope)

@@ -580,6 +580,19 @@ def norm_curvature(x, n, dx, dn, ord=None, axis=None, keepdims=False):
     return _vector_curvature(x, r, dx, dr, float(ord))
 
 
+def _string_ord(x, ord, axis) -> str | None:
+    """'fro' or 'nuc', where ord is that constant string and x one matrix (no axis: what
+    numba's forms here compute); None for an ord that is not a string; else refused."""
+    if not isinstance(ord, (types.StringLiteral, types.UnicodeType)):
+        return None
+    value = getattr(ord, "literal_value", None)
+    if value not in ("fro", "nuc") or x.ndim != 2 or not (
+            axis is None or isinstance(axis, (types.NoneType, types.Omitted))):
+        raise TypingError("srcgrad: np.linalg.norm compiles a string ord as the constant "
+                          "'fro' or 'nuc' of one matrix, with no axis")
+    return value
+
+
 def _norm_kind(x, ord, axis):
     """How numba computes a norm of these types: "two" (2-norm or Frobenius),
     "vector" (ord at run time), "matrix" (2 or refused at run time)."""
@@ -591,8 +604,7 @@ def _norm_kind(x, ord, axis):
     if ord is None or isinstance(ord, (types.NoneType, types.Omitted)):
         return "two"
     if isinstance(ord, (types.StringLiteral, types.UnicodeType)):
-        raise TypingError("srcgrad: np.linalg.norm with a string ord does not compile "
-                          "(numba's own raises ValueError for it): for 'fro' leave ord out")
+        return "two" if _string_ord(x, ord, axis) == "fro" else "nuclear"
     if not isinstance(ord, (types.Integer, types.Float)):
         raise TypingError(f"srcgrad: np.linalg.norm with ord of type {ord} does not compile")
     matrix = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
@@ -605,6 +617,11 @@ def _norm_direction_typer(x, n, ord=None, axis=None, keepdims=False):
     if kind == "two":
         return lambda x, n, ord=None, axis=None, keepdims=False: _vector_direction(
             x, spread(n, x, axis, keepdims), 2.0, axis)
+    if kind == "nuclear":   # U V^T of the thin SVD
+        def nuclear(x, n, ord=None, axis=None, keepdims=False):
+            u, _, vh = np.linalg.svd(np.asarray(x, dtype=np.float64), False)
+            return u @ vh
+        return nuclear
     if kind == "matrix":
         def matrix(x, n, ord=None, axis=None, keepdims=False):
             if ord == 1 or ord == -1 or ord == np.inf or ord == -np.inf:
@@ -623,6 +640,11 @@ def _norm_direction_typer(x, n, ord=None, axis=None, keepdims=False):
 @overload(norm_curvature)
 def _norm_curvature_typer(x, n, dx, dn, ord=None, axis=None, keepdims=False):
     kind = _norm_kind(x, ord, axis)
+    if kind == "nuclear":
+        def nuclear(x, n, dx, dn, ord=None, axis=None, keepdims=False):
+            return _singular_sum_slope_one(np.ones(min(x.shape)),
+                                           np.asarray(x, dtype=np.float64), dx * 1.0)
+        return nuclear
     if kind == "matrix":
         def top(x, n, dx, dn, ord=None, axis=None, keepdims=False):
             if ord != 2:   # (1, -1, inf, -inf: sign(x) in the columns or rows picked)
@@ -684,6 +706,25 @@ def _np_norm(x, ord=None, axis=None, keepdims=False):
     _norm_kind(x, ord, axis)  # refuses a tuple of axes and a string ord
     return lambda x, ord=None, axis=None, keepdims=False: _vector_norm(
         x, 2.0 if ord is None else float(ord), axis, keepdims)
+
+
+@overload(np.linalg.norm, prefer_literal=True, target="cpu")
+def _np_matrix_norm(x, ord=None, axis=None, keepdims=False):
+    # 'fro' and 'nuc' of one matrix, which numba's own refuses when the code runs (this
+    # form is typed before it, as the CPU's own, and with the string's value)
+    string = _string_ord(x, ord, axis) if isinstance(x, types.Array) else None
+    if string is None:
+        return None
+    if _static_bool(keepdims):
+        raise TypingError("srcgrad: np.linalg.norm with keepdims=True compiles with an "
+                          "axis only")
+    if string == "fro":
+        def frobenius(x, ord=None, axis=None, keepdims=False):
+            a = np.abs(x)
+            return np.sqrt(np.sum(a * a))
+        return frobenius
+    return lambda x, ord=None, axis=None, keepdims=False: np.sum(
+        np.linalg.svd(x * 1.0, False)[1])
 
 
 linear(spread)

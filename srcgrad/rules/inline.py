@@ -92,6 +92,46 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
     return Instance(None, fill(r.template, None), needs)
 
 
+def shared(parts: list[gast.AST], needs: dict[str, tuple[Any, bool]],
+           temp: Callable[[], str]) -> tuple[list[gast.stmt], list[gast.AST]]:
+    """The gradient expressions `parts` of one rule at one call site, where each call of
+    a function marked `once` (a solve, an inverse) that they make more than once with the
+    same operands is made once, into a temporary: the assignments of those temporaries,
+    and the expressions reading them. (Rules are pure, so computing a call first changes
+    nothing but the cost: `scipy.linalg.cho_solve`'s rule solves with dy once for both
+    arguments' gradients, not three times.)"""
+    counts: dict[str, int] = {}
+    for e in parts:
+        for n in gast.walk(e):
+            if isinstance(n, gast.Call) and fact(_callee(n.func, needs), "once"):
+                key = gast.dump(n)
+                counts[key] = counts.get(key, 0) + 1
+    repeated = {k for k, c in counts.items() if c > 1}
+    pre: list[gast.stmt] = []
+    names: dict[str, str] = {}
+
+    class Once(gast.NodeTransformer):
+        def visit_Call(self, node: gast.Call) -> gast.AST:
+            key = gast.dump(node)
+            if key not in repeated:
+                return self.generic_visit(node)
+            if key not in names:
+                names[key] = temp()
+                pre.append(b.assign(names[key], self.generic_visit(node)))
+            return b.name(names[key])
+
+    return pre, [Once().visit(e) for e in parts]
+
+
+def _callee(func: gast.AST, needs: dict[str, tuple[Any, bool]]) -> Any:
+    """The object a call's function names in inlined code (`scipy.linalg.cho_solve`)."""
+    if isinstance(func, gast.Name):
+        return needs.get(func.id, (None,))[0]
+    if isinstance(func, gast.Attribute):
+        return getattr(_callee(func.value, needs), func.attr, None)
+    return None
+
+
 def _reads_only_y(r: Rule) -> bool:
     """Whether `r`'s template reads none of the primal's arguments (eigh's reads its
     result): then the result is what `real_values` checks."""

@@ -184,3 +184,5 @@ def solve_tangent(dx, y, a, b):
 linear(columns)
 linear(transposed, per_matrix, traces)
 describe(transposed, per_matrix, traces, columns, adjugate, pure=True)
+# a rule's gradients that solve or invert with the same operands twice do it once
+describe(np.linalg.solve, np.linalg.inv, once=True)

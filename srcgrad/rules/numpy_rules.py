@@ -7,12 +7,14 @@ One rule per function family, grouped by arity; identities from any calculus tab
 
 import math
 
+import gast
 import numpy as np
 
 from ..runtime import (
     extremum_grad,
     mean_grad,
     reshape_as,
+    scattered,
     split_like,
     sum_grad,
     take_along_axis_grad,
@@ -269,6 +271,13 @@ def take(dy, y, a, indices, axis=None):
 @rule(np.take_along_axis)
 def take_along_axis(dy, y, a, indices, axis):
     return take_along_axis_grad(dy, a, indices, axis), None, None
+
+
+# np.add.at(x, index, v) adds into x in place, each repeat of an entry of the index adding
+# its part: normalize writes it `x += scattered(x, index, v)` (np.subtract.at: `-=`), whose
+# in-place change the passes follow (scattered's rule: rules/runtime_rules.py)
+describe(np.add.at, updates=(gast.Add, scattered))
+describe(np.subtract.at, updates=(gast.Sub, scattered))
 
 
 # linear maps: the tangent is the map applied to the tangent

@@ -30,6 +30,7 @@ from ..runtime import (
     retake,
     retake_grad,
     same_shape,
+    scattered,
     seed,
     snapshot,
     split_like,
@@ -60,6 +61,9 @@ linear(retake, positions=(0, 1))
 linear(retake_grad, unshared)
 # `unaliased(v, array, message)` is v, checked against array
 linear(unaliased, positions=(0,))
+# `scattered(like, index, v)`: v added into zeros at index (np.add.at's change), like read
+# for its shape only
+linear(scattered, positions=(2,))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit, same_shape)
@@ -68,10 +72,10 @@ nondifferentiable(seed, zeros_like, unit, same_shape)
 # into an argument; seed's check that the result is a scalar is its point)
 describe(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, retake, retake_grad,
          reshape_as, split_like, unstack_like, snapshot, zeros_like, unit, where, new_tape,
-         take_grad, take_along_axis_grad, pure=True)
+         take_grad, take_along_axis_grad, scattered, pure=True)
 # an argument read for its shape only (at this position): in a loop, any iteration's value
 # of it will do, so the adjoint need not get the value back
-describe(zeros_like, shape_only=0)
+describe(zeros_like, scattered, shape_only=0)
 describe(unbroadcast, broadcast_like, sum_grad, mean_grad, reshape_as, checked_grad,
          take_grad, take_along_axis_grad, shape_only=1)
 # the adjoints of a product: `d += helper(...)` into an adjoint the generated code owns is
@@ -123,6 +127,12 @@ def matmul_rhs_grad_tangent_derivative(dx, y, dy, a, b, ddy, da):
 @rule(retake)
 def retake_adjoint(dy, y, old, new):
     return retake_grad(dy, old)
+
+
+@rule(scattered)
+def scattered_adjoint(dy, y, like, index, v):
+    # each entry of v was added at its place in the index: it reads dy there (repeats too)
+    return None, None, unbroadcast(dy[index], v)
 
 
 @rule(snapshot)

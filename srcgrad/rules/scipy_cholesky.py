@@ -329,3 +329,5 @@ describe(system, system_grad, pure=True)
 # (Hermitian factors need conjugates these rules leave out: rules/complex_numbers.py)
 real_only(scipy.linalg.cholesky, scipy.linalg.cho_factor, scipy.linalg.cho_solve,
           scipy.linalg.solve)
+# (both arguments' gradients solve with dy: once, `inline.shared`)
+describe(scipy.linalg.cho_solve, scipy.linalg.solve, once=True)

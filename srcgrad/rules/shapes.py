@@ -82,6 +82,61 @@ def _reshape_back_typer(dy, x, order="C"):
     raise TypingError(f"srcgrad: {_ORDERS} (a constant)")
 
 
+def _order_of(order) -> str | None:
+    """The value of a constant `order` argument's numba type."""
+    return order.value if isinstance(order, types.Omitted) else \
+        getattr(order, "literal_value", None)
+
+
+def _order(x, order, what: str) -> str | None:
+    """The constant order ('C' or 'F') of np.reshape or np.ravel of `x` (numba types)
+    given one, which numba's own forms do not take (these are typed first); None where
+    none is given (numba's own serve); refused for another order."""
+    if not isinstance(x, types.Array) or order is None or isinstance(order, types.Omitted) \
+            and order.value is None:
+        return None
+    value = _order_of(order)
+    if value not in ("C", "F"):
+        raise TypingError(f"srcgrad: {what} compiles with order 'C' or 'F', a constant")
+    return value
+
+
+@overload(np.reshape, prefer_literal=True, target="cpu")
+def _reshape_typer(a, newshape=None, order=None, shape=None):
+    value = _order(a, order, "np.reshape")
+    if value is None or shape is not None and not isinstance(shape, (types.Omitted,
+                                                                     types.NoneType)):
+        return None
+    if value == "C":
+        return lambda a, newshape=None, order=None, shape=None: np.reshape(a, newshape)
+
+    def fortran(a, newshape=None, order=None, shape=None):
+        # Fortran order is C order of the axes reversed
+        return np.ascontiguousarray(a.T).reshape(_reversed(newshape)).T
+    return fortran
+
+
+@overload(np.ravel, prefer_literal=True, target="cpu")
+def _ravel_typer(a, order=None):
+    value = _order(a, order, "np.ravel")
+    if value is None:
+        return None
+    if value == "C":
+        return lambda a, order=None: np.ravel(a)
+    return lambda a, order=None: np.ascontiguousarray(a.T).reshape(a.size)
+
+
+def _reversed(shape):
+    return shape[::-1] if isinstance(shape, tuple) else shape
+
+
+@overload(_reversed)
+def _reversed_typer(shape):
+    if isinstance(shape, types.Integer):
+        return lambda shape: shape
+    return lambda shape: shape[::-1]
+
+
 # ---- permutations of the entries: undone by the inverse permutation ----
 
 

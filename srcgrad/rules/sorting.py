@@ -1,6 +1,7 @@
 """Sorting and selection: the records of np.sort, np.partition and np.select, the helpers
-their rules call (each Python form beside its numba form), and np.sort and np.partition
-along an axis under numba (which takes the last axis alone).
+their rules call (each Python form beside its numba form), and under numba np.sort,
+np.partition and np.argsort along an axis (numba's take the last axis alone) and np.select
+with an array default (numba's takes a number).
 
 np.sort and np.partition reorder x along an axis: y_k = x_{p(k)} for a permutation p, so
 dx_{p(k)} = dy_k and the tangent is dy_k = dx_{p(k)}. The permutation is found by matching
@@ -17,6 +18,7 @@ no condition holds (summed to the default's shape: a number takes the sum).
 
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from ..runtime import unbroadcast
@@ -144,6 +146,33 @@ def _np_partition(a, kth, axis=-1, kind="introselect"):
         a, axis, kth, False).reshape(a.shape)
 
 
+@register_jitable
+def _argsorted_lanes(a, axis):
+    """The stable order that sorts `a` along `axis`, as (before, n, after)."""
+    parts = lanes(a, axis)
+    out = np.empty(parts.shape, np.intp)
+    for p in range(parts.shape[0]):
+        for q in range(parts.shape[2]):
+            out[p, :, q] = np.argsort(parts[p, :, q].copy(), kind="mergesort")
+    return out
+
+
+@overload(np.argsort)
+def _np_argsort(a, axis=-1, kind=None, order=None, stable=None):
+    # numba's np.argsort takes (a, kind): this form serves the calls with an axis or
+    # `stable`, and sorts stably whatever the kind (NumPy's default kind leaves the order
+    # of ties to its algorithm: either order is a sorting one)
+    if not isinstance(a, types.Array) or omitted(axis) and omitted(stable):
+        return None
+    if not (omitted(order) or isinstance(order, types.NoneType)):
+        raise TypingError("srcgrad: np.argsort compiles without order=")
+    if _flat(axis):
+        return lambda a, axis=-1, kind=None, order=None, stable=None: _argsorted_lanes(
+            a.ravel(), 0).ravel()
+    return lambda a, axis=-1, kind=None, order=None, stable=None: _argsorted_lanes(
+        a, axis).reshape(a.shape)
+
+
 # any `kind` (or `stable`) sorts to the same values; the gradient is matched by value
 @rule(np.sort)
 def sort(dy, y, a, axis=-1, kind=None, stable=None):
@@ -256,6 +285,26 @@ def select(dy, y, condlist, choicelist, default=0):
 def select_tangent(dx, y, condlist, choicelist, default=0):
     # dx: the choices' tangents, then the default's
     return None, np.select(condlist, dx, 0.0), np.where(unselected(condlist, y), dx, 0.0)
+
+
+@overload(np.select)
+def _select_typer(condlist, choicelist, default=0):
+    # numba's own takes a number as the default only: an array one, entry i from the first
+    # choice whose condition holds there, as np.where from the last choice to the first
+    if not (isinstance(default, types.Array) and isinstance(condlist, (types.List, types.UniTuple))
+            and isinstance(choicelist, (types.List, types.UniTuple))):
+        return None
+
+    def impl(condlist, choicelist, default=0):
+        n = len(condlist)
+        if n == 0 or len(choicelist) != n:
+            raise ValueError("np.select: condlist and choicelist must be of the same, "
+                             "nonzero length")
+        out = np.where(condlist[n - 1], choicelist[n - 1], default)
+        for k in range(n - 2, -1, -1):
+            out = np.where(condlist[k], choicelist[k], out)
+        return out
+    return impl
 
 
 linear(select_grads)

@@ -40,6 +40,7 @@ from .indexing import (  # noqa: F401
     add_at,
     first_index,
     put_flat,
+    scattered,
     take_along_axis_grad,
     take_grad,
     written_grad,

@@ -100,16 +100,58 @@ def _add_at_typer(g, index, dy):
                 return g
             return columns
 
+    if isinstance(index, types.BaseTuple) and len(index) == 2 and g.ndim == 2 and all(
+            isinstance(t, types.Array) and t.ndim == 2 and isinstance(t.dtype, types.Integer)
+            for t in index):   # x[np.ix_(r, c)]: index matrices that broadcast together
+        def grid(g, index, dy):
+            rows, cols = index
+            n = max(rows.shape[0], cols.shape[0])
+            m = max(rows.shape[1], cols.shape[1])
+            for p in range(n):
+                for q in range(m):
+                    i = rows[0 if rows.shape[0] == 1 else p, 0 if rows.shape[1] == 1 else q]
+                    j = cols[0 if cols.shape[0] == 1 else p, 0 if cols.shape[1] == 1 else q]
+                    g[i, j] += dy if one else dy[p, q]
+            return g
+        return grid
+
     parts = index.types if isinstance(index, types.BaseTuple) else (index,)
     if any(isinstance(t, (types.Array, types.List)) and not isinstance(t.dtype, types.Boolean)
            for t in parts):   # (a mask selects each entry once)
-        raise TypingError("srcgrad: add_at compiles an index array alone (of any rank) or "
-                          "1-D index arrays on one axis of an array of rank <= 2 only")
+        raise TypingError("srcgrad: add_at compiles an index array alone (of any rank), "
+                          "1-D index arrays on one axis of an array of rank <= 2, or two "
+                          "index matrices (np.ix_) into a matrix only")
 
     def basic(g, index, dy):
         g[index] += dy
         return g
     return basic
+
+
+def scattered(like, index, v):
+    """Zeros of `like`'s shape with `v` added at `index`, each repeat of an entry adding
+    its part: `np.add.at(x, index, v)` is `x += scattered(x, index, v)` (normalize writes
+    it so, and the passes follow the in-place `+=`).
+
+    >>> scattered(np.ones(3), [0, 0, 2], 1.0)
+    array([2., 0., 1.])
+    """
+    return add_at(np.zeros(np.shape(like), np.result_type(like, v)), index, v)
+
+
+@overload(scattered)
+def _scattered_typer(like, index, v):
+    if not isinstance(like, types.Array):
+        return None
+    if isinstance(like.dtype, types.Integer) and not (
+            isinstance(v, types.Integer) or isinstance(v, types.Array)
+            and isinstance(v.dtype, types.Integer)):
+        raise TypingError("srcgrad: np.add.at of non-integer values into an integer array "
+                          "(NumPy refuses the cast)")
+
+    def impl(like, index, v):
+        return add_at(np.zeros(like.shape, like.dtype), index, v)
+    return impl
 
 
 def take_grad(dy, a, indices, axis=None):

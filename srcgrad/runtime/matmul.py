@@ -4,6 +4,8 @@ tangent) forms, and the products of their tangents (thin factors go to `products
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
@@ -12,6 +14,18 @@ from numba.np.numpy_support import as_dtype
 
 from . import broadcasting, products
 from .common import _ndim
+
+
+@overload(operator.matmul, target="cpu")
+def _mixed_matmul(a, b):
+    # numba's @ takes operands of one dtype: a real one beside a complex one is made
+    # complex first, as NumPy does (typed before numba's own)
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array)) or \
+            a.dtype == b.dtype or not (isinstance(a.dtype, types.Complex)
+                                       or isinstance(b.dtype, types.Complex)):
+        return None
+    kind = np.result_type(as_dtype(a.dtype), as_dtype(b.dtype)).type
+    return lambda a, b: a.astype(kind) @ b.astype(kind)
 
 
 def matmul_lhs_grad(dy, a, b):
