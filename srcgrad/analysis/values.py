@@ -207,7 +207,9 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
     # np.concatenate((c, v))), anything read from a list a method changes in place
     # (list(L) after L.append), and a name a loop binds to a slice or such a call that is
     # bound elsewhere too (c = x[:1] before the loop, c = x[:3] in it)
-    changing = rebound | {loop.target.id for loop in statements if isinstance(loop, gast.For)}
+    changing = {target_of(s) for s in looped if any(     # (not a constant, `_t1 = 2, 3`)
+        isinstance(n, gast.Name) for n in gast.walk(s.value))} | {
+        loop.target.id for loop in statements if isinstance(loop, gast.For)}
     mutated = {s.value.func.value.id for s in statements if isinstance(s, gast.Expr)
                and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
                and isinstance(s.value.func.value, gast.Name)}
