@@ -104,8 +104,8 @@ def layout(body: list[gast.stmt]) -> Layout:
             changed = _changes(s)
             if changed:
                 lay.sites.setdefault(changed, []).append(s)
-            if _mutated(s):
-                lay.mutations.setdefault(_mutated(s), []).append(s)
+            if mutated(s):
+                lay.mutations.setdefault(mutated(s), []).append(s)
             if isinstance(s, gast.If):
                 visit(s.body, loops, branches + ((id(s), "body"),))
                 visit(s.orelse, loops, branches + ((id(s), "orelse"),))
@@ -127,7 +127,7 @@ def _changes(s: gast.stmt) -> str | None:
     return None
 
 
-def _mutated(s: gast.stmt) -> str | None:
+def mutated(s: gast.stmt) -> str | None:
     """The name whose method an expression statement calls (`L.append(v)`)."""
     if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
             and isinstance(s.value.func, gast.Attribute) \

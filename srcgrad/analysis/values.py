@@ -34,6 +34,7 @@ from ..passes.base import (
 )
 from ..rules import Rule, fact, lookup
 from ..runtime import filled, snapshot, unaliased
+from .tape import mutated
 
 
 def ints(statements: list[gast.stmt], params: list[str],
@@ -210,9 +211,7 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
     changing = {target_of(s) for s in looped if any(     # (not a constant, `_t1 = 2, 3`)
         isinstance(n, gast.Name) for n in gast.walk(s.value))} | {
         loop.target.id for loop in statements if isinstance(loop, gast.For)}
-    mutated = {s.value.func.value.id for s in statements if isinstance(s, gast.Expr)
-               and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
-               and isinstance(s.value.func.value, gast.Name)}
+    changed_in_place = {mutated(s) for s in statements if mutated(s)}
     sites: dict[str, int] = {}
     for s in statements:
         if target_of(s):
@@ -229,7 +228,7 @@ def reshaped(statements: list[gast.stmt], numbers: set[str],
 
     for s in looped:
         names = {n.id for n in gast.walk(s.value) if isinstance(n, gast.Name)}
-        if names & mutated or shaping(s.value) and (
+        if names & changed_in_place or shaping(s.value) and (
                 names & changing or sites[target_of(s)] > 1):
             varying.add(target_of(s))
     # ... and a name a loop binds at two places (`t = x[0]` in one branch, `t = x` in the
