@@ -126,6 +126,7 @@ def grid_reads(x):
 
 
 def test_ix_reads_by_hand_and_against_differences(jit):
+    needs_numba_advanced_indexing(jit)
     # at x = 0: sin's slope 1 at each entry read, rows 0, 2, 2 (twice) of columns 1, 0;
     # the squares' 2x is 0
     g = srcgrad.grad(grid_reads, jit=jit)

@@ -11,7 +11,7 @@ import re
 import gast
 import numpy as np
 import pytest
-from fd import assert_grad
+from fd import assert_grad, slope
 from numba import njit
 
 import srcgrad
@@ -289,3 +289,29 @@ def test_views_only_stay_as_they_are(rng):
     args = (rng.standard_normal(7), 0.3)
     g = srcgrad.grad(_views_only, wrt=(0, 1), jit=False)
     assert_grad(_views_only, g(*args), args, (0, 1))
+
+
+def _slice_of_a_new_value(x, n):
+    s = 0.0
+    for _ in range(n):
+        t = np.arctan2(x, x ** 2 + 1.0)[:1]
+        s = s + np.sum(t * x[1])
+    return s
+
+
+def test_a_slice_of_a_value_the_run_computes_is_not_a_parameter(jit, rng):
+    """Fuzzer seeds 9900093 and 9900124: the tangent of arctan2 (`t_t3 = ...`), then its
+    slice `t_t3[:1]`, were one run, whose loop read t_t3 as a parameter before the run
+    bound it (NameError, and an empty loop body). A value a run computes is not sliced by
+    the same run's loop."""
+    x, v = rng.standard_normal(3), rng.standard_normal(3)
+    value, tangent = srcgrad.jvp(_slice_of_a_new_value, jit=jit)(x, 2, v)
+    assert value == pytest.approx(_slice_of_a_new_value(x, 2), rel=1e-12)
+    along = slope(lambda x: _slice_of_a_new_value(x, 2), (x,), (v,))
+    assert tangent == pytest.approx(along, rel=1e-6)
+    assert_grad(_slice_of_a_new_value, (srcgrad.grad(_slice_of_a_new_value, jit=jit)(x, 2),),
+                (x, 2), (0,))
+    # by hand at x = (0, 1, 0): t = atan2(0, 1) = 0, so only d/dx0 of 2 * atan(x0) * x1
+    # survives: 2 * x1 = 2
+    np.testing.assert_allclose(srcgrad.grad(_slice_of_a_new_value, jit=jit)(
+        np.array([0.0, 1.0, 0.0]), 2), [2.0, 0.0, 0.0], atol=1e-12)

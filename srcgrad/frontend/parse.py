@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
 from ..codegen import GENERATED_PACKAGE
 from ..errors import NoSourceError
@@ -57,8 +58,9 @@ class Env:
             return self.lookup(node.id)
         if isinstance(node, gast.Attribute):
             base = self.resolve(node.value, local_names)
-            if base is MISSING or not isinstance(base, (types.ModuleType, type)) and \
-                    not hasattr(base, "__dict__"):
+            # (a ufunc's methods, np.add.at: NumPy before 2 gives ufuncs no __dict__)
+            if base is MISSING or not isinstance(base, (types.ModuleType, type, np.ufunc)) \
+                    and not hasattr(base, "__dict__"):
                 return MISSING
             return getattr(base, node.attr, MISSING)
         return MISSING

@@ -387,7 +387,7 @@ class _Scalarise:
         numbers = {n for n in free if n not in self.vectors} | set(sums.values())
         vectors = free - numbers
         likes -= vectors   # (a vector's length is checked as a like's)
-        if set(sums) & (read | bases | likes | set(temps)) or bases & likes \
+        if set(sums) & (read | bases | likes | set(temps)) or bases & (likes | set(temps)) \
                 or numbers & (bases | likes | vectors) or set(sums.values()) & (likes | bases):
             return None
         if not slices or len({(sl.start[0], sl.length) for sl in slices}) != 1:
@@ -646,7 +646,8 @@ class _Scalarise:
                     body.append(b.make(gast.AugAssign, target=b.subscript(
                         b.name(_target(run[k])), bound((ref.stop[0], ref.stop[1] + offset - age)),
                         store=True), op=copy.deepcopy(run[k].op), value=b.name(late[k][age])))
-        returned = [b.name(t) if t in kept else b.subscript(
+        returned = [copy.deepcopy(plan.views[t]) if t in plan.views  # (a view: made again)
+                    else b.name(t) if t in kept else b.subscript(
             b.name(ref.base), b.make(gast.Slice, lower=_bound_node(ref.start, False),
                                      upper=_bound_node(ref.stop, True), step=None))
             for t in results if t not in plan.sums] + [b.name(s) for s in plan.sums]
