@@ -61,7 +61,8 @@ def pytest_collection_modifyitems(config, items):
       differs, takes an eighth.
     - SRCGRAD_TEST_PYTHON_SHARD=k/n: this env makes the other runs (Python forms, errors,
       docs, examples) of shard k: py310..py313 a quarter each. `nojit` and `oldest` make
-      them all, and the compiled runs take the same front end through every interpreter.
+      them all (`oldest` half), and the compiled runs take the same front end through every
+      interpreter.
     - Under SRCGRAD_DISABLE_JIT (`nojit`), a compiled run with a Python twin (the same
       test with `python` for `numba` in its id) would run that twin's code again, and is
       left out.
