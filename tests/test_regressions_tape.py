@@ -279,3 +279,28 @@ def test_a_carried_value_that_grows_by_broadcasting_is_refused(jit):
     # the last shape (silently wrong before); a check after the loop refuses it
     with pytest.raises(srcgrad.SrcgradError, match=r"'c' changes shape in this loop"):
         srcgrad.grad(grows_by_broadcasting, jit=jit)(np.array([0.3, -0.7, 1.1]))
+
+
+def accumulates_a_vector_into_a_number(x):
+    acc = x[0] * 1.0
+    for j in range(3):
+        acc = acc + x * j
+    return np.sum(acc * acc)
+
+
+def stays_a_number(x):
+    acc = x[0] * 1.0
+    for j in range(3):
+        acc = acc + x[j] * j
+    return acc * acc
+
+
+def test_a_carried_value_read_for_its_own_shape_that_grows_is_refused(jit):
+    # acc is a number at the first iteration and an array after: the adjoint read it for
+    # its shape (`unbroadcast(dacc, acc)`) at the last one (a NumPy ValueError before)
+    with pytest.raises(srcgrad.SrcgradError, match=r"'acc' changes shape in this loop"):
+        srcgrad.grad(accumulates_a_vector_into_a_number, jit=jit)(np.array([0.5, -1.0, 2.0]))
+    # a number all along passes the check: acc = x0 + x1 + 2 x2, gradient 2 acc (1, 1, 2)
+    x = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(srcgrad.grad(stays_a_number, jit=jit)(x),
+                               2 * 3.5 * np.array([1.0, 1.0, 2.0]), rtol=1e-12)
