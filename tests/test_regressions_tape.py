@@ -295,6 +295,13 @@ def stays_a_number(x):
     return acc * acc
 
 
+def sums_into_a_vector_from_zero(x, w):
+    s = 0.0
+    for i in range(3):
+        s = s + x[i] * w
+    return np.sum(s * s)
+
+
 def test_a_carried_value_read_for_its_own_shape_that_grows_is_refused(jit):
     # acc is a number at the first iteration and an array after: the adjoint read it for
     # its shape (`unbroadcast(dacc, acc)`) at the last one (a NumPy ValueError before)
@@ -304,3 +311,13 @@ def test_a_carried_value_read_for_its_own_shape_that_grows_is_refused(jit):
     x = np.array([0.5, -1.0, 2.0])
     np.testing.assert_allclose(srcgrad.grad(stays_a_number, jit=jit)(x),
                                2 * 3.5 * np.array([1.0, 1.0, 2.0]), rtol=1e-12)
+    # growing from a constant is fine (the adjoint of its start is dropped):
+    # s = sum(x) w, so the gradients are 2 sum(x) sum(w^2) and 2 sum(x)^2 w
+    w = np.array([1.0, 2.0])
+    if jit:   # (numba types no name that is a number, then an array: a clear error)
+        with pytest.raises(srcgrad.SrcgradError, match="a number, then an array"):
+            srcgrad.grad(sums_into_a_vector_from_zero, wrt=(0, 1), jit=jit)(x, w)
+        return
+    dx, dw = srcgrad.grad(sums_into_a_vector_from_zero, wrt=(0, 1), jit=jit)(x, w)
+    np.testing.assert_allclose(dx, np.full(3, 2 * 1.5 * 5.0), rtol=1e-12)
+    np.testing.assert_allclose(dw, 2 * 1.5 ** 2 * w, rtol=1e-12)

@@ -51,13 +51,14 @@ class Recording(FunctionPass):
 
     def carried_shapes(self) -> dict[int, list[tuple[str, str]]]:
         """id(loop) -> (name, shape name) of the values a loop carries (bound before it
-        in its block, bound once in it) that the adjoint reads for their shapes only, or
-        from which the loop computes, before it binds them again, values it reads so: it
-        sees those at their shapes at the end. A shape that grows by broadcasting
-        (`c = c * x`) makes them another at the first iteration, so `same_shape` checks
-        after the loop that such a value has the shape it had before. (Names bound in two
-        places in a loop, or to a slice or a call that makes their shape, are `reshaped`:
-        read at each iteration's shape.)"""
+        in its block, bound once in it) that the adjoint reads for their shapes only
+        (where the value they start with is differentiated), or from which the loop
+        computes, before it binds them again, values it reads so: it sees those at their
+        shapes at the end. A shape that grows by broadcasting (`c = c * x`) makes them
+        another at the first iteration, so `same_shape` checks after the loop that such
+        a value has the shape it had before. (Names bound in two places in a loop, or to
+        a slice or a call that makes their shape, are `reshaped`: read at each
+        iteration's shape.)"""
         out: dict[int, list[tuple[str, str]]] = {}
         # (the result itself needs none: a number at the end, grown from nothing else)
         last = self.fn.body[-1] if self.fn.body else None
@@ -79,6 +80,11 @@ class Recording(FunctionPass):
                         if any(isinstance(n, gast.Name) and n.id in derived
                                for n in gast.walk(s.value)):
                             derived.add(target_of(s))
+                    # (the value itself only if it starts varied: `s = 0.0` then
+                    # `s = s + x[i] * w` drops the adjoint of its start)
+                    if not any(isinstance(n, gast.Name) and n.id in self.act.varied
+                               for n in gast.walk(starts[name])):
+                        derived.discard(name)
                     if derived & self.shape_reads:
                         out.setdefault(id(loop), []).append(
                             (name, self.namer.fresh(f"{name}_shape")))
