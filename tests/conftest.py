@@ -66,18 +66,23 @@ def pytest_collection_modifyitems(config, items):
     - Under SRCGRAD_DISABLE_JIT (`nojit`), a compiled run with a Python twin (the same
       test with `python` for `numba` in its id) would run that twin's code again, and is
       left out.
+    - SRCGRAD_TEST_TWINS=0 (py310..py313) leaves the Python twins of compiled runs to
+      `nojit`, which makes them all: the compiled run takes the same front end through
+      that interpreter.
     """
     compiled = {item.nodeid for item in items if _compiled(item)}
     with_twin = {_compiled_twin(item) for item in items} & compiled
     shard = os.environ.get("SRCGRAD_TEST_SHARD")
     others = os.environ.get("SRCGRAD_TEST_PYTHON_SHARD")
     nojit = os.environ.get("SRCGRAD_DISABLE_JIT", "").strip() not in ("", "0")
+    twins = os.environ.get("SRCGRAD_TEST_TWINS", "1").strip() != "0"
     kept, dropped = [], []
     for item in items:
         if item.nodeid in compiled:
             drop = (nojit and item.nodeid in with_twin) or (shard and not _in_shard(item, shard))
         else:
-            drop = others and not _in_shard(item, others)
+            drop = (others and not _in_shard(item, others)) or (
+                not twins and _compiled_twin(item) in compiled)
         (dropped if drop else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -87,6 +87,7 @@ LIST_READS = ["np.sum(np.stack({0}), axis=0)", "np.stack({0})[-1]", "np.array({0
               "{0}[0]", "{0}[len({0}) - 1]", "sum({0}) / len({0})",
               "np.sum({0})", "np.mean({0})", "np.sum(np.stack({0}) ** 2)", "np.sum({0}) * len({0})"]
 LIST_ROWS = 10
+GROWN = 0.3   # the chance that an accumulator starts from a differentiated value
 # The share of programs in the method form, and the chance of a list built in a loop before
 # each statement of `f`.
 METHODS, LIST_LOOPS = 0.15, 0.03
@@ -116,6 +117,8 @@ class Grammar:
         self.closures = np.random.default_rng([seed, 21])
         # so are the method form and the lists built in loops (`extras`)
         self.extra = np.random.default_rng([seed, 22])
+        # and accumulators that start from a differentiated value of a smaller shape
+        self.grown = np.random.default_rng([seed, 23])
         self.context = "function"   # where code goes: function | method | static | class
         self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
@@ -467,6 +470,7 @@ class Grammar:
         if var is None:
             return self.stmt_assign(env, depth)
         acc, shape = self.fresh("acc"), self.pick(SHAPES)
+        before = dict(env)
         inner = dict(env)
         inner[var] = "int"
         op = self.pick(["+", "*"])
@@ -476,7 +480,12 @@ class Grammar:
         for name in env:
             env[name] = inner[name]
         env[acc] = shape
-        return [f"{acc} = {1 if op == '*' else 0}", f"for {var} in range(n):"] + indent(body)
+        start = f"{1 if op == '*' else 0}"
+        if self.grown.random() < GROWN:   # a value that grows by broadcasting in the loop
+            main, self.rng = self.rng, self.grown
+            start = self.expr(before, self.pick([s for s in SHAPES if broadcasts(s, shape)]))
+            self.rng = main
+        return [f"{acc} = {start}", f"for {var} in range(n):"] + indent(body)
 
     def stmt_break(self, env, depth):
         return [f"if {self.cond(env)}:", "    break"]

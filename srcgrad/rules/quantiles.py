@@ -1,0 +1,314 @@
+"""Order statistics: the records of np.median, np.quantile and np.percentile, the helpers
+their rules call (each Python form beside its numba form).
+
+With NumPy's default method ('linear'), the q-quantile of the n entries of a lane (all of
+`a`, or `a` along `axis`) is its sorted entries s read at p = q (n - 1): (1 - f) s[lo] +
+f s[hi], where lo = floor(p), hi = min(lo + 1, n - 1) and f = p - lo. So the gradient puts
+(1 - f) dy on the entry sorted to lo and f dy on the one sorted to hi, found by a stable
+argsort (where entries tie, one of the one-sided derivatives, as in JAX). q is not
+differentiated: where it is a value being differentiated, the call is refused. The median
+is the 0.5-quantile; np.percentile takes q in percent. The other methods, `weights`, `out` and
+`overwrite_input=True` are refused; `axis` may be a tuple in the Python form.
+"""
+
+import numpy as np
+from numba import types
+from numba.core.errors import TypingError
+from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
+
+from ..numba_ext import normalize_axis
+from . import describe, linear, rule, tangent
+from .cumulative import lanes, omitted
+
+
+def _refused(keywords) -> str | None:
+    if keywords.get("method", "linear") != "linear" or keywords.get("interpolation"):
+        return "only method='linear' (NumPy's default) is differentiated"
+    if keywords.get("weights") is not None or keywords.get("out") is not None:
+        return "weights= and out= are not differentiated"
+    if keywords.get("overwrite_input"):
+        return "overwrite_input=True lets NumPy reorder the argument: pass a copy"
+    return None
+
+
+def _rows(a, axis):
+    """`a`'s lanes along `axis` (None: all of it; a tuple: those axes as one) as the rows
+    of a matrix, and the function that puts a matrix of that shape back as `a` is."""
+    a = np.asarray(a)
+    axes = list(range(a.ndim)) if axis is None else \
+        [k % a.ndim for k in (axis if isinstance(axis, tuple) else (axis,))]
+    order = [k for k in range(a.ndim) if k not in axes] + axes
+    moved = np.transpose(a, order)
+    kept = len(order) - len(axes)
+    rows = moved.reshape(int(np.prod(moved.shape[:kept])), -1)
+    return rows, lambda m: np.transpose(m.reshape(moved.shape), np.argsort(order))
+
+
+def _positions(q, n):
+    """Per entry of q (flattened): the sorted places lo and hi it reads, and f."""
+    p = np.ravel(np.asarray(q, dtype=np.float64)) * (n - 1)
+    lo = np.floor(p).astype(np.intp)
+    return lo, np.minimum(lo + 1, n - 1), p - lo
+
+
+def quantile_grad(dy, a, q, axis=None):
+    """The gradient of `a` of ``y = np.quantile(a, q, axis)`` (q in [0, 1]).
+
+    >>> quantile_grad(1.0, np.array([3.0, 1.0, 2.0, 4.0]), 0.5)
+    array([0.5, 0. , 0.5, 0. ])
+    """
+    rows, back = _rows(a, axis)
+    m, n = rows.shape
+    lo, hi, f = _positions(q, n)
+    order = np.argsort(rows, axis=1, kind="stable")
+    g = np.reshape(dy, (lo.size, m))
+    out = np.zeros((m, n), np.result_type(g, rows, 1.0))
+    r = np.arange(m)
+    for j in range(lo.size):
+        np.add.at(out, (r, order[:, lo[j]]), (1.0 - f[j]) * g[j])
+        np.add.at(out, (r, order[:, hi[j]]), f[j] * g[j])
+    return back(out)
+
+
+def quantile_tangent(dx, y, a, q, axis=None):
+    """The tangent of ``y = np.quantile(a, q, axis)`` along a's tangent dx.
+
+    >>> quantile_tangent(np.array([10.0, 20.0, 30.0]), 2.0, np.array([3.0, 1.0, 2.0]), 0.5)
+    30.0
+    """
+    rows, _ = _rows(a, axis)
+    moved, _ = _rows(np.broadcast_to(dx, np.shape(a)), axis)
+    n = rows.shape[1]
+    lo, hi, f = _positions(q, n)
+    taken = np.take_along_axis(moved, np.argsort(rows, axis=1, kind="stable"), axis=1)
+    t = (1.0 - f)[:, None] * taken[:, lo].T + f[:, None] * taken[:, hi].T
+    return t.reshape(np.shape(y)) if np.ndim(y) else float(t[0, 0])
+
+
+# ---- numba forms: axis None or an int, q a number or an array ----
+
+
+def _lanes_of(a, axis):
+    """(numba) `a` as (before, n, after) lanes along `axis`; all of it as one if None."""
+
+
+@overload(_lanes_of)
+def _lanes_of_typer(a, axis):
+    if axis is None or isinstance(axis, (types.NoneType, types.Omitted)):
+        return lambda a, axis: np.ascontiguousarray(a).reshape((1, a.size, 1))
+    return lambda a, axis: lanes(a, axis)
+
+
+@register_jitable
+def _place(q, n):
+    pos = q * (n - 1)
+    lo = int(np.floor(pos))
+    return lo, min(lo + 1, n - 1), pos - lo
+
+
+@register_jitable
+def _quantile_adjoint(g, x3, qs):
+    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes)."""
+    before, n, after = x3.shape
+    out = np.zeros((before, n, after))
+    for p in range(before):
+        for r in range(after):
+            order = np.argsort(x3[p, :, r].copy(), kind="mergesort")   # stable
+            for j in range(qs.size):
+                lo, hi, f = _place(qs[j], n)
+                out[p, order[lo], r] += (1.0 - f) * g[j, p * after + r]
+                out[p, order[hi], r] += f * g[j, p * after + r]
+    return out
+
+
+@register_jitable
+def _quantile_lanes(t3, x3, qs):
+    """Per entry of qs and lane of x3 (before, n, after): the tangent along x3's tangent
+    t3."""
+    before, n, after = x3.shape
+    out = np.zeros((qs.size, before * after))
+    for p in range(before):
+        for r in range(after):
+            order = np.argsort(x3[p, :, r].copy(), kind="mergesort")
+            for j in range(qs.size):
+                lo, hi, f = _place(qs[j], n)
+                out[j, p * after + r] = (1.0 - f) * t3[p, order[lo], r] + \
+                    f * t3[p, order[hi], r]
+    return out
+
+
+def _typed(a, axis) -> bool:
+    """Whether a numba form serves these types (an array, an axis None or an int)."""
+    if not isinstance(a, types.Array):
+        return False
+    if not (axis is None or isinstance(axis, (types.NoneType, types.Omitted, types.Integer))):
+        raise TypingError("srcgrad: numba takes the axis of np.median, np.quantile and "
+                          "np.percentile as None or an int")
+    return True
+
+
+@register_jitable
+def _cotangents(dy, k, x3):
+    return np.ascontiguousarray(np.asarray(dy, dtype=np.float64)).reshape(
+        (k, x3.shape[0] * x3.shape[2]))
+
+
+@overload(quantile_grad)
+def _quantile_grad_typer(dy, a, q, axis=None):
+    if not _typed(a, axis):
+        return None
+
+    def grad(dy, a, q, axis=None):
+        x3 = _lanes_of(a, axis)
+        qs = np.asarray(q, dtype=np.float64).ravel()
+        return _quantile_adjoint(_cotangents(dy, qs.size, x3), x3, qs).reshape(a.shape)
+    return grad
+
+
+@overload(quantile_tangent)
+def _quantile_tangent_typer(dx, y, a, q, axis=None):
+    if not _typed(a, axis):
+        return None
+
+    @register_jitable
+    def along(dx, y, a, q, axis=None):
+        x3 = _lanes_of(a, axis)
+        t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(dx, a.shape)), axis)
+        return _quantile_lanes(t3, x3, np.asarray(q, dtype=np.float64).ravel())
+    if isinstance(y, types.Number):
+        return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis)[0, 0]
+    return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis).reshape(y.shape)
+
+
+# numba's np.median, np.quantile and np.percentile take no axis or keepdims: these forms
+# serve the calls that give one
+
+
+@register_jitable
+def _quantile_values(x3, qs, mean):
+    """Per entry of qs and lane of x3 (before, n, after): the quantile (NumPy's `_lerp`;
+    `mean`: the median's mean of the two middle entries, as np.median computes it)."""
+    before, n, after = x3.shape
+    out = np.empty((qs.size, before * after))
+    for p in range(before):
+        for r in range(after):
+            s = np.sort(x3[p, :, r].copy())
+            for j in range(qs.size):
+                lo, hi, f = _place(qs[j], n)
+                diff = s[hi] - s[lo]
+                out[j, p * after + r] = (s[lo] + s[hi]) / 2.0 if mean and f > 0.0 else \
+                    s[hi] - diff * (1.0 - f) if f >= 0.5 else s[lo] + diff * f
+    return out
+
+
+@register_jitable
+def _kept_shape(shape, axis, keep, qshape):
+    """q's shape, then `shape` without `axis` (None: all of it), or with 1 there (keep)."""
+    out = list(qshape)
+    for k in range(len(shape)):
+        if axis is None or k == normalize_axis(axis, len(shape)):
+            if keep:
+                out.append(1)
+        else:
+            out.append(shape[k])
+    return np.array(out, dtype=np.intp)
+
+
+def _constant(v, name):
+    if omitted(v):
+        return False
+    if isinstance(v, types.BooleanLiteral):
+        return v.literal_value
+    raise TypingError(f"srcgrad: numba takes {name} as a constant True or False")
+
+
+def _quantile_form(a, q, axis, keepdims, scale, mean=False):
+    if not isinstance(a, types.Array) or omitted(axis) and omitted(keepdims):
+        return None
+    _typed(a, axis)
+    keep = _constant(keepdims, "keepdims")
+    flat = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+    qnd = 0 if isinstance(q, types.Number) else q.ndim if isinstance(q, types.Array) else 1
+    nd = qnd + (a.ndim if keep else 0 if flat else a.ndim - 1)
+
+    @register_jitable
+    def impl(a, q, axis=None, keepdims=False):
+        qs = np.asarray(q, dtype=np.float64).ravel() / scale
+        values = _quantile_values(_lanes_of(a, axis), qs, mean)
+        return values.reshape(to_fixed_tuple(_kept_shape(
+            a.shape, axis, keep, np.shape(np.asarray(q))), nd))
+    if nd == 0:
+        return register_jitable(lambda a, q, axis=None, keepdims=False: impl(
+            a, q, axis, keepdims)[0, 0])
+    return register_jitable(impl)
+
+
+@overload(np.quantile)
+def _np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                 keepdims=False):
+    form = _quantile_form(a, q, axis, keepdims, 1.0)
+    return None if form is None else (
+        lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
+        keepdims=False: form(a, q, axis, keepdims))
+
+
+@overload(np.percentile)
+def _np_percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                   keepdims=False):
+    form = _quantile_form(a, q, axis, keepdims, 100.0)
+    return None if form is None else (
+        lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
+        keepdims=False: form(a, q, axis, keepdims))
+
+
+@overload(np.median)
+def _np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    form = _quantile_form(a, types.float64, axis, keepdims, 1.0, True)
+    return None if form is None else (
+        lambda a, axis=None, out=None, overwrite_input=False, keepdims=False:
+        form(a, 0.5, axis, keepdims))
+
+
+# ---- the records ----
+
+
+# q is not differentiated: the rules give a's gradient alone (q has a default), so a q
+# being differentiated is refused (a MissingRule at its line), never a zero
+@rule(np.quantile, refuse=_refused)
+def quantile(dy, y, a, q=0.5, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, weights=None, interpolation=None):
+    return quantile_grad(dy, a, q, axis)
+
+
+@tangent(np.quantile)
+def quantile_tangents(dx, y, a, q=0.5, axis=None, out=None, overwrite_input=False,
+                      method="linear", keepdims=False, weights=None, interpolation=None):
+    return quantile_tangent(dx, y, a, q, axis)
+
+
+@rule(np.percentile, refuse=_refused)
+def percentile(dy, y, a, q=50.0, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, weights=None, interpolation=None):
+    return quantile_grad(dy, a, np.asarray(q) / 100.0, axis)
+
+
+@tangent(np.percentile)
+def percentile_tangents(dx, y, a, q=50.0, axis=None, out=None, overwrite_input=False,
+                        method="linear", keepdims=False, weights=None, interpolation=None):
+    return quantile_tangent(dx, y, a, np.asarray(q) / 100.0, axis)
+
+
+@rule(np.median, refuse=_refused)
+def median(dy, y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile_grad(dy, a, 0.5, axis)
+
+
+@tangent(np.median)
+def median_tangent(dx, y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile_tangent(dx, y, a, 0.5, axis)
+
+
+# linear in their first argument, and constant (where differentiable) in a; q is a constant
+linear(quantile_grad, quantile_tangent)
+describe(quantile_grad, quantile_tangent, pure=True)
