@@ -244,22 +244,19 @@ def _quantile_form(a, q, axis, keepdims, scale, mean=False):
     return register_jitable(impl)
 
 
-@overload(np.quantile)
-def _np_quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                 keepdims=False):
-    form = _quantile_form(a, q, axis, keepdims, 1.0)
-    return None if form is None else (
-        lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
-        keepdims=False: form(a, q, axis, keepdims))
+def _quantile_typer(scale):
+    """numba's form of np.quantile (scale 1) or np.percentile (q in percent: 100)."""
+    def typer(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+              keepdims=False):
+        form = _quantile_form(a, q, axis, keepdims, scale)
+        return None if form is None else (
+            lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
+            keepdims=False: form(a, q, axis, keepdims))
+    return typer
 
 
-@overload(np.percentile)
-def _np_percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-                   keepdims=False):
-    form = _quantile_form(a, q, axis, keepdims, 100.0)
-    return None if form is None else (
-        lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
-        keepdims=False: form(a, q, axis, keepdims))
+overload(np.quantile)(_quantile_typer(1.0))
+overload(np.percentile)(_quantile_typer(100.0))
 
 
 @overload(np.median)
