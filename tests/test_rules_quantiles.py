@@ -6,6 +6,7 @@ has no derivative."""
 import numpy as np
 import pytest
 from fd import assert_grad, slope
+from marks import compiles
 from sweep import domains, parametrize
 
 import srcgrad
@@ -131,6 +132,7 @@ def test_compiled_values_are_numpys():
         np.testing.assert_array_equal(njit(form)(x), form(x))
 
 
+@compiles
 @pytest.mark.compiled
 def test_a_tuple_of_axes_compiled_is_a_clear_error():
     with pytest.raises(srcgrad.SrcgradError, match="as None or an int"):
