@@ -107,6 +107,31 @@ def test_other_methods_and_a_differentiated_q_are_refused():
         srcgrad.grad(quantile_sum, wrt=1, jit=False)(np.arange(4.0), 0.4)
 
 
+def method_named(x, m):
+    return np.quantile(x, 0.3, method=m)
+
+
+def method_by_position(x):
+    return np.percentile(x, 30.0, None, None, False, "nearest")
+
+
+def linear_by_position(x):
+    return np.quantile(x, 0.3, None, None, False, "linear")
+
+
+def test_a_method_given_as_a_variable_or_by_position_is_seen():
+    """Regression: the method was read from constant keywords only, so method=m and a
+    method given by position were differentiated as 'linear' (a wrong gradient)."""
+    x = np.array([3.0, 1.0, 2.0, 5.0, 4.0])
+    with pytest.raises(srcgrad.MissingRule, match="give them as constants"):
+        srcgrad.grad(method_named, jit=False)(x, "nearest")
+    with pytest.raises(srcgrad.MissingRule, match="method='linear'"):
+        srcgrad.grad(method_by_position, jit=False)(x)
+    # by hand: p = 0.3 * 4 = 1.2 reads 0.8 of sorted[1] (2.0) and 0.2 of sorted[2] (3.0)
+    np.testing.assert_allclose(srcgrad.grad(linear_by_position, jit=False)(x),
+                               [0.2, 0.0, 0.8, 0.0, 0.0])
+
+
 def test_hvp_by_hand(jit):
     # the median's gradient g is constant between ties (1 at the middle entry of 5): the
     # Hessian of median(x) * sum(x) is g 1^T + 1 g^T

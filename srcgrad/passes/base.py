@@ -26,7 +26,16 @@ from ..analysis.activity import reached
 from ..errors import SrcgradError
 from ..frontend.parse import MISSING, Env, Parsed, is_user_function, nested_entry, parse
 from ..naming import Namer
-from ..rules import Overridden, Rule, attributes, fact, lookup, lookup_tangent, methods
+from ..rules import (
+    NOT_CONSTANT,
+    Overridden,
+    Rule,
+    attributes,
+    fact,
+    lookup,
+    lookup_tangent,
+    methods,
+)
 from ..rules.operator_rules import OPERATORS
 from ..runtime import zeros_like
 from .annotate import hook, hook_names
@@ -344,11 +353,13 @@ class FunctionPass:
                             f"{what}: srcgrad differentiates it as {form.__name__}"
                             f"{inspect.signature(form)}, which this call does not fit "
                             f"(keywords {sorted(kwargs)}, {len(args)} arguments)"))
-                    constants = {k: v.value for k, v in kwargs.items()
-                                 if isinstance(v, gast.Constant)}
                     refuse, alias = fact(fun, "refuse"), fact(fun, "alias")
+                    constants = options(r, form, args, kwargs)
                     why = refuse(constants) if refuse else None
                     if why:
+                        if NOT_CONSTANT in constants.values():
+                            why += " (srcgrad reads the call's options when it compiles: " \
+                                   "give them as constants)"
                         return Operation("missing", args, kwargs, what=f"{what}: {why}")
                     if alias and (other := alias(constants)) is not None:
                         return Operation("rule", args[:1], {}, lookup(other), fun=other,
@@ -444,6 +455,19 @@ class FunctionPass:
 
     def zeros(self, var: str) -> gast.AST:
         return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+
+
+def options(r: Rule, form: Callable | None, args: list, kwargs: dict) -> dict[str, Any]:
+    """The options a rule call passes (its keywords, and the positional arguments after
+    the ones the rule differentiates, by name) as the values of their constants;
+    `NOT_CONSTANT` where an option is an expression, so that a record's `refuse` and
+    `alias` never take an option they cannot see for its default."""
+    names = list(inspect.signature(form).parameters) if form else \
+        list(r.params) + list(r.defaults)
+    given = {**{n: a for n, a in zip(names, args, strict=False) if n not in r.params},
+             **kwargs}
+    return {k: v.value if isinstance(v, gast.Constant) else NOT_CONSTANT
+            for k, v in given.items()}
 
 
 def by_position(fun, args: list, kwargs: dict, count: int,

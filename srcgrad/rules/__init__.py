@@ -51,6 +51,20 @@ import gast
 from ..errors import RuleError
 
 MISSING_DEFAULT = inspect.Parameter.empty
+
+
+class _NotConstant:
+    """What a record's `refuse` and `alias` are given for an option a call passes as an
+    expression: true, and equal to no value, so a check of the option refuses it."""
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "NOT_CONSTANT"
+
+
+NOT_CONSTANT = _NotConstant()
 _UNREAD = object()   # a template not read from its rule's source yet
 
 
@@ -136,9 +150,9 @@ class Op:
     # function numba compiles (scipy.stats.norm.logpdf, a bound method numba cannot type);
     # its signature places the call's keyword arguments and fills its defaults
     looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
-    refuse: Callable | None = None   # refuse(constant keywords) -> why a call cannot be
-    # differentiated (logsumexp's return_sign=True), or None
-    alias: Callable | None = None   # alias(constant keywords) -> the function of one
+    refuse: Callable | None = None   # refuse(the call's options, `passes.base.options`)
+    # -> why the call cannot be differentiated (logsumexp's return_sign=True), or None
+    alias: Callable | None = None   # alias(the call's options) -> the function of one
     # argument such a call computes, differentiated by its record (np.linalg.svd with
     # compute_uv=False: singular_values), or None
     results: int | None = None   # gives a tuple of this many values (np.linalg.slogdet: 2);
