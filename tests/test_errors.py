@@ -137,6 +137,29 @@ def test_call_without_rule_or_source():
         srcgrad.grad(local_callable, jit=False)(1.0, np.sin)
 
 
+def options_by_position(x):
+    return np.sum(np.max(x, 0, None, True) * np.arange(3.0))
+
+
+def dtype_by_position(x):
+    return np.sum(np.sum(x, 0, np.int64) * x)
+
+
+def test_options_given_by_position_are_named_as_numpy_names_them():
+    """Regression: a built-in rule's options were placed by the rule's own parameter
+    order, so np.max(x, 0, None, True) gave None for keepdims (a RuleError) and
+    np.sum(x, 0, np.int64) passed the dtype as keepdims (and its gradient skipped the
+    cast). Now they are named by NumPy's signature: keepdims=True, and a dtype= the rule
+    does not take is a clear error."""
+    x = np.array([[1.0, 5.0, 2.0], [4.0, 3.0, 6.0]])
+    # by hand: column maxima at (1, 0), (0, 1), (1, 2), weighted 0, 1, 2
+    np.testing.assert_allclose(srcgrad.grad(options_by_position, jit=False)(x),
+                               [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
+    with pytest.raises(srcgrad.SrcgradError, match="has no parameter 'dtype'") as info:
+        srcgrad.grad(dtype_by_position, jit=False)(x)
+    assert f"{HERE}:" in str(info.value)
+
+
 def constructor_of_active(x):
     v = np.full(2, x)
     return np.sum(v)

@@ -133,12 +133,34 @@ def asarray_in_order(x):
     return np.sum(np.asarray(x, order="F") ** 2)
 
 
+def as_type(x):
+    return np.sum(np.sin(x.astype(np.float64)) * x)
+
+
+def test_astype_float64_passes_the_gradient_through(jit):
+    """x.astype(dtype) is np.asarray(x, dtype): float64 passes the gradient, other
+    dtypes are refused (below)."""
+    x = np.array([0.5, -1.2, 2.0])
+    # by hand: d/dx sum(sin(x) x) = cos(x) x + sin(x)
+    np.testing.assert_allclose(srcgrad.grad(as_type, jit=jit)(x),
+                               np.cos(x) * x + np.sin(x), rtol=1e-12)
+    assert_grad(as_type, [srcgrad.grad(as_type, jit=jit)(x)], (x,), (0,))
+    v = np.array([1.0, 2.0, -1.0])
+    np.testing.assert_allclose(srcgrad.jvp(as_type, jit=jit)(x, v)[1],
+                               np.dot(np.cos(x) * x + np.sin(x), v), rtol=1e-12)
+
+
+def astype_int(x):
+    return np.sum(x.astype(np.int64) * x)
+
+
 @pytest.mark.parametrize("fun,args,message", [
+    (astype_int, (np.array([1.5, 2.5]),), "int64 values here, through which no gradient"),
     (as_integers, (1.5, 2.0), "int64 values here, through which no gradient flows"),
     (as_float32, (1.5, 2.0), "float32 values here, through which no gradient flows"),
     (with_ndmin, (np.ones(3),), "with ndmin= have no gradient rule"),
     (asarray_in_order, (np.ones(3),), "with order= have no gradient rule"),
-], ids=["int", "float32", "ndmin", "order"])
+], ids=["astype-int", "int", "float32", "ndmin", "order"])
 def test_what_drops_or_reshapes_the_gradient_is_refused(jit, fun, args, message):
     with pytest.raises(MissingRule, match=message):
         srcgrad.grad(fun, jit=jit)(*args)

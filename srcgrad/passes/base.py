@@ -348,6 +348,8 @@ class FunctionPass:
                         count = max(count, len(r.template))
                     args, kwargs = by_position(form or obj, value.args, kwargs, count,
                                                 defaults=r.origin is not None or bool(form))
+                    if form is None and r.origin is None and len(args) > count:
+                        args, kwargs = by_name(obj, args, kwargs, count)
                     if form is not None and (kwargs or len(args) != len(r.params)):
                         return Operation("missing", args, kwargs, what=(
                             f"{what}: srcgrad differentiates it as {form.__name__}"
@@ -439,6 +441,12 @@ class FunctionPass:
                 elif (form := fact(obj, "called_as")) is not None:
                     node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
+                elif obj is MISSING and isinstance(node.func, gast.Attribute) and \
+                        (form := fact(methods().get(node.func.attr), "called_as")):
+                    # an array method numba lacks (`x.item(k)`): its form, x first
+                    node.args = [node.func.value] + node.args
+                    node.func = b.name(self.bind(form.__name__, form))
+                    bound.add(id(node.func))
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
                     and node.id not in self.locals and node.id not in self.hook_locals \
@@ -468,6 +476,25 @@ def options(r: Rule, form: Callable | None, args: list, kwargs: dict) -> dict[st
              **kwargs}
     return {k: v.value if isinstance(v, gast.Constant) else NOT_CONSTANT
             for k, v in given.items()}
+
+
+def by_name(fun, args: list, kwargs: dict, count: int) -> tuple[list, dict]:
+    """A call's operands after its first `count` as keyword arguments named by `fun`'s
+    own signature (a built-in rule's options are named as NumPy names them, but need not
+    come in NumPy's order: np.max(x, 0, None, True) passes keepdims=True, not a third
+    option of the rule); one given its default as a constant (out=None) is left out."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())[:len(args)]
+    except (TypeError, ValueError):
+        return args, kwargs
+    if len(params) < len(args) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                      for p in params):
+        return args, kwargs
+    kwargs = dict(kwargs)
+    for p, a in zip(params[count:], args[count:], strict=True):
+        if not (isinstance(a, gast.Constant) and a.value is p.default):
+            kwargs[p.name] = a
+    return list(args[:count]), kwargs
 
 
 def by_position(fun, args: list, kwargs: dict, count: int,

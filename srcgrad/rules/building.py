@@ -133,7 +133,7 @@ def array_tangent(dx, y, obj, dtype=None, copy=None, order=None, subok=None, ndm
     return copied_on(dx, y, order, copy, like, subok, ndmin)
 
 
-@rule(np.asarray)
+@rule(np.asarray, methods=("astype",))   # x.astype(dtype): np.asarray(x, dtype)
 def asarray(dy, y, a, dtype=None, order=None, device=None, copy=None, like=None):
     return copied_back(dy, y, a, order, copy, like)
 

@@ -63,7 +63,8 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
     for pname in kwargs:
         if pname not in r.defaults:
             raise RuleError(f"gradient rule {r.name} has no parameter {pname!r} for the "
-                            f"call's keyword argument")
+                            f"call's argument {pname}=: srcgrad differentiates the call "
+                            f"without it")
     missing = [p for p in r.params if p not in subst]
     if missing:
         raise RuleError(f"this call passes {len(args)} argument(s), and the gradient rule "
