@@ -83,7 +83,8 @@ def _rows(records: list[Op], keep: Callable[[Op], bool]) -> dict[str, list[list[
     """Per section, one row per rule (the functions sharing it together)."""
     groups: dict[tuple[str, int], list[tuple[str, Op]]] = {}
     for r in records:
-        named = _name(r.primal)
+        named = _name(r.primal) or (   # an array method with no function of its own
+            ("NumPy", ", ".join(f"`x.{m}()`" for m in r.methods)) if r.methods else None)
         if named is None or not keep(r):
             continue
         groups.setdefault((named[0], id(r.rule)), []).append((named[1], r))
