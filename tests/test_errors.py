@@ -145,6 +145,14 @@ def dtype_by_position(x):
     return np.sum(np.sum(x, 0, np.int64) * x)
 
 
+def method_options_by_position(x):
+    return np.sum(x.max(0, None, True) * np.arange(3.0)) + np.sum(x.var(0, None, None, 1))
+
+
+def method_dtype_by_position(x):
+    return np.sum(x.prod(1, np.int64) * x[:, 0])
+
+
 def test_options_given_by_position_are_named_as_numpy_names_them():
     """Regression: a built-in rule's options were placed by the rule's own parameter
     order, so np.max(x, 0, None, True) gave None for keepdims (a RuleError) and
@@ -158,6 +166,14 @@ def test_options_given_by_position_are_named_as_numpy_names_them():
     with pytest.raises(srcgrad.SrcgradError, match="has no parameter 'dtype'") as info:
         srcgrad.grad(dtype_by_position, jit=False)(x)
     assert f"{HERE}:" in str(info.value)
+    # array methods too: x.var(0, None, None, 1) is ddof=1, whose gradient in column j
+    # is 2 (x - mean_j) / (n - 1), n = 2 (x.prod(1, np.int64): a wrong
+    # gradient before, through the integer cast)
+    by_hand = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]) + 2 * (x - np.mean(x, axis=0))
+    np.testing.assert_allclose(srcgrad.grad(method_options_by_position, jit=False)(x),
+                               by_hand)
+    with pytest.raises(srcgrad.SrcgradError, match="has no parameter 'dtype'"):
+        srcgrad.grad(method_dtype_by_position, jit=False)(x)
 
 
 def constructor_of_active(x):

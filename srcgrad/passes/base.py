@@ -407,9 +407,17 @@ class FunctionPass:
         return is_user_function(obj)
 
     def rule_call(self, fun, args, kwargs, what) -> Operation:
+        """An array method's call or an attribute (`x.sum(0)`, `x.T`): `fun`'s rule, its
+        options named as `fun` names them (`x.sum(0, np.int64)` passes dtype=)."""
         r = lookup(fun) if fun is not None else None
         if r is None:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
+        if r.kind == "rule" and r.origin is None:
+            count = len(r.params)
+            if isinstance(r.template, list):
+                count = max(count, len(r.template))
+            if len(args) > count:
+                args, kwargs = by_name(fun, args, kwargs, count)
         return Operation("rule", args, kwargs, r, fun=fun, what=what)
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
