@@ -1,0 +1,94 @@
+"""np.nansum, np.nanmean and np.ptp (srcgrad/rules/nan_reductions.py): against central
+differences (grad and jvp, compiled and as Python, with an axis and keepdims), by hand,
+and the numba forms along an axis against NumPy's values."""
+
+import numpy as np
+import pytest
+from fd import slope
+from sweep import check, domains, parametrize
+
+import srcgrad
+
+any_, pos, unit, distinct = domains(47)
+
+
+def nansum_all(x):
+    return np.nansum(np.where(x > 0.0, x, np.nan) ** 2)
+
+
+def nansum_rows(m):
+    return np.sum(np.nansum(np.where(m > -1.0, m, np.nan), axis=1, keepdims=True) ** 2)
+
+
+def nanmean_all(x):
+    return np.nanmean(np.where(x > 0.0, x, np.nan) ** 2)
+
+
+def nanmean_columns(m):
+    return np.sum(np.sin(np.nanmean(np.where(m > -1.0, m, np.nan), axis=0)))
+
+
+def ptp_all(x):
+    return np.ptp(x) ** 2
+
+
+def ptp_rows(m):
+    return np.sum(np.ptp(m, axis=1, keepdims=True) * m)
+
+
+CASES = [
+    ("nansum", (np.nansum,), nansum_all, (any_(7),), [0], True),
+    ("nansum_axis", (np.nansum,), nansum_rows, (any_(3, 4),), [0], True),
+    ("nanmean", (np.nanmean,), nanmean_all, (any_(7),), [0], True),
+    ("nanmean_axis", (np.nanmean,), nanmean_columns, (any_(5, 3),), [0], True),
+    ("ptp", (np.ptp,), ptp_all, (distinct(6),), [0], True),
+    ("ptp_axis", (np.ptp,), ptp_rows, (distinct(3, 4),), [0], True),
+]
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+@parametrize(CASES)
+def test_jvp_against_differences(case, jit):
+    _, _, fun, (x,), _, _ = case
+    v = np.random.default_rng(3).standard_normal(np.shape(x))
+    value, got = srcgrad.jvp(fun, jit=jit)(x, v)
+    assert value == pytest.approx(fun(x), rel=1e-12)
+    assert got == pytest.approx(slope(fun, (x,), (v,)), rel=1e-6, abs=1e-8)
+
+
+def nanmean_plain(x):
+    return np.nanmean(x)
+
+
+def ptp_plain(x):
+    return np.ptp(x)
+
+
+def test_by_hand(jit):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    # the squares of 1, 3 and 0.5 (the rest are NaN): 2 x where x > 0
+    np.testing.assert_allclose(srcgrad.grad(nansum_all, jit=jit)(x), [2.0, 0.0, 6.0, 1.0])
+    # NaN entries get no gradient; the other three 1/3 each
+    y = np.array([1.0, np.nan, 3.0, 0.5])
+    np.testing.assert_allclose(srcgrad.grad(nanmean_plain, jit=jit)(y),
+                               [1 / 3, 0.0, 1 / 3, 1 / 3])
+    # max 3 at 2, min -2 at 1
+    np.testing.assert_allclose(srcgrad.grad(ptp_plain, jit=jit)(x), [0.0, -1.0, 1.0, 0.0])
+
+
+@pytest.mark.compiled
+def test_compiled_values_are_numpys():
+    from numba import njit
+
+    import srcgrad.rules.nan_reductions  # noqa: F401  (the numba forms)
+    m = any_(4, 3)
+    m[1, 2] = np.nan
+    forms = [(lambda a: np.nansum(a, axis=0)), (lambda a: np.nansum(a, axis=1, keepdims=True)),
+             (lambda a: np.nanmean(a, axis=1)), (lambda a: np.nanmean(a, axis=0, keepdims=True)),
+             (lambda a: np.ptp(np.nan_to_num(a), axis=1)), (lambda a: np.ptp(a, keepdims=True))]
+    for form in forms:
+        np.testing.assert_allclose(njit(form)(m), form(m), rtol=1e-15)
