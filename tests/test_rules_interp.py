@@ -1,0 +1,90 @@
+"""np.interp (srcgrad/rules/interpolation.py): the gradients of x, xp, fp, left and right
+against central differences (grad, jvp and hvp, compiled and as Python), by hand, and
+period= refused. The points avoid the knots, where the slope jumps."""
+
+import numpy as np
+import pytest
+from fd import slope
+from sweep import check, parametrize
+
+import srcgrad
+from srcgrad.rules.interpolation import _flat, _scatter, _shaped
+
+XP = np.array([0.0, 1.0, 2.5, 4.0])
+FP = np.array([1.0, 3.0, 2.0, 5.0])
+X = np.array([-0.5, 0.3, 1.7, 3.2, 4.5])   # left of, inside, right of the knots
+
+
+def of_x(x):
+    return np.sum(np.interp(x, XP, FP) ** 2)
+
+
+def of_everything(x, xp, fp):
+    return np.sum(np.sin(np.interp(x, xp, fp)) * np.arange(1.0, 6.0))
+
+
+def with_sides(x, lo, hi):
+    return np.sum(np.interp(x, XP, FP, lo, hi) ** 2)
+
+
+def of_a_number(t, fp):
+    return np.interp(t, XP, fp) ** 2
+
+
+def periodic(x):
+    return np.sum(np.interp(x, XP, FP, period=4.0))
+
+
+HELPERS = (np.interp, _flat, _shaped, _scatter)
+CASES = [
+    ("interp_x", HELPERS, of_x, (X,), [0], True),
+    ("interp_all", HELPERS, of_everything, (X, XP, FP), [0, 1, 2], True),
+    ("interp_sides", HELPERS, with_sides, (X, 0.5, 7.0), [0, 1, 2], True),
+    ("interp_number", HELPERS, of_a_number, (1.7, FP), [0, 1], True),
+]
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+@parametrize(CASES)
+def test_jvp_against_differences(case, jit):
+    _, _, fun, args, positions, _ = case
+    rng = np.random.default_rng(7)
+    tangents = [rng.standard_normal(np.shape(a)) if np.ndim(a) else 0.7 for a in args]
+    value, got = srcgrad.jvp(fun, wrt=tuple(positions), jit=jit)(*args, tuple(tangents))
+    assert value == pytest.approx(fun(*args), rel=1e-12)
+    assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
+
+
+def of_knots(xp):
+    return np.sum(np.interp(X, xp, FP) * np.arange(1.0, 6.0))
+
+
+@pytest.mark.parametrize("fun,at", [(of_x, X), (of_knots, XP)], ids=["x", "xp"])
+def test_hvp_against_differences_of_the_gradient(jit, fun, at):
+    v = np.linspace(0.3, 1.1, at.size)
+    g = srcgrad.grad(fun, jit=jit)
+    h = 1e-5
+    np.testing.assert_allclose(srcgrad.hvp(fun, jit=jit)(at, v),
+                               (g(at + h * v) - g(at - h * v)) / (2 * h), atol=1e-6)
+
+
+def test_by_hand(jit):
+    # x = 0.3 reads between knots 0 and 1 (fp 1 and 3) at t = 0.3: y = 1 + 2 x = 1.6
+    g = srcgrad.grad(of_everything, wrt=(0, 2), jit=jit)(np.full(5, 0.3), XP, FP)
+    c = np.cos(1.6) * np.arange(1.0, 6.0)   # y = 1.6 at x = 0.3
+    np.testing.assert_allclose(g[0], 2.0 * c)
+    np.testing.assert_allclose(g[1], [0.7 * c.sum(), 0.3 * c.sum(), 0.0, 0.0])
+    # left of the knots y = lo, right of them hi: 2 y to each, none to x
+    dx, dlo, dhi = srcgrad.grad(with_sides, wrt=(0, 1, 2), jit=jit)(
+        np.array([-1.0, -0.5, 5.0]), 0.5, 7.0)
+    np.testing.assert_allclose(dx, [0.0, 0.0, 0.0])
+    assert (dlo, dhi) == (pytest.approx(2.0), pytest.approx(14.0))
+
+
+def test_period_is_refused():
+    with pytest.raises(srcgrad.MissingRule, match="period= is not differentiated"):
+        srcgrad.grad(periodic, jit=False)(X)
