@@ -297,7 +297,7 @@ nondifferentiable(np.argmin, methods=("argmin",))
 nondifferentiable(np.any, methods=("any",))
 nondifferentiable(np.all, methods=("all",))
 nondifferentiable(np.shape, np.ndim, np.size, scalar_result=True)
-constructor(np.zeros, np.ones, np.empty, np.full, np.arange, np.linspace, np.eye, np.identity,
+constructor(np.zeros, np.ones, np.empty, np.full, np.arange, np.eye, np.identity,
             np.full_like)   # np.array and np.asarray: rules/building.py
 
 # ---- facts of functions of a family, and array methods and attributes ----

@@ -62,6 +62,22 @@ REDUCE = {
 }
 
 
+# Newer operations, swapped in for a unary or reduction template NEWER of the time, drawn
+# from a generator of their own (a seed's program keeps its structure).
+NEWER = 0.15
+NEWER_UNARY = [
+    "np.interp({}, np.array([-1.0, 0.0, 1.5]), np.array([0.5, 2.0, -1.0]))",
+    "np.interp({}, np.array([-2.0, 0.5, 1.0, 3.0]), np.array([1.0, -0.5, 0.25, 2.0]), -1.0, 0.5)",
+]
+NEWER_REDUCE = {
+    (): ["np.nansum({})", "np.nanmean({})", "np.ptp({})", "np.median({})",
+         "np.quantile({}, 0.3)", "np.percentile({}, 65.0)", "({}).item(4)"],
+    (3,): ["np.nansum({}, axis=0)", "np.ptp({}, axis=0)", "np.median({}, axis=0)",
+           "np.quantile({}, 0.25, axis=0)"],
+    (2,): ["np.nanmean({}, axis=1)", "np.ptp({}, axis=1)", "np.percentile({}, 80.0, axis=1)"],
+}
+
+
 # One variable made into another shape: CONVERT[(from, to)].format(name).
 CONVERT = {
     ((), ()): "{}", ((), (2,)): "({} * np.ones(2))", ((), (3,)): "({} * np.ones(3))",
@@ -119,6 +135,8 @@ class Grammar:
         self.extra = np.random.default_rng([seed, 22])
         # and accumulators that start from a differentiated value of a smaller shape
         self.grown = np.random.default_rng([seed, 23])
+        # and the newer operations swapped in for a template (`newer`)
+        self.newest = np.random.default_rng([seed, 24])
         self.context = "function"   # where code goes: function | method | static | class
         self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
@@ -132,6 +150,12 @@ class Grammar:
     def fresh(self, stem: str = "t") -> str:
         self.count += 1
         return f"{stem}{self.count}"
+
+    def newer(self, template: str, newer: list[str]) -> str:
+        """`template`, or NEWER of the time one of the `newer` (from their own generator)."""
+        if self.newest.random() < NEWER:
+            return newer[int(self.newest.integers(len(newer)))]
+        return template
 
     def fancy(self, repeated: str, distinct: str) -> str:
         return repeated if self.repeats else distinct
@@ -147,7 +171,8 @@ class Grammar:
             return self.leaf(env, shape)
         kind = self.pick(["unary", "binary", "binary", "reduce", "index", "special"])
         if kind == "unary":
-            return self.pick(UNARY).format(self.expr(env, shape, depth - 1))
+            return self.newer(self.pick(UNARY), NEWER_UNARY).format(
+                self.expr(env, shape, depth - 1))
         if kind == "binary":
             other = self.pick([s for s in SHAPES if broadcasts(s, shape)])
             a, b = self.expr(env, shape, depth - 1), self.expr(env, other, depth - 1)
@@ -155,7 +180,8 @@ class Grammar:
                 a, b = b, a
             return self.pick(BINARY).format(a, b)
         if kind == "reduce" and shape in REDUCE:
-            return self.pick(REDUCE[shape]).format(self.expr(env, (2, 3), depth - 1))
+            return self.newer(self.pick(REDUCE[shape]), NEWER_REDUCE[shape]).format(
+                self.expr(env, (2, 3), depth - 1))
         if kind == "index":
             return self.index_read(env, shape, depth)
         return self.special(env, shape, depth)
