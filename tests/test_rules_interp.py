@@ -85,6 +85,18 @@ def test_by_hand(jit):
     assert (dlo, dhi) == (pytest.approx(2.0), pytest.approx(14.0))
 
 
+def right_by_keyword(x, hi):
+    return np.sum(np.interp(x, XP, FP, right=hi) ** 2)
+
+
+def test_a_side_given_by_keyword_is_differentiated(jit):
+    """Regression: `right=hi` stayed a keyword, which the rule's check refused as a
+    keyword given a differentiated value; left takes its default before it."""
+    dx, dhi = srcgrad.grad(right_by_keyword, wrt=(0, 1), jit=jit)(np.array([4.5, 5.0]), 7.0)
+    np.testing.assert_allclose(dx, [0.0, 0.0])
+    assert dhi == pytest.approx(28.0)   # 2 hi for each of the two points right of xp
+
+
 def test_period_is_refused():
     with pytest.raises(srcgrad.MissingRule, match="period= is not differentiated"):
         srcgrad.grad(periodic, jit=False)(X)

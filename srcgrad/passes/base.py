@@ -509,8 +509,9 @@ def by_position(fun, args: list, kwargs: dict, count: int,
                  defaults: bool = True) -> tuple[list, dict]:
     """A call's first `count` operands in positional order, using `fun`'s own signature:
     keyword arguments that name a positional parameter (`np.clip(x, a_min=...)`) moved
-    to their place, and (with `defaults`: user functions, whose rules and vjps take every
-    argument) the constant defaults of the ones the call leaves out."""
+    to their place, and the constant defaults of the ones the call leaves out before
+    one it gives (all of them with `defaults`: user functions, whose rules and vjps take
+    every argument)."""
     if len(args) >= count:
         return args, kwargs
     try:
@@ -520,10 +521,12 @@ def by_position(fun, args: list, kwargs: dict, count: int,
     if any(p.kind is p.VAR_POSITIONAL for p in params[:len(args)]):
         return args, kwargs   # `*args` took the call's last operands (np.einsum's)
     args, kwargs = list(args), dict(kwargs)
-    for p in params[len(args):count]:
+    rest = params[len(args):count]
+    for k, p in enumerate(rest):
+        later = any(q.name in kwargs for q in rest[k + 1:])   # (np.interp(..., right=r))
         if p.name in kwargs:
             args.append(kwargs.pop(p.name))
-        elif defaults and isinstance(p.default, (int, float, bool, type(None))):
+        elif (defaults or later) and isinstance(p.default, (int, float, bool, type(None))):
             args.append(b.const(p.default))
         else:
             break
