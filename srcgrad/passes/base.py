@@ -426,8 +426,9 @@ class FunctionPass:
         A call to a user function (`g(x)`, `helpers.g(x)`) calls its primal copy in the
         generated module, so numba compiles every function the code reaches without
         srcgrad writing into the user's modules; a call to a primal with a `called_as`
-        form (`norm.logpdf(x)`) calls that form. `shallow`: a compound statement's own
-        test or iterator only (its blocks are bound already)."""
+        or `compiled_as` form (`norm.logpdf(x)`, `np.average(x, axis=0)`) calls that form.
+        `shallow`: a compound statement's own test or iterator only (its blocks are bound
+        already)."""
         if shallow:
             parts = [getattr(stmt, f) for f in ("test", "iter") if hasattr(stmt, f)]
             for part in parts:
@@ -446,7 +447,7 @@ class FunctionPass:
                 if is_user_function(obj) or nested_entry(obj) is not None:
                     node.func = b.name(self.primal(obj, node))
                     bound.add(id(node.func))
-                elif (form := fact(obj, "called_as")) is not None:
+                elif (form := fact(obj, "called_as") or fact(obj, "compiled_as")) is not None:
                     node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
                 elif obj is MISSING and isinstance(node.func, gast.Attribute) and \

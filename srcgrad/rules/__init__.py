@@ -149,6 +149,9 @@ class Op:
     called_as: Callable | None = None  # what generated code calls in the primal's place, a
     # function numba compiles (scipy.stats.norm.logpdf, a bound method numba cannot type);
     # its signature places the call's keyword arguments and fills its defaults
+    compiled_as: Callable | None = None  # what generated code calls in the primal's place,
+    # with the same signature, where numba's own form of the primal falls short (its
+    # np.average takes an axis and raises): a function whose numba form srcgrad writes
     looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
     refuse: Callable | None = None   # refuse(the call's options, `passes.base.options`)
     # -> why the call cannot be differentiated (logsumexp's return_sign=True), or None

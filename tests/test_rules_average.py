@@ -1,0 +1,79 @@
+"""np.average (srcgrad/rules/averages.py): the gradients of a and of the weights against
+central differences (grad and jvp, compiled and as Python; along an axis, keepdims), by
+hand, and what is refused (weights of another shape, returned=True)."""
+
+import numpy as np
+import pytest
+from fd import slope
+from sweep import check, domains, parametrize
+
+import srcgrad
+
+any_, pos, unit, distinct = domains(53)
+
+
+def plain(a):
+    return np.average(a) ** 2
+
+
+def rows(a):
+    return np.sum(np.average(a, axis=1) ** 2)
+
+
+def weighted(a, w):
+    return np.average(a, weights=w) ** 2
+
+
+def weighted_columns(a, w):
+    return np.sum(np.sin(np.average(a, axis=0, weights=w, keepdims=True)) * a)
+
+
+CASES = [
+    ("average", (np.average,), plain, (any_(3, 4),), [0], True),
+    ("average_axis", (np.average,), rows, (any_(3, 4),), [0], True),
+    ("average_weights", (np.average,), weighted, (any_(5), pos(5)), [0, 1], True),
+    ("average_weights_axis", (np.average,), weighted_columns, (any_(3, 4), pos(3, 4)),
+     [0, 1], True),
+]
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+@parametrize(CASES)
+def test_jvp_against_differences(case, jit):
+    _, _, fun, args, positions, _ = case
+    rng = np.random.default_rng(11)
+    tangents = [rng.standard_normal(np.shape(a)) for a in args]
+    value, got = srcgrad.jvp(fun, wrt=tuple(positions), jit=jit)(*args, tuple(tangents))
+    assert value == pytest.approx(fun(*args), rel=1e-12)
+    assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
+
+
+def average_of(a, w):
+    return np.average(a, weights=w)
+
+
+def test_by_hand(jit):
+    # y = (1 * 3 + 3 * 5) / 4 = 4.5: dy/da = w / 4, dy/dw = (a - 4.5) / 4
+    da, dw = srcgrad.grad(average_of, wrt=(0, 1), jit=jit)(np.array([3.0, 5.0]),
+                                                          np.array([1.0, 3.0]))
+    np.testing.assert_allclose(da, [0.25, 0.75])
+    np.testing.assert_allclose(dw, [-0.375, 0.125])
+
+
+def one_d_weights(a, w):
+    return np.sum(np.average(a, axis=1, weights=w))
+
+
+def with_sum(a):
+    return np.average(a, weights=a * a, returned=True)[1]
+
+
+def test_refused():
+    with pytest.raises(srcgrad.MissingRule, match="weights of another shape"):
+        srcgrad.grad(one_d_weights, wrt=(0, 1), jit=False)(np.ones((2, 3)), np.ones(3))
+    with pytest.raises(srcgrad.MissingRule, match="returned=True"):
+        srcgrad.grad(with_sum, jit=False)(np.ones(3))
