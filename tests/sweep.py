@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 import pytest
-from fd import assert_grad
+from fd import assert_grad, slope
 from marks import needs_numba_060
 
 import srcgrad
@@ -85,6 +85,19 @@ def check(case, jit):
     _, _, fun, args, positions, _ = case
     g = srcgrad.grad(fun, wrt=tuple(positions), jit=jit)
     assert_grad(fun, g(*args), args, positions)
+
+
+def check_jvp(case, jit, seed=5):
+    """The case's jvp against central differences, along random tangents of the
+    differentiated arguments (0.7 for a number), and its value against the function's."""
+    _, _, fun, args, positions, _ = case
+    rng = np.random.default_rng(seed)
+    tangents = [(rng.standard_normal(np.shape(a)) if np.ndim(a) else 0.7)
+                if k in positions else 0.0 * np.asarray(a) for k, a in enumerate(args)]
+    value, got = srcgrad.jvp(fun, wrt=tuple(positions), jit=jit)(
+        *args, tuple(tangents[k] for k in positions))
+    assert value == pytest.approx(fun(*args), rel=1e-12)
+    assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
 
 
 def family_cases():

@@ -4,8 +4,7 @@ hand, and what is refused (weights of another shape, returned=True)."""
 
 import numpy as np
 import pytest
-from fd import slope
-from sweep import check, domains, parametrize
+from sweep import check, check_jvp, domains, parametrize
 
 import srcgrad
 
@@ -44,12 +43,7 @@ def test_rule(case, jit):
 
 @parametrize(CASES)
 def test_jvp_against_differences(case, jit):
-    _, _, fun, args, positions, _ = case
-    rng = np.random.default_rng(11)
-    tangents = [rng.standard_normal(np.shape(a)) for a in args]
-    value, got = srcgrad.jvp(fun, wrt=tuple(positions), jit=jit)(*args, tuple(tangents))
-    assert value == pytest.approx(fun(*args), rel=1e-12)
-    assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
+    check_jvp(case, jit, 11)
 
 
 def average_of(a, w):

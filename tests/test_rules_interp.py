@@ -4,8 +4,7 @@ period= refused. The points avoid the knots, where the slope jumps."""
 
 import numpy as np
 import pytest
-from fd import slope
-from sweep import check, parametrize
+from sweep import check, check_jvp, parametrize
 
 import srcgrad
 from srcgrad.rules.interpolation import _flat, _scatter, _shaped
@@ -51,12 +50,7 @@ def test_rule(case, jit):
 
 @parametrize(CASES)
 def test_jvp_against_differences(case, jit):
-    _, _, fun, args, positions, _ = case
-    rng = np.random.default_rng(7)
-    tangents = [rng.standard_normal(np.shape(a)) if np.ndim(a) else 0.7 for a in args]
-    value, got = srcgrad.jvp(fun, wrt=tuple(positions), jit=jit)(*args, tuple(tangents))
-    assert value == pytest.approx(fun(*args), rel=1e-12)
-    assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
+    check_jvp(case, jit, 7)
 
 
 def of_knots(xp):

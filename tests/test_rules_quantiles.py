@@ -5,9 +5,9 @@ has no derivative."""
 
 import numpy as np
 import pytest
-from fd import assert_grad, slope
+from fd import assert_grad
 from marks import compiles
-from sweep import domains, parametrize
+from sweep import check_jvp, domains, parametrize
 
 import srcgrad
 
@@ -62,14 +62,7 @@ def test_rule(case, jit):
 
 @parametrize(CASES)
 def test_jvp_against_differences(case, jit):
-    _, _, fun, args, positions, _ = case
-    rng = np.random.default_rng(5)
-    tangents = [(rng.standard_normal(np.shape(a)) if np.ndim(a) else float(rng.standard_normal()))
-                if k in positions else 0.0 * a for k, a in enumerate(args)]
-    value, got = srcgrad.jvp(fun, wrt=tuple(positions), jit=jit)(
-        *args, tuple(tangents[k] for k in positions))
-    assert value == pytest.approx(fun(*args), rel=1e-12)
-    assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
+    check_jvp(case, jit, 5)
 
 
 def test_by_hand(jit):
