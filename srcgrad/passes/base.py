@@ -343,9 +343,7 @@ class FunctionPass:
                     obj, what = obj.primal, obj.what
                 if r.kind == "rule":
                     form = fact(fun, "called_as")   # its signature names the arguments
-                    count = len(r.params)   # and a keyword the rule differentiates (a default)
-                    if form is None and r.origin is None and isinstance(r.template, list):
-                        count = max(count, len(r.template))
+                    count = operand_count(r) if form is None else len(r.params)
                     args, kwargs = by_position(form or obj, value.args, kwargs, count,
                                                 defaults=r.origin is not None or bool(form))
                     if form is None and r.origin is None and len(args) > count:
@@ -412,12 +410,8 @@ class FunctionPass:
         r = lookup(fun) if fun is not None else None
         if r is None:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
-        if r.kind == "rule" and r.origin is None:
-            count = len(r.params)
-            if isinstance(r.template, list):
-                count = max(count, len(r.template))
-            if len(args) > count:
-                args, kwargs = by_name(fun, args, kwargs, count)
+        if r.kind == "rule" and r.origin is None and len(args) > (count := operand_count(r)):
+            args, kwargs = by_name(fun, args, kwargs, count)
         return Operation("rule", args, kwargs, r, fun=fun, what=what)
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
@@ -472,6 +466,14 @@ class FunctionPass:
 
     def zeros(self, var: str) -> gast.AST:
         return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+
+
+def operand_count(r: Rule) -> int:
+    """How many of a call's operands a rule takes by position: its parameters without a
+    default, and a built-in rule's keywords it differentiates too (np.interp's left)."""
+    if r.origin is None and isinstance(r.template, list):
+        return max(len(r.params), len(r.template))
+    return len(r.params)
 
 
 def options(r: Rule, form: Callable | None, args: list, kwargs: dict) -> dict[str, Any]:
