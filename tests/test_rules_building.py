@@ -137,6 +137,21 @@ def as_type(x):
     return np.sum(np.sin(x.astype(np.float64)) * x)
 
 
+def as_python_float(x):
+    m = (x > 0).astype(float)
+    return np.sum(m * x.astype(float) ** 2)
+
+
+def test_astype_of_pythons_float_compiles(jit):
+    """numba's astype takes NumPy's types alone: generated code writes np.float64 for
+    float (a mask made a float array is the everyday use)."""
+    x = np.array([0.5, -1.0, 2.0])
+    # by hand: 2 x where x > 0
+    np.testing.assert_allclose(srcgrad.grad(as_python_float, jit=jit)(x), [1.0, 0.0, 4.0])
+    assert srcgrad.jvp(as_python_float, jit=jit)(x, np.ones(3))[1] == pytest.approx(5.0)
+    assert "astype(np.float64)" in srcgrad.source(as_python_float)
+
+
 def test_astype_float64_passes_the_gradient_through(jit):
     """x.astype(dtype) is np.asarray(x, dtype): float64 passes the gradient, other
     dtypes are refused (below)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.activity import reached
@@ -445,6 +446,12 @@ class FunctionPass:
                     node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
                 elif obj is MISSING and isinstance(node.func, gast.Attribute) and \
+                        node.func.attr == "astype" and node.args and \
+                        (dtype := numpy_type(self.p.env.resolve(node.args[0], self.locals))):
+                    # x.astype(float): numba takes NumPy's types (np.float64) alone
+                    node.args[0] = b.make(gast.Attribute, value=b.name(self.bind("np", np)),
+                                          attr=dtype, ctx=gast.Load())
+                elif obj is MISSING and isinstance(node.func, gast.Attribute) and \
                         (form := fact(methods().get(node.func.attr), "called_as")):
                     # an array method numba lacks (`x.item(k)`): its form, x first
                     node.args = [node.func.value] + node.args
@@ -466,6 +473,13 @@ class FunctionPass:
 
     def zeros(self, var: str) -> gast.AST:
         return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+
+
+def numpy_type(obj: Any) -> str | None:
+    """The name of the NumPy type Python's number type `obj` stands for in
+    `x.astype(float)` (numba takes NumPy's types alone), else None."""
+    names = {float: "float64", int: "int64", bool: "bool_", complex: "complex128"}
+    return next((name for t, name in names.items() if obj is t), None)
 
 
 def operand_count(r: Rule) -> int:
