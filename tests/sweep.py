@@ -100,6 +100,20 @@ def check_jvp(case, jit, seed=5):
     assert got == pytest.approx(slope(fun, args, tangents), rel=1e-6, abs=1e-8)
 
 
+def check_hvp(case, jit, seed=5):
+    """The case's hvp in its first differentiated argument against central differences
+    of its gradient (itself checked against differences of the function)."""
+    _, _, fun, args, positions, _ = case
+    k = positions[0]
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(np.shape(args[k])) if np.ndim(args[k]) else 0.7
+    got = srcgrad.hvp(fun, wrt=k, jit=jit)(*args, v)
+    grad, h = srcgrad.grad(fun, wrt=k, jit=False), 1e-5
+    moved = [[a + s * h * v if i == k else a for i, a in enumerate(args)] for s in (1, -1)]
+    want = (grad(*moved[0]) - grad(*moved[1])) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def family_cases():
     """The cases of every family module (tests/test_rules_*.py)."""
     out = []

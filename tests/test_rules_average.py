@@ -4,9 +4,10 @@ hand, and what is refused (weights of another shape, returned=True)."""
 
 import numpy as np
 import pytest
-from sweep import check, check_jvp, domains, parametrize
+from sweep import check, check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
+from srcgrad.rules.averages import weighted_mean
 
 any_, pos, unit, distinct = domains(53)
 
@@ -28,10 +29,10 @@ def weighted_columns(a, w):
 
 
 CASES = [
-    ("average", (np.average,), plain, (any_(3, 4),), [0], True),
-    ("average_axis", (np.average,), rows, (any_(3, 4),), [0], True),
-    ("average_weights", (np.average,), weighted, (any_(5), pos(5)), [0, 1], True),
-    ("average_weights_axis", (np.average,), weighted_columns, (any_(3, 4), pos(3, 4)),
+    ("average", (np.average, weighted_mean), plain, (any_(3, 4),), [0], True),
+    ("average_axis", (np.average, weighted_mean), rows, (any_(3, 4),), [0], True),
+    ("average_weights", (np.average, weighted_mean), weighted, (any_(5), pos(5)), [0, 1], True),
+    ("average_weights_axis", (np.average, weighted_mean), weighted_columns, (any_(3, 4), pos(3, 4)),
      [0, 1], True),
 ]
 
@@ -44,6 +45,11 @@ def test_rule(case, jit):
 @parametrize(CASES)
 def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 11)
+
+
+@parametrize(CASES)
+def test_hvp_against_differences_of_the_gradient(case, jit):
+    check_hvp(case, jit)
 
 
 def average_of(a, w):

@@ -4,7 +4,7 @@ ends, a single point), by hand, and what is refused (retstep, dtype, another axi
 
 import numpy as np
 import pytest
-from sweep import check, check_jvp, parametrize
+from sweep import check, check_hvp, check_jvp, parametrize
 
 import srcgrad
 
@@ -47,6 +47,11 @@ def test_rule(case, jit):
 @parametrize(CASES)
 def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 9)
+
+
+@parametrize(CASES)
+def test_hvp_against_differences_of_the_gradient(case, jit):
+    check_hvp(case, jit)
 
 
 def test_by_hand(jit):

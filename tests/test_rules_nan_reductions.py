@@ -4,7 +4,7 @@ and the numba forms along an axis against NumPy's values."""
 
 import numpy as np
 import pytest
-from sweep import check, check_jvp, domains, parametrize
+from sweep import check, check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
 
@@ -53,6 +53,11 @@ def test_rule(case, jit):
 @parametrize(CASES)
 def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 3)
+
+
+@parametrize(CASES)
+def test_hvp_against_differences_of_the_gradient(case, jit):
+    check_hvp(case, jit)
 
 
 def nanmean_plain(x):

@@ -89,22 +89,6 @@ def _average_weights_grad_typer(dy, y, a, axis=None, weights=None, keepdims=Fals
         weights, axis=axis, keepdims=True)
 
 
-@rule(np.average, refuse=_refused)
-def average(dy, y, a, axis=None, weights=None, returned=False, keepdims=False):
-    return (average_grad(dy, a, axis, weights, keepdims), None,
-            average_weights_grad(dy, y, a, axis, weights, keepdims), None, None)
-
-
-@tangent(np.average)
-def average_tangent(dx, y, a, axis=None, weights=None, returned=False, keepdims=False):
-    return (weighted_mean(dx, axis, weights, False, keepdims), None,
-            np.sum(dx * (a - sum_grad(y, a, axis, keepdims)), axis=axis, keepdims=keepdims) /
-            np.sum(weights, axis=axis, keepdims=keepdims), None, None)
-
-
-describe(average_grad, average_weights_grad, pure=True)
-
-
 def weighted_mean(a, axis=None, weights=None, returned=False, keepdims=False):
     """np.average itself, which generated code calls in its place: numba's np.average
     takes an axis and raises, this one's numba form takes it.
@@ -128,4 +112,18 @@ def _weighted_mean_typer(a, axis=None, weights=None, returned=False, keepdims=Fa
         a * weights, axis=axis, keepdims=keep) / np.sum(weights, axis=axis, keepdims=keep)
 
 
+@rule(np.average, weighted_mean, refuse=_refused)
+def average(dy, y, a, axis=None, weights=None, returned=False, keepdims=False):
+    return (average_grad(dy, a, axis, weights, keepdims), None,
+            average_weights_grad(dy, y, a, axis, weights, keepdims), None, None)
+
+
+@tangent(np.average, weighted_mean)
+def average_tangent(dx, y, a, axis=None, weights=None, returned=False, keepdims=False):
+    return (weighted_mean(dx, axis, weights, False, keepdims), None,
+            np.sum(dx * (a - sum_grad(y, a, axis, keepdims)), axis=axis, keepdims=keepdims) /
+            np.sum(weights, axis=axis, keepdims=keepdims), None, None)
+
+
+describe(average_grad, average_weights_grad, pure=True)
 describe(np.average, compiled_as=weighted_mean)
