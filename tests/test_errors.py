@@ -176,6 +176,26 @@ def test_options_given_by_position_are_named_as_numpy_names_them():
         srcgrad.grad(method_dtype_by_position, jit=False)(x)
 
 
+def test_an_option_numpy_renamed_keeps_the_rules_name():
+    """Regression (the `oldest` env, NumPy 1.24): np.reshape's second parameter was
+    `newshape` before NumPy 2.1, so naming positional options by NumPy's signature gave
+    the reshape rule (whose parameter is `shape`) a keyword it has no parameter for."""
+    import gast
+
+    from srcgrad.passes.base import by_name
+
+    def reshape_of_numpy_1(a, newshape, order="C"):
+        return np.reshape(a, newshape, order)
+
+    args = [gast.Name("x", gast.Load(), None, None), gast.Constant((3, 2), None),
+            gast.Constant("F", None)]
+    _, kwargs = by_name(reshape_of_numpy_1, args, {}, 1, ["x", "shape", "order"])
+    assert sorted(kwargs) == ["order", "shape"]
+    _, kwargs = by_name(np.sum, args[:1] + [gast.Constant(0, None), gast.Constant(1, None)],
+                        {}, 1, ["x", "axis", "keepdims"])
+    assert sorted(kwargs) == ["axis", "dtype"]   # NumPy's dtype, never the rule's keepdims
+
+
 def constructor_of_active(x):
     v = np.full(2, x)
     return np.sum(v)

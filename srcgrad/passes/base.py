@@ -348,7 +348,8 @@ class FunctionPass:
                     args, kwargs = by_position(form or obj, value.args, kwargs, count,
                                                 defaults=r.origin is not None or bool(form))
                     if form is None and r.origin is None and len(args) > count:
-                        args, kwargs = by_name(obj, args, kwargs, count)
+                        args, kwargs = by_name(obj, args, kwargs, count,
+                                               list(r.params) + list(r.defaults))
                     if form is not None and (kwargs or len(args) != len(r.params)):
                         return Operation("missing", args, kwargs, what=(
                             f"{what}: srcgrad differentiates it as {form.__name__}"
@@ -412,7 +413,7 @@ class FunctionPass:
         if r is None:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
         if r.kind == "rule" and r.origin is None and len(args) > (count := operand_count(r)):
-            args, kwargs = by_name(fun, args, kwargs, count)
+            args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
         return Operation("rule", args, kwargs, r, fun=fun, what=what)
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
@@ -503,22 +504,29 @@ def options(r: Rule, form: Callable | None, args: list, kwargs: dict) -> dict[st
             for k, v in given.items()}
 
 
-def by_name(fun, args: list, kwargs: dict, count: int) -> tuple[list, dict]:
+def by_name(fun, args: list, kwargs: dict, count: int, names: list[str]
+            ) -> tuple[list, dict]:
     """A call's operands after its first `count` as keyword arguments named by `fun`'s
     own signature (a built-in rule's options are named as NumPy names them, but need not
     come in NumPy's order: np.max(x, 0, None, True) passes keepdims=True, not a third
-    option of the rule); one given its default as a constant (out=None) is left out."""
+    option of the rule); one given its default as a constant (out=None) is left out. An
+    option NumPy has renamed (np.reshape's newshape, `shape` since NumPy 2.1) takes the
+    name of the rule's parameter `names` has at its place."""
     try:
-        params = list(inspect.signature(fun).parameters.values())[:len(args)]
+        every = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
         return args, kwargs
+    params = every[:len(args)]
     if len(params) < len(args) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                       for p in params):
         return args, kwargs
+    known = {p.name for p in every}
     kwargs = dict(kwargs)
-    for p, a in zip(params[count:], args[count:], strict=True):
-        if not (isinstance(a, gast.Constant) and a.value is p.default):
-            kwargs[p.name] = a
+    for i, (p, a) in enumerate(zip(params[count:], args[count:], strict=True), count):
+        if isinstance(a, gast.Constant) and a.value is p.default:
+            continue
+        renamed = p.name not in names and i < len(names) and names[i] not in known
+        kwargs[names[i] if renamed else p.name] = a
     return list(args[:count]), kwargs
 
 
