@@ -510,8 +510,8 @@ def by_name(fun, args: list, kwargs: dict, count: int, names: list[str]
     own signature (a built-in rule's options are named as NumPy names them, but need not
     come in NumPy's order: np.max(x, 0, None, True) passes keepdims=True, not a third
     option of the rule); one given its default as a constant (out=None) is left out. An
-    option NumPy has renamed (np.reshape's newshape, `shape` since NumPy 2.1) takes the
-    name of the rule's parameter `names` has at its place."""
+    option NumPy has renamed (np.reshape's newshape, `shape` since NumPy 2.1) takes its
+    new name where the rule's parameters, `names`, have it."""
     try:
         every = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
@@ -520,14 +520,16 @@ def by_name(fun, args: list, kwargs: dict, count: int, names: list[str]
     if len(params) < len(args) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                       for p in params):
         return args, kwargs
-    known = {p.name for p in every}
     kwargs = dict(kwargs)
-    for i, (p, a) in enumerate(zip(params[count:], args[count:], strict=True), count):
-        if isinstance(a, gast.Constant) and a.value is p.default:
-            continue
-        renamed = p.name not in names and i < len(names) and names[i] not in known
-        kwargs[names[i] if renamed else p.name] = a
+    for p, a in zip(params[count:], args[count:], strict=True):
+        if not (isinstance(a, gast.Constant) and a.value is p.default):
+            name = _RENAMED.get(p.name, p.name)
+            kwargs[name if name in names else p.name] = a
     return list(args[:count]), kwargs
+
+
+# options NumPy has renamed: the old name -> the one rules use
+_RENAMED = {"newshape": "shape"}   # np.reshape, NumPy 2.1
 
 
 def by_position(fun, args: list, kwargs: dict, count: int,
