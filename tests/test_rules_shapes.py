@@ -203,7 +203,9 @@ def pad_op(a):
     return np.sum(np.sin(np.pad(a, 1)) * 1.3) + \
         np.sum(np.pad(a, ((1, 2), (0, 1)), constant_values=2.0) ** 3) + \
         np.sum(np.pad(a, (2, 1), mode="edge") ** 3) + \
-        np.sum(np.sin(np.pad(a, ((3, 1), (2, 5)), mode="reflect")) * 1.7)
+        np.sum(np.sin(np.pad(a, ((3, 1), (2, 5)), mode="reflect")) * 1.7) + \
+        np.sum(np.cos(np.pad(a, ((4, 1), (2, 7)), mode="symmetric")) * 0.3) + \
+        np.sum(np.pad(a, ((3, 5), (1, 4)), mode="wrap") ** 3)
 
 
 CASES = [
@@ -273,6 +275,14 @@ def reflected(x, w):
     return np.sum(np.pad(x, 2, mode="reflect") * w)
 
 
+def mirrored(x, w):
+    return np.sum(np.pad(x, 2, mode="symmetric") * w)
+
+
+def wrapped(x, w):
+    return np.sum(np.pad(x, 2, mode="wrap") * w)
+
+
 def repeated(x, w):
     return np.sum(np.repeat(x, [2, 0, 1]) * w)
 
@@ -298,6 +308,12 @@ def test_by_hand(jit):
     w7 = 2.0 ** np.arange(7.0)
     np.testing.assert_allclose(srcgrad.grad(reflected, jit=jit)(x, w7),
                                [4.0 + 64.0, 2.0 + 8.0 + 32.0, 1.0 + 16.0])
+    # y = (x1, x0, x0, x1, x2, x2, x1): mirror about the ends (the ends repeated)
+    np.testing.assert_allclose(srcgrad.grad(mirrored, jit=jit)(x, w7),
+                               [2.0 + 4.0, 1.0 + 8.0 + 64.0, 16.0 + 32.0])
+    # y = (x1, x2, x0, x1, x2, x0, x1): a period of 3
+    np.testing.assert_allclose(srcgrad.grad(wrapped, jit=jit)(x, w7),
+                               [4.0 + 32.0, 1.0 + 8.0 + 64.0, 2.0 + 16.0])
     # y = (x0, x0, x2): x1 is repeated no time
     np.testing.assert_allclose(srcgrad.grad(repeated, jit=jit)(x, w[:3]), [11.0, 0.0, 100.0])
     # rows (r0, r0, r1, r1)
@@ -346,8 +362,8 @@ def test_jvp_compiled():
 
 
 # ---- what is refused ----
-def wrapped(x):
-    return np.sum(np.pad(x, 1, mode="wrap") ** 2)
+def padded_mean(x):
+    return np.sum(np.pad(x, 1, mode="mean") ** 2)
 
 
 def odd_reflection(x):
@@ -360,7 +376,7 @@ def padded_stat(x):
 
 def test_pad_modes_without_a_rule_are_refused(jit):
     x = np.arange(3.0)
-    for fun in (wrapped, odd_reflection):
+    for fun in (padded_mean, odd_reflection):
         with pytest.raises(srcgrad.SrcgradError, match="np.pad has a gradient rule"):
             srcgrad.grad(fun, jit=jit)(x)
     with pytest.raises(srcgrad.SrcgradError, match="stat_length"):

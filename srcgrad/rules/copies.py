@@ -1,11 +1,13 @@
 """Copies and padding: the records of np.repeat, np.tile and np.pad, the helpers their
 rules call (`repeat_grad`, `tile_grad`, `pad_grad`, and `padded`, np.pad's tangent),
 each beside its numba form, and the numba forms of the calls numba lacks (an axis to
-np.repeat; np.tile; np.pad in the modes 'constant', 'edge' and 'reflect').
+np.repeat; np.tile; np.pad in the modes 'constant', 'edge', 'reflect', 'symmetric' and
+'wrap').
 
 Each of these copies entries of its argument: np.repeat each entry `repeats` times,
-np.tile the whole array `reps` times, np.pad the entries at the edges (mode 'edge') or
-their mirror images about them ('reflect') into the padding; mode 'constant' fills it
+np.tile the whole array `reps` times, np.pad the entries at the edges (mode 'edge'),
+their mirror images ('reflect', 'symmetric') or the entries a period away ('wrap') into
+the padding; mode 'constant' fills it
 with constants, which makes np.pad affine (their tangent is zero). So each is linear in
 its argument, and the adjoint sends each entry of dy back to the entry it copies,
 adding the copies: the runs of repeats, the tiles (dy seen as (reps, shape) pairs of
@@ -217,9 +219,9 @@ def pad_tangent(dx, y, x, pad_width=0, mode="constant", constant_values=0,
     return padded(dx, pad_width, mode, reflect_type)
 
 
-_PAD_MODES = ("constant", "edge", "reflect")
-_PAD_MISSING = ("np.pad has a gradient rule for the modes 'constant', 'edge' and "
-                "'reflect' (reflect_type 'even') only")
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+_PAD_MISSING = ("np.pad has a gradient rule for the modes 'constant', 'edge', 'wrap', "
+                "'reflect' and 'symmetric' (reflect_type 'even') only")
 
 
 @register_jitable
@@ -227,15 +229,21 @@ def _source(j, n, code):
     """The entry of an axis of length `n` that entry j (counted from the first entry of
     the axis, negative in the padding before it) of the padded axis copies: for mode
     `code` 0 (constant) -1 outside the axis; 1 (edge) the nearest end; 2 (reflect) the
-    mirror image about the ends, again and again (period 2 (n - 1))."""
+    mirror image about the end entries, again and again (period 2 (n - 1)); 3 (symmetric)
+    the mirror image about the ends themselves (period 2 n); 4 (wrap) j modulo n."""
     if 0 <= j < n:
         return j
     if code == 0:
         return -1
     if n == 0:
-        raise ValueError("can't extend an empty axis with mode 'edge' or 'reflect'")
+        raise ValueError("can't extend an empty axis with modes other than 'constant'")
     if code == 1:
         return 0 if j < 0 else n - 1
+    if code == 4:
+        return j % n
+    if code == 3:
+        j = j % (2 * n)
+        return 2 * n - 1 - j if j >= n else j
     if n == 1:
         return 0
     period = 2 * (n - 1)
@@ -261,6 +269,10 @@ def _mode_code_typer(mode, reflect_type):
             return 1
         if mode == "reflect":
             return 2
+        if mode == "symmetric":
+            return 3
+        if mode == "wrap":
+            return 4
         raise MissingRule(_PAD_MISSING)
     return code
 
@@ -308,8 +320,8 @@ def padded(x, pad_width, mode="constant", reflect_type="even"):
     array([0., 1., 2., 0.])
     """
     _mode_code(mode, reflect_type)
-    return np.pad(x, pad_width, mode) if mode != "reflect" else np.pad(x, pad_width, mode,
-                                                                       reflect_type="even")
+    return np.pad(x, pad_width, mode) if mode not in ("reflect", "symmetric") else \
+        np.pad(x, pad_width, mode, reflect_type="even")
 
 
 def pad_grad(dy, x, pad_width, mode="constant", reflect_type="even"):
