@@ -144,7 +144,9 @@ def concatenate_op(a, b):
 
 def take_op(a):
     # repeated entries add: flat (an index of rank 2), a method (axis=: test_regressions_index)
-    return np.sum(np.take(a, [[5, 5], [0, 11]]) ** 2) + np.sum(a.take([1, 1]))
+    return np.sum(np.take(a, [[5, 5], [0, 11]]) ** 2) + np.sum(a.take([1, 1])) + \
+        np.sum(np.take(a, [13, -14], mode="wrap") ** 3) + \
+        np.sum(a.take([20, -3], axis=1, mode="clip") * 1.7)
 
 
 def take_along_axis_op(a, order):
@@ -505,3 +507,20 @@ def test_solve_by_hand_and_of_a_stack(jit):
     np.testing.assert_allclose(srcgrad.hvp(solved_sum, wrt=0, jit=jit)(m, b2, dm),
                                (grad(m + h * dm, b2) - grad(m - h * dm, b2)) / (2 * h),
                                rtol=1e-5, atol=1e-6)
+
+
+def taken_wrapped(x, w):
+    return np.sum(np.take(x, [4, -1], mode="wrap") * w)
+
+
+def taken_clipped(x, w):
+    return np.sum(x.take(np.array([5, -7]), mode="clip") * w)
+
+
+def test_take_modes_by_hand(jit):
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([10.0, 100.0])
+    # wrap reads entries 1 and 2; clip reads 2 and 0 (a negative index clips to 0)
+    np.testing.assert_allclose(srcgrad.grad(taken_wrapped, jit=jit)(x, w), [0.0, 10.0, 100.0])
+    np.testing.assert_allclose(srcgrad.grad(taken_clipped, jit=jit)(x, w), [100.0, 0.0, 10.0])
+    value, slope = srcgrad.jvp(taken_clipped, jit=jit)(x, w, np.array([1.0, 2.0, 4.0]))
+    assert (value, slope) == (taken_clipped(x, w), 4.0 * 10.0 + 1.0 * 100.0)

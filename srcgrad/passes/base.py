@@ -458,6 +458,14 @@ class FunctionPass:
                     node.args = [node.func.value] + node.args
                     node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
+                elif obj is MISSING and isinstance(node.func, gast.Attribute) and any(
+                        k.arg in (fact(fun := methods().get(node.func.attr), "method_lacks")
+                                  or ()) for k in node.keywords):
+                    # a keyword numba's array method lacks (`x.take(i, mode="wrap")`):
+                    # the NumPy function, x first
+                    node.args = [node.func.value] + node.args
+                    node.func = b.make(gast.Attribute, value=b.name(self.bind("np", np)),
+                                       attr=fun.__name__, ctx=gast.Load())
         for node in gast.walk(stmt):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) \
                     and node.id not in self.locals and node.id not in self.hook_locals \

@@ -152,6 +152,8 @@ class Op:
     compiled_as: Callable | None = None  # what generated code calls in the primal's place,
     # with the same signature, where numba's own form of the primal falls short (its
     # np.average takes an axis and raises): a function whose numba form srcgrad writes
+    method_lacks: tuple[str, ...] = ()   # keywords numba's array method lacks: a method
+    # call given one calls the function, x first (`x.take(i, mode="wrap")`: np.take's)
     looped: bool = False   # takes `loops=True` (a compiled loop) where a transform compiles
     refuse: Callable | None = None   # refuse(the call's options, `passes.base.options`)
     # -> why the call cannot be differentiated (logsumexp's return_sign=True), or None

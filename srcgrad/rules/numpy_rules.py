@@ -264,8 +264,11 @@ def cross_tangent(dx, y, a, b):
 
 
 @rule(np.take, methods=("take",))
-def take(dy, y, a, indices, axis=None):
-    return take_grad(dy, a, indices, axis), None
+def take(dy, y, a, indices, axis=None, mode="raise"):
+    return take_grad(dy, a, indices, axis, mode), None
+
+
+describe(np.take, method_lacks=("mode",))
 
 
 @rule(np.take_along_axis)

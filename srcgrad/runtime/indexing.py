@@ -154,15 +154,72 @@ def _scattered_typer(like, index, v):
     return impl
 
 
-def take_grad(dy, a, indices, axis=None):
-    """Adjoint of `np.take(a, indices, axis)`: dy added back where it was taken, each
-    repeat of an index adding its part.
+def taken(indices, a, axis=None, mode="raise"):
+    """The indices `np.take(a, indices, axis, mode=mode)` reads, as mode 'raise' reads
+    them: 'wrap' takes them modulo the axis's length, 'clip' clips them into it (negative
+    ones to 0, as NumPy does).
+
+    >>> taken(np.array([4, -4, 1]), np.zeros(3), None, "wrap")
+    array([1, 2, 1])
+    """
+    if mode == "raise":
+        return indices
+    n = np.size(a) if axis is None else np.shape(a)[axis]
+    if mode == "wrap":
+        return np.mod(indices, n)
+    if mode == "clip":
+        return np.clip(indices, 0, n - 1)
+    raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+
+
+@overload(taken)
+def _taken_typer(indices, a, axis=None, mode="raise"):
+    if not isinstance(a, types.Array):
+        return None
+    if isinstance(indices, types.Integer):
+        def one(indices, a, axis=None, mode="raise"):
+            n = a.size if axis is None else a.shape[axis]
+            if mode == "wrap":
+                return indices % n
+            if mode == "clip":
+                return min(max(indices, 0), n - 1)
+            if mode != "raise":
+                raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap'")
+            return indices
+        return one
+
+    def many(indices, a, axis=None, mode="raise"):
+        n = a.size if axis is None else a.shape[axis]
+        index = np.asarray(indices)
+        if mode == "wrap":
+            return np.mod(index, n)
+        if mode == "clip":
+            return np.minimum(np.maximum(index, 0), n - 1)
+        if mode != "raise":
+            raise ValueError("clipmode must be one of 'clip', 'raise', or 'wrap'")
+        return index + 0
+    return many
+
+
+@overload(np.take)
+def _np_take(a, indices, axis=None, out=None, mode="raise"):
+    # numba's np.take has no mode: the indices it reads, taken as mode 'raise' takes them
+    if not isinstance(a, types.Array) or isinstance(mode, types.Omitted) or not _is_none(out):
+        return None
+    return lambda a, indices, axis=None, out=None, mode="raise": np.take(
+        a, taken(indices, a, axis, mode), axis)
+
+
+def take_grad(dy, a, indices, axis=None, mode="raise"):
+    """Adjoint of `np.take(a, indices, axis, mode=mode)`: dy added back where it was
+    taken, each repeat of an index adding its part.
 
     >>> take_grad(np.ones(3), np.zeros((2, 2)), [3, 3, 0])
     array([[1., 0.],
            [0., 2.]])
     """
     g = np.zeros(np.shape(a), np.result_type(a, dy, 1.0))
+    indices = taken(indices, a, axis, mode)
     if axis is None:
         np.add.at(g.reshape(-1), indices, dy)
     else:
@@ -170,31 +227,46 @@ def take_grad(dy, a, indices, axis=None):
     return g
 
 
+@register_jitable
+def _taken_flat(dy, a, indices, axis):
+    g = np.zeros(a.shape)
+    add_at(g.reshape(g.size), indices, dy)
+    return g
+
+
+@register_jitable
+def _taken_rows(dy, a, indices, axis):   # rows of g moved to axis 0, as dy's
+    g = np.zeros(a.shape)
+    ax = axis % g.ndim
+    add_at(np.swapaxes(g, 0, ax), indices, np.swapaxes(dy, 0, ax))
+    return g
+
+
+@register_jitable
+def _taken_row(dy, a, indices, axis):
+    g = np.zeros(a.shape)
+    add_at(np.swapaxes(g, 0, axis % g.ndim), indices, dy)
+    return g
+
+
 @overload(take_grad)
-def _take_grad_typer(dy, a, indices, axis=None):
+def _take_grad_typer(dy, a, indices, axis=None, mode="raise"):
     if not isinstance(a, types.Array):
         return None
     if _is_none(axis):
-        def flat(dy, a, indices, axis=None):
-            g = np.zeros(a.shape)
-            add_at(g.reshape(g.size), indices, dy)
-            return g
-        return flat
-    if _sequence(indices):   # rows of g moved to axis 0, as dy's
-        def along(dy, a, indices, axis=None):
-            g = np.zeros(a.shape)
-            ax = axis % g.ndim
-            add_at(np.swapaxes(g, 0, ax), indices, np.swapaxes(dy, 0, ax))
-            return g
-        return along
-    if isinstance(indices, types.Integer) and a.ndim <= 2:
-        def one(dy, a, indices, axis=None):
-            g = np.zeros(a.shape)
-            add_at(np.swapaxes(g, 0, axis % g.ndim), indices, dy)
-            return g
-        return one
-    raise TypingError("srcgrad: the gradient of np.take compiles an axis with a 1-D "
-                      "index (or an int on a matrix) only")
+        back = _taken_flat
+    elif _sequence(indices):
+        back = _taken_rows
+    elif isinstance(indices, types.Integer) and a.ndim <= 2:
+        back = _taken_row
+    else:
+        raise TypingError("srcgrad: the gradient of np.take compiles an axis with a 1-D "
+                          "index (or an int on a matrix) only")
+    if isinstance(mode, types.Omitted):
+        return lambda dy, a, indices, axis=None, mode="raise": back(dy, a, indices, axis)
+    # the indices mode 'raise' reads
+    return lambda dy, a, indices, axis=None, mode="raise": back(
+        dy, a, taken(indices, a, axis, mode), axis)
 
 
 def take_along_axis_grad(dy, a, indices, axis):
