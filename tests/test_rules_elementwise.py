@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from fd import slope
+from fd import assert_grad, slope
 from marks import needs_numba_060
 from sweep import binary, check, domains, parametrize, scalar_binary, scalar_unary, unary
 
@@ -299,3 +299,27 @@ def test_clip_bounds_by_hand(jit):
     # NumPy 2's keyword names are refused (numba has no such form either)
     with pytest.raises(srcgrad.SrcgradError, match="'min'"):
         srcgrad.grad(clip_new_names, jit=jit)(x, lo, hi)
+
+
+def extremes(x):
+    return 3.0 * max(x[0] * 2, x[1] ** 2, x[2], 0.5) + 5.0 * min([x[0], -x[1], x[2] * 3]) + \
+        7.0 * max((x[1],))
+
+
+def extremes_in_a_loop(x, y):
+    s = 0.0
+    for i in range(3):
+        s += min(x[i], y[i], 1.0) * max(x[i] * y[i], 0.0, y[i] - 1)
+    return s
+
+
+def test_max_and_min_of_several_items(jit):
+    # max(a, b, c) and max([a, b, c]) compare as Python does, pair by pair
+    x = np.array([0.7, -1.3, 2.1])
+    # the max is x[2], the min x[0], the max of one item x[1]
+    np.testing.assert_allclose(srcgrad.grad(extremes, jit=jit)(x), [5.0, 7.0, 3.0])
+    value, slope = srcgrad.jvp(extremes, jit=jit)(x, np.array([1.0, 10.0, 100.0]))
+    assert (value, slope) == (pytest.approx(extremes(x)), pytest.approx(5.0 + 70.0 + 300.0))
+    args = (x, np.array([0.3, 0.9, -0.4]))
+    assert_grad(extremes_in_a_loop,
+                srcgrad.grad(extremes_in_a_loop, wrt=(0, 1), jit=jit)(*args), args, [0, 1])

@@ -410,6 +410,8 @@ class _Normalizer:
             if any(isinstance(a, COMPREHENSIONS) for a in node.args) and \
                     reducer(self.env.resolve(node.func, self.locals)) is not None:
                 return self.comprehension(node)
+            if (pairs := self.pairwise(node)) is not None:
+                return self.operation(pairs)
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -432,6 +434,26 @@ class _Normalizer:
                                    "max, min, any or all reduces it; for its values, write "
                                    "a list comprehension")
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
+
+    def pairwise(self, node: gast.Call) -> gast.AST | None:
+        """`max(a, b, c)` or `max([a, b, c])` (min alike) as `max(max(a, b), c)`, the
+        comparisons Python makes, in its order (so ties pick the same item); None for
+        any other call."""
+        func = self.env.resolve(node.func, self.locals)
+        if node.keywords or (func is not max and func is not min):
+            return None
+        items = node.args
+        if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
+            items = items[0].elts
+        elif len(items) < 3:
+            return None
+        if not items or any(isinstance(e, gast.Starred) for e in items):
+            return None
+        folded = items[0]
+        for item in items[1:]:
+            folded = b.make(gast.Call, func=copy.deepcopy(node.func), args=[folded, item],
+                            keywords=[])
+        return folded
 
     def appended_list(self, node: gast.AST) -> bool:
         """Whether `node` is a list comprehension made by appends in its loops (not the
