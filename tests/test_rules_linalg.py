@@ -59,12 +59,14 @@ def norm_2(x):
 
 def norm_orders(x):
     return (np.linalg.norm(x, 3) * np.linalg.norm(x, 1) + np.linalg.norm(x, np.inf) +
-            np.linalg.norm(x, -np.inf) ** 2 + np.linalg.norm(x, 0))
+            np.linalg.norm(x, -np.inf) ** 2 + np.linalg.norm(x, 0) +
+            np.linalg.norm(x, 0.5) * np.linalg.norm(x, -1.5))
 
 
 def norm_along(x):
     return np.sum(np.linalg.norm(x, axis=1) ** 3) + \
-        np.sum(np.linalg.norm(x, 2.5, axis=0, keepdims=True) * x)
+        np.sum(np.linalg.norm(x, 2.5, axis=0, keepdims=True) * x) + \
+        np.sum(np.linalg.norm(x, 0.7, axis=1) ** 2 + np.linalg.norm(x, -2, axis=1))
 
 
 def norm_matrix(x):
@@ -320,6 +322,28 @@ def test_norm_by_hand_and_forward(jit, rng):
                    jit)
 
 
+def half_norm(x):
+    return np.linalg.norm(x, 0.5)
+
+
+def negative_norm(x):
+    return np.linalg.norm(x, -1)
+
+
+def test_norms_of_order_below_one_by_hand(jit):
+    # (sqrt 1 + sqrt 4)^2 = 9; its gradient sign(x) (|x| / 9)^(-1/2)
+    np.testing.assert_allclose(srcgrad.grad(half_norm, jit=jit)(np.array([1.0, -4.0])),
+                               [3.0, -1.5])
+    # 1 / (1/2 + 1/4) = 4/3; its gradient sign(x) (|x| / (4/3))^(-2)
+    np.testing.assert_allclose(srcgrad.grad(negative_norm, jit=jit)(np.array([2.0, -4.0])),
+                               [4.0 / 9.0, -1.0 / 9.0])
+    # a zero entry: ord < 1 has no derivative there (NaN, as JAX's); for ord < 0 the norm is
+    # 0 whatever the other entries are
+    g = srcgrad.grad(negative_norm, jit=False)(np.array([0.0, 2.0, -1.0]))
+    assert np.isnan(g[0]) and np.array_equal(g[1:], [0.0, 0.0])
+    assert np.isnan(srcgrad.grad(half_norm, jit=jit)(np.array([0.0, 2.0]))[0])
+
+
 def test_matrix_norms_forward(rng):
     x = rng.standard_normal((3, 4))
     assert_forward(norm_of_stack, (rng.standard_normal((2, 3, 4)),),
@@ -380,15 +404,6 @@ def matrix_one_norm(x):
 
 def matrix_inf_norm(x):
     return np.linalg.norm(x, np.inf)
-
-
-def half_norm(x):
-    return np.linalg.norm(x, 0.5)
-
-
-def test_norms_without_a_rule_are_refused(jit):
-    with pytest.raises(MissingRule, match="ord < 1"):
-        srcgrad.grad(half_norm, jit=jit)(np.ones(3))
 
 
 @pytest.mark.compiled

@@ -416,8 +416,9 @@ def _count_typer(hit, axis):
 
 @register_jitable
 def _vector_direction(x, r, p, axis):
-    """d||x||_p / dx along `axis`, r the norm spread against x; at a zero norm 0, at
-    ties of the largest (smallest) |x_i| for p = inf (-inf) shared out, as in JAX."""
+    """d||x||_p / dx along `axis`, r the norm spread against x: sign(x) (|x| / r)^(p-1);
+    at a zero norm 0, at ties of the largest (smallest) |x_i| for p = inf (-inf) shared
+    out, as in JAX."""
     safe = r + (r == 0)
     if p == 2.0:
         return x / safe
@@ -428,10 +429,9 @@ def _vector_direction(x, r, p, axis):
         return np.sign(x) * hit / _count(hit, axis)
     if p == 0.0:
         return x * 0.0
-    if p > 1.0:
-        return np.sign(x) * (np.abs(x) / safe) ** (p - 1.0)
-    raise MissingRule("np.linalg.norm with 0 < ord < 1 or a negative finite ord has no "
-                      "gradient rule")
+    # ord < 1: at a zero entry |x_i|^(p - 1) is infinite, and the derivative NaN, as JAX's;
+    # ord < 0: a zero entry makes the norm 0 whatever the others are (their derivative 0)
+    return np.sign(x) * (np.abs(x) / safe) ** (p - 1.0) * (r != 0)
 
 
 @register_jitable
@@ -440,9 +440,9 @@ def _vector_curvature(x, r, dx, dr, p):
     safe = r + (r == 0)
     if p == 2.0:
         return (dx - x * dr / safe) * (r != 0) / safe
-    if p > 1.0 and p != np.inf:
+    if p != 1.0 and p != 0.0 and p != np.inf and p != -np.inf:
         q = np.abs(x) / safe
-        return (p - 1.0) * q ** (p - 2.0) * (dx - np.sign(x) * q * dr) / safe
+        return (p - 1.0) * q ** (p - 2.0) * (dx - np.sign(x) * q * dr) * (r != 0) / safe
     return x * 0.0
 
 
