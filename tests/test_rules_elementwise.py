@@ -323,3 +323,15 @@ def test_max_and_min_of_several_items(jit):
     args = (x, np.array([0.3, 0.9, -0.4]))
     assert_grad(extremes_in_a_loop,
                 srcgrad.grad(extremes_in_a_loop, wrt=(0, 1), jit=jit)(*args), args, [0, 1])
+
+
+def products(x):
+    return math.prod([x[0], x[1] * 2, 3.0]) + math.prod((x[2], x[0]), start=x[1]) + \
+        math.prod([])
+
+
+def test_math_prod_of_a_display(jit):
+    # 6 x0 x1 + x0 x1 x2 + 1
+    x = np.array([0.7, -1.3, 2.1])
+    np.testing.assert_allclose(srcgrad.grad(products, jit=jit)(x),
+                               [6 * x[1] + x[1] * x[2], 6 * x[0] + x[0] * x[2], x[0] * x[1]])

@@ -37,6 +37,7 @@ and one form per construct.
 from __future__ import annotations
 
 import copy
+import math
 
 import gast
 
@@ -436,23 +437,36 @@ class _Normalizer:
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
 
     def pairwise(self, node: gast.Call) -> gast.AST | None:
-        """`max(a, b, c)` or `max([a, b, c])` (min alike) as `max(max(a, b), c)`, the
-        comparisons Python makes, in its order (so ties pick the same item); None for
-        any other call."""
+        """`max(a, b, c)` or `max([a, b, c])` (min alike) as `max(max(a, b), c)`, and
+        `math.prod([a, b, c])` as `a * b * c`: the operations Python makes, in its order
+        (so ties pick the same item); None for any other call."""
         func = self.env.resolve(node.func, self.locals)
-        if node.keywords or (func is not max and func is not min):
-            return None
-        items = node.args
-        if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
-            items = items[0].elts
-        elif len(items) < 3:
+        if func is math.prod:
+            start = [k.value for k in node.keywords if k.arg == "start"]
+            if len(node.args) != 1 or len(node.keywords) != len(start) or \
+                    not isinstance(node.args[0], (gast.List, gast.Tuple)):
+                return None
+            items = start + node.args[0].elts
+            if not items:
+                return b.const(1)
+            pair = lambda a, c: b.binop(a, gast.Mult(), c)  # noqa: E731
+        elif func is max or func is min:
+            items = node.args
+            if node.keywords:
+                return None
+            if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
+                items = items[0].elts
+            elif len(items) < 3:
+                return None
+            pair = lambda a, c: b.make(gast.Call, func=copy.deepcopy(node.func),  # noqa: E731
+                                       args=[a, c], keywords=[])
+        else:
             return None
         if not items or any(isinstance(e, gast.Starred) for e in items):
             return None
         folded = items[0]
         for item in items[1:]:
-            folded = b.make(gast.Call, func=copy.deepcopy(node.func), args=[folded, item],
-                            keywords=[])
+            folded = pair(folded, item)
         return folded
 
     def appended_list(self, node: gast.AST) -> bool:
