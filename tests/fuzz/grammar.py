@@ -71,10 +71,15 @@ NEWER_UNARY = [
 ]
 NEWER_REDUCE = {
     (): ["np.nansum({})", "np.nanmean({})", "np.ptp({})", "np.median({})",
-         "np.quantile({}, 0.3)", "np.percentile({}, 65.0)", "({}).item(4)"],
+         "np.quantile({}, 0.3)", "np.percentile({}, 65.0)", "({}).item(4)",
+         "max(({0})[0, 0], ({0})[1, 2], 0.3)", "min([({0})[1, 0], ({0})[0, 2] * 2.0, 1.1])",
+         "np.sum(np.take({}, np.array([7, -9, 2]), mode='wrap'))"],
     (3,): ["np.nansum({}, axis=0)", "np.ptp({}, axis=0)", "np.median({}, axis=0)",
-           "np.quantile({}, 0.25, axis=0)"],
-    (2,): ["np.nanmean({}, axis=1)", "np.ptp({}, axis=1)", "np.percentile({}, 80.0, axis=1)"],
+           "np.quantile({}, 0.25, axis=0)",
+           "np.sum(np.pad({}, ((1, 1), (2, 0)), mode='wrap'), axis=0)[1:4]",
+           "np.take({}, np.array([4, -1, 1]), axis=1, mode='clip')[1]"],
+    (2,): ["np.nanmean({}, axis=1)", "np.ptp({}, axis=1)", "np.percentile({}, 80.0, axis=1)",
+           "np.sum(np.pad({}, 2, mode='symmetric'), axis=1)[1:3]"],
 }
 
 
