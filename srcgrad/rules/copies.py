@@ -251,6 +251,18 @@ def _source(j, n, code):
     return period - j if j > n - 1 else j
 
 
+# NumPy before 2 pads in mode 'wrap' otherwise than periodically where a pad is wider than
+# its axis (np.pad(np.arange(2), (1, 5), "wrap") ends [..., 1, 1, 0, 1]): refused there
+_WRAP_PERIODIC = bool(np.array_equal(np.pad(np.arange(2), (1, 5), "wrap"), [1, 0] * 4))
+
+
+@register_jitable
+def _check_wrap(before, after, n, code):
+    if code == 4 and not _WRAP_PERIODIC and (before > n or after > n):
+        raise MissingRule("np.pad in mode 'wrap' with a pad wider than its axis has no "
+                          "gradient rule under NumPy < 2 (it does not pad periodically)")
+
+
 def _mode_code(mode, reflect_type):
     """The mode as `_source` takes it, or MissingRule for a mode it does not know."""
     if mode not in _PAD_MODES or reflect_type != "even":
@@ -335,6 +347,7 @@ def pad_grad(dy, x, pad_width, mode="constant", reflect_type="even"):
     widths = _widths(pad_width, np.ndim(x))
     for k in reversed(range(np.ndim(x))):
         n, before = np.shape(x)[k], widths[k, 0]
+        _check_wrap(before, widths[k, 1], n, code)
         source = np.array([_source(j - before, n, code) for j in range(g.shape[k])], np.intp)
         moved = np.moveaxis(g, k, 0)
         out = np.zeros((n,) + moved.shape[1:], np.result_type(g, 0.0))
@@ -348,6 +361,7 @@ def _pad_axis(a, k, before, after, code, value):
     """`a` padded along axis `k` (see `_source`), as a C-contiguous copy."""
     b = np.swapaxes(a, k, 0)
     n = b.shape[0]
+    _check_wrap(before, after, n, code)
     out = np.empty((before + n + after,) + b.shape[1:], a.dtype)
     for p in range(before + n + after):
         j = _source(p - before, n, code)
@@ -362,6 +376,7 @@ def _pad_axis(a, k, before, after, code, value):
 def _unpad_axis(g, k, before, n, code):
     """The adjoint of `_pad_axis` along axis `k` of length `n`."""
     b = np.swapaxes(g, k, 0)
+    _check_wrap(before, b.shape[0] - before - n, n, code)
     out = np.zeros((n,) + b.shape[1:], g.dtype)
     for p in range(b.shape[0]):
         j = _source(p - before, n, code)
