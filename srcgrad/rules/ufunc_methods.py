@@ -45,7 +45,7 @@ from ..errors import RuleError
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import broadcast_like, extremum_grad, reshape_as, sum_grad, unbroadcast
 from ..runtime.reductions import _reduced_axes, _reduced_index
-from . import Rule, Tangent, _op, describe, linear, lookup, rule, tangent
+from . import Rule, Tangent, _op, describe, linear, lookup, records, rule, tangent
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, lanes
 from .elementwise import prod_others
 
@@ -76,11 +76,12 @@ def _named(form, name: str, doc: str):
     return form
 
 
-def _reduce_form(ufunc):
-    method = ufunc.reduce
+# (each form's closure holds the ufunc, which the disk cache's key names, not its method)
 
+
+def _reduce_form(ufunc):
     def form(array, axis=0, dtype=None, out=None, keepdims=False):
-        return method(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        return ufunc.reduce(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     name = f"{ufunc.__name__}_reduce"
     overload(_named(form, name, f"np.{ufunc.__name__}.reduce, which generated code calls "
                     f"in its place (numba has no ufunc methods)"))(_reduce_typer(ufunc))
@@ -88,10 +89,8 @@ def _reduce_form(ufunc):
 
 
 def _accumulate_form(ufunc):
-    method = ufunc.accumulate
-
     def form(array, axis=0, dtype=None, out=None):
-        return method(array, axis=axis, dtype=dtype, out=out)
+        return ufunc.accumulate(array, axis=axis, dtype=dtype, out=out)
     name = f"{ufunc.__name__}_accumulate"
     overload(_named(form, name, f"np.{ufunc.__name__}.accumulate, which generated code "
                     f"calls in its place (numba has no ufunc methods)"))(
@@ -485,10 +484,8 @@ describe(outer_operand, pure=True, view=True)
 
 
 def _outer_form(ufunc):
-    method = ufunc.outer
-
     def form(A, B):
-        return method(A, B)
+        return ufunc.outer(A, B)
     name = f"{ufunc.__name__}_outer"
     form = _named(form, name, f"np.{ufunc.__name__}.outer, which generated code calls in "
                   f"its place (numba has no ufunc methods)")
@@ -566,11 +563,11 @@ def _outer_record(ufunc) -> None:
     describe(form, pure=True)
 
 
-# the binary ufuncs whose rules are elementwise (np.add, np.arctan2, np.maximum, ...)
-OUTER = list(dict.fromkeys(
-    u for u in (getattr(np, n) for n in sorted(dir(np)) if not n.startswith("_"))
-    if isinstance(u, np.ufunc) and u.nin == 2 and u.nout == 1 and
-    (r := lookup(u)) is not None and r.kind == "rule" and r.elementwise and
-    len(r.params) == 2))
+# NumPy's binary ufuncs whose rules are elementwise (np.add, np.arctan2, np.maximum, ...),
+# read from the records (a question about a ufunc without one would import SciPy's)
+OUTER = sorted({u for u in (r.primal for r in records()) if isinstance(u, np.ufunc) and
+                getattr(np, u.__name__, None) is u and u.nin == 2 and u.nout == 1 and
+                (r := lookup(u)).kind == "rule" and r.elementwise and len(r.params) == 2},
+               key=lambda u: u.__name__)
 for _u in OUTER:
     _outer_record(_u)
