@@ -51,8 +51,10 @@ def _name(fun: Any) -> tuple[str, str] | None:
                                     ("math", math, "math."), ("Python", builtins, "")]:
         if getattr(module, name, None) is fun:
             return section, f"`{prefix}{name}`"
-    import scipy.stats
-    owner = getattr(fun, "__self__", None)   # a distribution's method: scipy.stats.norm.pdf
+    owner = getattr(fun, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:
+        return "NumPy", f"`np.{owner.__name__}.{name}`"   # a ufunc's method: np.add.reduce
+    import scipy.stats  # a distribution's method: scipy.stats.norm.pdf
     for distribution in dir(scipy.stats) if owner is not None else ():
         if getattr(scipy.stats, distribution) is owner:
             return "SciPy", f"`scipy.stats.{distribution}.{name}`"
