@@ -1,6 +1,7 @@
-"""np.nansum, np.nanmean and np.ptp (srcgrad/rules/nan_reductions.py): against central
-differences (grad and jvp, compiled and as Python, with an axis and keepdims), by hand,
-and the numba forms along an axis against NumPy's values."""
+"""The nan reductions and np.ptp (srcgrad/rules/nan_reductions.py): against central
+differences (grad, jvp and hvp, compiled and as Python, with an axis, keepdims and ddof),
+by hand (all-NaN slices too), what is refused, and the numba forms along an axis against
+NumPy's values."""
 
 import numpy as np
 import pytest
@@ -35,7 +36,72 @@ def ptp_rows(m):
     return np.sum(np.ptp(m, axis=1, keepdims=True) * m)
 
 
+def nan_of(x, c=-1.0):
+    return np.where(x > c, x, np.nan)
+
+
+def nanmax_rows(m):
+    return np.sum(np.nanmax(nan_of(m, -1.5), axis=1) * np.arange(1.0, 4.0))
+
+
+def nanmin_all(x):
+    return np.nanmin(nan_of(x)) ** 2
+
+
+def nanprod_columns(m):
+    return np.sum(np.nanprod(nan_of(m, -1.5), axis=0, keepdims=True) * m)
+
+
+def nanprod_all(x):
+    return np.nanprod(nan_of(x))
+
+
+def nanvar_rows(m):
+    return np.sum(np.nanvar(nan_of(m, -1.5), axis=1, ddof=1) ** 2)
+
+
+def nanstd_all(x):
+    return np.nanstd(nan_of(x), keepdims=True)[0] * 3.0
+
+
+def nanmedian_rows(m):
+    return np.sum(np.sin(np.nanmedian(nan_of(m, -1.5), axis=1)))
+
+
+def nanquantiles(x):
+    return np.sum(np.nanquantile(nan_of(x), [0.2, 0.5, 0.9]) * np.array([1.0, 2.0, 3.0]))
+
+
+def nanpercentile_kept(m):
+    return np.sum(np.nanpercentile(nan_of(m, -1.5), 30.0, axis=0, keepdims=True) * m)
+
+
+def nancumsum_rows(m):
+    return np.sum(np.nancumsum(nan_of(m, -1.5), axis=1) ** 2)
+
+
+def nancumprod_columns(m):
+    return np.sum(np.nancumprod(nan_of(m, -1.5), axis=0) * m)
+
+
+def nancumprod_all(x):
+    return np.sum(np.nancumprod(nan_of(x)) ** 2)
+
+
 CASES = [
+    ("nanmax_axis", (np.nanmax,), nanmax_rows, (distinct(3, 5),), [0], True),
+    ("nanmin", (np.nanmin,), nanmin_all, (distinct(7),), [0], False),
+    ("nanprod_axis", (np.nanprod, ), nanprod_columns, (any_(4, 3),), [0], True),
+    ("nanprod", (np.nanprod,), nanprod_all, (any_(6),), [0], False),
+    ("nanvar_axis_ddof", (np.nanvar,), nanvar_rows, (any_(3, 5),), [0], True),
+    ("nanstd_keepdims", (np.nanstd,), nanstd_all, (any_(7),), [0], True),
+    ("nanmedian_axis", (np.nanmedian,), nanmedian_rows, (distinct(3, 6),), [0], True),
+    ("nanquantile", (np.nanquantile,), nanquantiles, (distinct(9),), [0], False),
+    ("nanpercentile_keepdims", (np.nanpercentile,), nanpercentile_kept, (distinct(5, 3),),
+     [0], False),
+    ("nancumsum_axis", (np.nancumsum,), nancumsum_rows, (any_(3, 4),), [0], True),
+    ("nancumprod_axis", (np.nancumprod,), nancumprod_columns, (any_(4, 3),), [0], True),
+    ("nancumprod", (np.nancumprod,), nancumprod_all, (any_(6),), [0], False),
     ("nansum", (np.nansum,), nansum_all, (any_(7),), [0], True),
     ("nansum_axis", (np.nansum,), nansum_rows, (any_(3, 4),), [0], True),
     ("nanmean", (np.nanmean,), nanmean_all, (any_(7),), [0], True),
