@@ -1,0 +1,148 @@
+"""Reductions' options (srcgrad/rules/reduction_options.py, passes/base.py's `cast`):
+`initial=` and `where=` of np.sum, np.prod, np.mean, np.max, np.min, np.std and np.var
+and their methods, and a float64 `dtype=`, against central differences (grad, jvp and
+hvp, as Python; compiled where generated code calls a form of numba's that no
+other test reaches) and by hand (compiled too); what is refused (another dtype, where= of max
+without initial=)."""
+
+import numpy as np
+import pytest
+from sweep import check, check_hvp, check_jvp, domains, parametrize
+
+import srcgrad
+
+any_, pos, unit, distinct = domains(53)
+
+
+def sum_initial_where(m):
+    return np.sum(np.sum(m * m, axis=1, initial=1.5, where=m > -1.0) ** 2)
+
+
+def prod_where(m):
+    return np.sum(m.prod(axis=0, where=m > -1.5, initial=2.0, keepdims=True) * m)
+
+
+def mean_where(m):
+    return np.sum(np.sin(np.mean(m, axis=0, where=m > -1.0)))
+
+
+def max_initial(m):
+    return np.sum(np.max(m, axis=1, initial=0.2) ** 2) + np.min(m, initial=-0.3) ** 2
+
+
+def max_where(m):
+    return np.sum(m.max(axis=0, where=m < 0.5, initial=-1.0) * np.arange(1.0, 4.0))
+
+
+def var_where(m):
+    return np.sum(np.var(m, axis=1, ddof=1, where=m > -1.5)) + np.std(m, where=m > -1.0)
+
+
+def dtypes(m):
+    return np.sum(np.sum(m, axis=0, dtype=np.float64, keepdims=True) * m) + \
+        np.mean(m, dtype=float) ** 2 + m.std(0, "f8").sum() + np.var(m, dtype="float64") + \
+        np.prod(m, 1, np.float64).sum()
+
+
+def initial_of(x, c):
+    return np.max(x, initial=c) * np.sum(x, initial=c) + np.prod(x, initial=c)
+
+
+CASES = [
+    ("sum_initial_where", (np.sum,), sum_initial_where, (any_(3, 4),), [0], False),
+    ("prod_where", (np.prod,), prod_where, (any_(4, 3),), [0], False),
+    ("mean_where", (np.mean,), mean_where, (any_(4, 3),), [0], False),
+    ("max_initial", (np.max, np.min), max_initial, (distinct(3, 4),), [0], False),
+    ("max_where", (np.max,), max_where, (distinct(4, 3),), [0], False),
+    ("var_where", (np.var, np.std), var_where, (any_(3, 5),), [0], False),
+    ("dtype_float64", (np.sum, np.mean, np.std, np.var, np.prod), dtypes, (any_(3, 4),), [0],
+     True),
+    ("initial_differentiated", (np.max, np.sum, np.prod), initial_of, (distinct(5), 0.7),
+     [0, 1], False),
+]
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+@parametrize(CASES)
+def test_jvp_against_differences(case, jit):
+    check_jvp(case, jit, 3)
+
+
+@parametrize(CASES)
+def test_hvp_against_differences_of_the_gradient(case, jit):
+    check_hvp(case, jit)
+
+
+def sum_where_plain(x):
+    return np.sum(x, where=x > 0.0, initial=10.0)
+
+
+def max_beaten(x):
+    return np.max(x, initial=2.0)
+
+
+def mean_where_rows(m):
+    return np.sum(np.mean(m, axis=1, where=m > 0.0) * np.array([1.0, 2.0]))
+
+
+def test_by_hand(jit):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    np.testing.assert_allclose(srcgrad.grad(sum_where_plain, jit=jit)(x), [1.0, 0.0, 1.0, 1.0])
+    # initial wins: every entry gets 0; it ties: the maximum gets half (as JAX's lax.max)
+    np.testing.assert_allclose(srcgrad.grad(max_beaten, jit=jit)(x * 0.5), [0.0] * 4)
+    np.testing.assert_allclose(srcgrad.grad(max_beaten, jit=jit)(x * 2.0 / 3.0),
+                               [0.0, 0.0, 0.5, 0.0])
+    np.testing.assert_allclose(srcgrad.grad(max_beaten, jit=jit)(x), [0.0, 0.0, 1.0, 0.0])
+    # the mean of the True entries: 1/count along the axis
+    m = np.array([[1.0, -1.0, 2.0], [3.0, 4.0, -5.0]])
+    np.testing.assert_allclose(srcgrad.grad(mean_where_rows, jit=jit)(m),
+                               [[0.5, 0.0, 0.5], [1.0, 1.0, 0.0]])
+    c = 0.7
+    y = np.array([0.1, 0.3, 0.2])
+    gx, gc = srcgrad.grad(initial_of, wrt=(0, 1), jit=False)(y, c)
+    # max(x, c) = c wins (0 for x, 1 for c) times sum(x) + c, plus c times the sum's
+    # slope 1, plus prod(x) * c's: c times the other entries (x), prod(x) (c)
+    np.testing.assert_allclose(gx, c + c * np.array([0.06, 0.02, 0.03]))
+    assert gc == pytest.approx(np.sum(y) + c + c + np.prod(y))
+
+
+def sum_int_dtype(x):
+    return np.sum(np.sum(x, axis=0, dtype=np.int64) * x)
+
+
+def mean_float32(x):
+    return np.mean(x, dtype=np.float32)
+
+
+def max_where_alone(x):
+    return np.max(x, where=x > 0.0)
+
+
+def test_other_dtypes_and_a_max_where_without_initial_are_refused():
+    x = np.array([[1.5, 2.0], [3.0, 4.5]])
+    for fun, shown in ((sum_int_dtype, "int64"), (mean_float32, "float32")):
+        with pytest.raises(srcgrad.SrcgradError, match=f"has no parameter 'dtype' for "
+                                                       f"dtype={shown}"):
+            srcgrad.grad(fun, jit=False)(x)
+    with pytest.raises(srcgrad.SrcgradError, match="needs initial="):
+        srcgrad.grad(max_where_alone, jit=False)(x[0])
+
+
+@pytest.mark.compiled
+def test_compiled_values_are_numpys():
+    from numba import njit
+
+    import srcgrad.rules.reduction_options  # noqa: F401  (the numba forms)
+    m = any_(4, 3)
+    forms = [(lambda a: np.sum(a, axis=0, dtype=np.float64, keepdims=True)),
+             (lambda a: np.mean(a, axis=1, dtype=np.float64)),
+             (lambda a: np.prod(a, dtype=np.float64)),
+             (lambda a: np.var(a, axis=0, dtype=np.float64, ddof=1, keepdims=True)),
+             (lambda a: np.std(a, dtype=np.float64)),
+             (lambda a: a.mean(0, np.float64))]
+    for form in forms:
+        np.testing.assert_allclose(njit(form)(m), form(m), rtol=1e-14)
