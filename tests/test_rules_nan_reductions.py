@@ -90,14 +90,33 @@ def nancumprod_all(x):
     return np.sum(np.nancumprod(nan_of(x)) ** 2)
 
 
+def nan_mixed(m):
+    a = nan_of(m, -3.0)
+    return np.sum(np.nanmax(a, axis=1) * np.arange(1.0, 4.0)) + np.nanmin(a) ** 2 + \
+        np.sum(np.nanprod(a, axis=0, keepdims=True) * m) + \
+        np.sum(np.nanstd(a, axis=0, keepdims=True)) + np.sum(np.nancumsum(a, axis=1) ** 2)
+
+
+def nan_order_statistics(m):
+    a = nan_of(m, -3.0)
+    return np.sum(np.sin(np.nanmedian(a, axis=1))) + \
+        np.sum(np.nanquantile(a, [0.2, 0.7], axis=0) ** 2) + \
+        np.sum(np.nanpercentile(a, 30.0, axis=1, keepdims=True) * m)
+
+
 CASES = [
+    # compiled: one case for several, each run alone as Python below
+    ("nan_mixed", (np.nanmax, np.nanmin, np.nanprod, np.nanstd, np.nancumsum), nan_mixed,
+     (distinct(3, 5),), [0], True),
+    ("nan_order_statistics", (np.nanmedian, np.nanquantile, np.nanpercentile),
+     nan_order_statistics, (distinct(3, 6),), [0], True),
     ("nanmax_axis", (np.nanmax,), nanmax_rows, (distinct(3, 5),), [0], False),
     ("nanmin", (np.nanmin,), nanmin_all, (distinct(7),), [0], False),
     ("nanprod_axis", (np.nanprod, ), nanprod_columns, (any_(4, 3),), [0], False),
     ("nanprod", (np.nanprod,), nanprod_all, (any_(6),), [0], False),
     ("nanvar_axis_ddof", (np.nanvar,), nanvar_rows, (any_(3, 5),), [0], True),
     ("nanstd_keepdims", (np.nanstd,), nanstd_all, (any_(7),), [0], False),
-    ("nanmedian_axis", (np.nanmedian,), nanmedian_rows, (distinct(3, 6),), [0], True),
+    ("nanmedian_axis", (np.nanmedian,), nanmedian_rows, (distinct(3, 6),), [0], False),
     ("nanquantile", (np.nanquantile,), nanquantiles, (distinct(9),), [0], False),
     ("nanpercentile_keepdims", (np.nanpercentile,), nanpercentile_kept, (distinct(5, 3),),
      [0], False),

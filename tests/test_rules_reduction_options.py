@@ -41,7 +41,8 @@ def var_where(m):
 def dtypes(m):
     return np.sum(np.sum(m, axis=0, dtype=np.float64, keepdims=True) * m) + \
         np.mean(m, dtype=float) ** 2 + m.std(0, "f8").sum() + np.var(m, dtype="float64") + \
-        np.prod(m, 1, np.float64).sum()
+        np.prod(m, 1, np.float64).sum() + np.sum(np.cumsum(m, axis=1, dtype=float) ** 2) + \
+        np.nansum(m, dtype="f8") ** 2
 
 
 def initial_of(x, c):
@@ -55,8 +56,8 @@ CASES = [
     ("max_initial", (np.max, np.min), max_initial, (distinct(3, 4),), [0], False),
     ("max_where", (np.max,), max_where, (distinct(4, 3),), [0], False),
     ("var_where", (np.var, np.std), var_where, (any_(3, 5),), [0], False),
-    ("dtype_float64", (np.sum, np.mean, np.std, np.var, np.prod), dtypes, (any_(3, 4),), [0],
-     True),
+    ("dtype_float64", (np.sum, np.mean, np.std, np.var, np.prod, np.cumsum, np.nansum), dtypes,
+     (any_(3, 4),), [0], True),
     ("initial_differentiated", (np.max, np.sum, np.prod), initial_of, (distinct(5), 0.7),
      [0, 1], False),
 ]
@@ -118,6 +119,10 @@ def mean_float32(x):
     return np.mean(x, dtype=np.float32)
 
 
+def trace_dtype(x):
+    return np.trace(x, dtype=float)
+
+
 def max_where_alone(x):
     return np.max(x, where=x > 0.0)
 
@@ -128,6 +133,9 @@ def test_other_dtypes_and_a_max_where_without_initial_are_refused():
         with pytest.raises(srcgrad.SrcgradError, match=f"has no parameter 'dtype' for "
                                                        f"dtype={shown}"):
             srcgrad.grad(fun, jit=False)(x)
+    # a function without a numba form that takes a dtype: every dtype refused
+    with pytest.raises(srcgrad.SrcgradError, match="dtype="):
+        srcgrad.grad(trace_dtype, jit=False)(x)
     with pytest.raises(srcgrad.SrcgradError, match="needs initial="):
         srcgrad.grad(max_where_alone, jit=False)(x[0])
 
@@ -143,6 +151,10 @@ def test_compiled_values_are_numpys():
              (lambda a: np.prod(a, dtype=np.float64)),
              (lambda a: np.var(a, axis=0, dtype=np.float64, ddof=1, keepdims=True)),
              (lambda a: np.std(a, dtype=np.float64)),
-             (lambda a: a.mean(0, np.float64))]
+             (lambda a: a.mean(0, np.float64)),
+             (lambda a: np.cumsum(a, axis=1, dtype=np.float64)),
+             (lambda a: np.cumprod(a, dtype=np.float64)),
+             (lambda a: np.nanmean(a, axis=0, dtype=np.float64, keepdims=True)),
+             (lambda a: np.nanvar(a, dtype=np.float64, ddof=1))]
     for form in forms:
         np.testing.assert_allclose(njit(form)(m), form(m), rtol=1e-14)

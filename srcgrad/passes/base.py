@@ -351,7 +351,7 @@ class FunctionPass:
                         args, kwargs = by_name(obj, args, kwargs, count,
                                                list(r.params) + list(r.defaults))
                     if "dtype" in kwargs and "dtype" not in r.defaults:
-                        if (why := self.cast(kwargs.pop("dtype"), r)) is not None:
+                        if (why := self.cast(kwargs.pop("dtype"), r, fun)) is not None:
                             return Operation("missing", args, kwargs, what=f"{what}: {why}")
                     if form is not None and (kwargs or len(args) != len(r.params)):
                         return Operation("missing", args, kwargs, what=(
@@ -419,22 +419,23 @@ class FunctionPass:
             args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
         if r.kind == "rule" and "dtype" in kwargs and "dtype" not in r.defaults:
             kwargs = dict(kwargs)
-            if (why := self.cast(kwargs.pop("dtype"), r)) is not None:
+            if (why := self.cast(kwargs.pop("dtype"), r, fun)) is not None:
                 return Operation("missing", args, kwargs, what=f"{what}: {why}")
         return Operation("rule", args, kwargs, r, fun=fun, what=what)
 
-    def cast(self, dtype: gast.AST, r: Rule) -> str | None:
-        """Why a call's `dtype=` stops its rule `r` (which takes none), or None: a
-        float64 dtype (or None) leaves a float's gradient as it is, any other is a cast
-        that has none srcgrad gives (an integer one none at all)."""
+    def cast(self, dtype: gast.AST, r: Rule, fun: Any) -> str | None:
+        """Why a call of `fun` with `dtype=` cannot be differentiated by its rule `r`
+        (which takes none), or None: where its record says it `casts`, a float64 dtype
+        (or None) leaves a float's gradient as it is; any other is a cast that has none
+        srcgrad gives (an integer one none at all)."""
         obj = dtype.value if isinstance(dtype, gast.Constant) else \
             self.p.env.resolve(dtype, self.locals)
-        if obj is None or float64_type(obj):
+        if obj is None or fact(fun, "casts") and float64_type(obj):
             return None
         shown = obj if isinstance(obj, str) else getattr(obj, "__name__", dotted(dtype))
-        return (f"gradient rule {r.name} has no parameter 'dtype' for dtype={shown}: srcgrad "
-                f"differentiates a float64 dtype alone (np.float64, float, 'float64'), whose "
-                f"gradient is the one without it")
+        return f"gradient rule {r.name} has no parameter 'dtype' for dtype={shown}" + (
+            ": srcgrad differentiates a float64 dtype alone (np.float64, float, 'float64'), "
+            "whose gradient is the one without it" if fact(fun, "casts") else "")
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.

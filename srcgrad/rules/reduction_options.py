@@ -12,11 +12,13 @@ entries that c beats get 0: where c ties with the maximum, each gets half of dy,
 JAX (whose reductions apply their operation to the result and initial the same way).
 As in NumPy, np.max and np.min with where= need initial= (refused without one).
 
-A `dtype=` is not an option of any rule: `passes.base` differentiates a float64 one
-(np.float64, float, 'float64', 'f8', ...) as if it were not given, and refuses the
-others (an integer cast has no gradient). Generated code gives numba np.float64 for
-each spelling; the forms below compute the reductions numba lacks with it, of the
-array cast to float64.
+A `dtype=` is not an option of any rule: for the functions marked `casts` here (np.sum,
+np.prod, np.mean, np.var, np.std, np.cumsum, np.cumprod and their nan forms),
+`passes.base` differentiates a float64 one (np.float64, float, 'float64', 'f8', ...) as
+if it were not given, and refuses the others (an integer cast has no gradient), and
+every dtype of other functions. Generated code gives numba np.float64 for each
+spelling; the forms below compute the calls numba lacks with it, of the array cast to
+float64.
 """
 
 import numpy as np
@@ -100,35 +102,56 @@ def _float64(dtype) -> bool:
         getattr(dtype, "instance_type", getattr(dtype, "dtype", None)) == types.float64
 
 
-def _cast_form(name):
-    """numba's form of np.<name> (sum, mean, prod) with dtype=np.float64: numba's own
-    take no dtype (np.sum one without keepdims)."""
-    fun = getattr(np, name)
+def _served(a, dtype, out) -> bool:
+    return isinstance(a, types.Array) and _float64(dtype) and _is_none(out)
 
+
+def _cast_reduction(fun):
+    """numba's form of `fun` (np.sum, np.mean, ...: a, axis, dtype, out, keepdims) with
+    dtype=np.float64: `fun` of the array cast (numba's own take no dtype, but np.sum's
+    without keepdims)."""
     def typer(a, axis=None, dtype=None, out=None, keepdims=False):
-        if not isinstance(a, types.Array) or not _float64(dtype) or not _is_none(out) or \
-                name == "sum" and _omitted(keepdims):
+        if not _served(a, dtype, out) or fun is np.sum and _omitted(keepdims):
             return None
         keep = _static_bool(keepdims, "keepdims")
+        if _is_none(axis) and not keep:
+            return lambda a, axis=None, dtype=None, out=None, keepdims=False: fun(
+                a.astype(np.float64))
         return lambda a, axis=None, dtype=None, out=None, keepdims=False: fun(
             a.astype(np.float64), axis=axis, keepdims=keep)
     return typer
 
 
-def _cast_spread(name):
-    """numba's form of np.<name> (var, std) with dtype=np.float64."""
-    fun = getattr(np, name)
-
+def _cast_spread(fun):
+    """numba's form of `fun` (np.var, np.std, np.nanvar, np.nanstd) with dtype=np.float64."""
     def typer(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-        if not isinstance(a, types.Array) or not _float64(dtype) or not _is_none(out):
+        if not _served(a, dtype, out):
             return None
         keep = _static_bool(keepdims, "keepdims")
+        if _is_none(axis) and not keep and _omitted(ddof):
+            return lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: fun(
+                a.astype(np.float64))
         return lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: fun(
             a.astype(np.float64), axis=axis, ddof=ddof, keepdims=keep)
     return typer
 
 
-for _name in ("sum", "mean", "prod"):
-    overload(getattr(np, _name))(_cast_form(_name))
-for _name in ("var", "std"):
-    overload(getattr(np, _name))(_cast_spread(_name))
+def _cast_running(fun):
+    """numba's form of `fun` (np.cumsum, np.cumprod and their nan forms) with
+    dtype=np.float64."""
+    def typer(a, axis=None, dtype=None, out=None):
+        if not _served(a, dtype, out):
+            return None
+        if _is_none(axis):
+            return lambda a, axis=None, dtype=None, out=None: fun(a.astype(np.float64))
+        return lambda a, axis=None, dtype=None, out=None: fun(a.astype(np.float64), axis=axis)
+    return typer
+
+
+for _family, _functions in (
+        (_cast_reduction, (np.sum, np.prod, np.mean, np.nansum, np.nanprod, np.nanmean)),
+        (_cast_spread, (np.var, np.std, np.nanvar, np.nanstd)),
+        (_cast_running, (np.cumsum, np.cumprod, np.nancumsum, np.nancumprod))):
+    for _fun in _functions:
+        overload(_fun)(_family(_fun))
+        describe(_fun, casts=True)

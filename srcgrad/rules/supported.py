@@ -138,9 +138,10 @@ def markdown() -> str:
               "`MissingRule` (build the array with `np.stack` or arithmetic): " +
               _names(records, "constructor") + ".",
               "", "## Options", "",
-              "A `dtype=` that no rule takes is differentiated where it is float64 "
-              "(`np.float64`, `float`, `'float64'`, `'f8'`: the gradient is the one without "
-              "it) and refused otherwise. Given `initial=` or `where=`, these are "
+              "A float64 `dtype=` (`np.float64`, `float`, `'float64'`, `'f8'`) is "
+              "differentiated as if not given, any other refused, in " + ", ".join(sorted(
+                  n[1] for r in records if r.casts and (n := _name(r.primal)) is not None)) +
+              ". Given `initial=` or `where=`, these are "
               "differentiated as the operations they stand for (the reduction of the array "
               "with the reduction's identity where `where` is False, combined with "
               "`initial`; `srcgrad/rules/reduction_options.py`): " + ", ".join(sorted(
