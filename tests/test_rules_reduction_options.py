@@ -158,3 +158,13 @@ def test_compiled_values_are_numpys():
              (lambda a: np.nanvar(a, dtype=np.float64, ddof=1))]
     for form in forms:
         np.testing.assert_allclose(njit(form)(m), form(m), rtol=1e-14)
+
+
+def max_by_position(x):
+    return np.max(x, 0, None, False, 2.0) + x.sum(0, None, None, False, 1.0, x > 0.0)
+
+
+def test_options_given_by_position():
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    np.testing.assert_allclose(srcgrad.grad(max_by_position, jit=False)(x),
+                               [1.0, 0.0, 2.0, 1.0])

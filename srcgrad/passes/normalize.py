@@ -28,7 +28,9 @@ A name assigned only outside loops and branches is assigned once (a reassigned `
 becomes `x_1` from that point on), so the adjoint reads its values without a tape; a
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
 restores what its overwrites destroy. Augmented assignment, tuple targets, chained
-comparisons, multiple targets and unary minus on constants are desugared. Each new
+comparisons, multiple targets and unary minus on constants are desugared, and so is a
+call given options its rule lacks (`np.sum(x, where=m)`: the operations its record's
+`expanded` gives, `np.sum(np.where(m, x, 0))`). Each new
 statement keeps the line of the statement it came from, which is how the adjoint
 comments name the user's line. Exists so that `reverse` needs one rule per operation
 and one form per construct.
@@ -441,9 +443,9 @@ class _Normalizer:
         """A call given options its rule lacks, written by its record's `expanded`
         (`np.sum(x, where=m)` as `np.sum(np.where(m, x, 0))`, `x.max(initial=c)` as
         `np.maximum(np.max(x), c)`), its options taken once each; None for other calls."""
-        if not node.keywords or any(k.arg is None for k in node.keywords) or \
-                any(isinstance(a, gast.Starred) for a in node.args):
-            return None
+        if not node.keywords and len(node.args) < 4 or any(k.arg is None for k in node.keywords) \
+                or any(isinstance(a, gast.Starred) for a in node.args):
+            return None   # (initial= is np.max's fifth parameter, a method's fourth)
         func, args = node.func, list(node.args)
         obj = self.env.resolve(func, self.locals)
         if obj is MISSING and isinstance(func, gast.Attribute):   # x.sum(where=m)
@@ -456,7 +458,8 @@ class _Normalizer:
                                                            for k in node.keywords})
         except (TypeError, ValueError):
             return None
-        given = bound.arguments
+        given = {k: v for k, v in bound.arguments.items()   # (out=None given by position)
+                 if not (k == "out" and isinstance(v, gast.Constant) and v.value is None)}
         if "out" in given:
             return None
         try:

@@ -17,8 +17,11 @@ np.nancumsum and np.nancumprod are np.cumsum and np.cumprod of the NaNs made 0 a
 
 An all-NaN slice: NumPy gives NaN for nanmax, nanmin, nanmean, nanvar, nanstd and the
 order statistics (0 for nansum, 1 for nanprod), and every entry of the slice gets a
-gradient (and tangent) of 0, as every NaN entry does: what JAX returns for its nan
-reductions, whose NaN entries are replaced by a constant before the reduction.
+gradient (and tangent) of 0, as every NaN entry does: what JAX returns for nansum,
+nanprod, nanmax, nanmin, nanmean, nanvar, nanstd, nancumsum and nancumprod, whose NaN
+entries are replaced by a constant (`where`) before the reduction. For the order
+statistics, 0 too (the value is NaN whatever the entries: the slope is 0); JAX's
+gradient there, which reads sorted places of NaN entries, was not checked against.
 
 np.ptp is max - min: the max's gradient (dy split among tied maxima) less the min's;
 where every entry ties (a range of 0) the two cancel.
