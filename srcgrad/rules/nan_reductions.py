@@ -395,10 +395,20 @@ def _nanvar_form(a, axis, dtype, out, ddof, keepdims, root):
     if _is_none(axis) and not keep and isinstance(ddof, (types.Omitted, int)):
         return None   # numba's own
 
+    # NaN where count - ddof <= 0, as NumPy's
+    if _is_none(axis) and not keep:
+        def whole(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+            d = np.where(np.isnan(a), 0.0, a - np.nanmean(a))
+            dof = np.sum(~np.isnan(a)) - ddof
+            v = np.sum(d * d) / dof if dof > 0 else np.nan
+            return np.sqrt(v) if root else v
+        return whole
+
     def form(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         d = np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))
-        v = np.sum(d * d, axis=axis, keepdims=keep) / (
-            np.sum(~np.isnan(a), axis=axis, keepdims=keep) - ddof)
+        dof = np.sum(~np.isnan(a), axis=axis, keepdims=keep) - ddof
+        v = np.where(dof > 0, np.sum(d * d, axis=axis, keepdims=keep) / np.maximum(dof, 1),
+                     np.nan)
         return np.sqrt(v) if root else v
     return form
 
