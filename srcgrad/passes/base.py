@@ -350,6 +350,9 @@ class FunctionPass:
                     if form is None and r.origin is None and len(args) > count:
                         args, kwargs = by_name(obj, args, kwargs, count,
                                                list(r.params) + list(r.defaults))
+                    if "dtype" in kwargs and "dtype" not in r.defaults:
+                        if (why := self.cast(kwargs.pop("dtype"), r, fun)) is not None:
+                            return Operation("missing", args, kwargs, what=f"{what}: {why}")
                     if form is not None and (kwargs or len(args) != len(r.params)):
                         return Operation("missing", args, kwargs, what=(
                             f"{what}: srcgrad differentiates it as {form.__name__}"
@@ -414,7 +417,25 @@ class FunctionPass:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
         if r.kind == "rule" and r.origin is None and len(args) > (count := operand_count(r)):
             args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
+        if r.kind == "rule" and "dtype" in kwargs and "dtype" not in r.defaults:
+            kwargs = dict(kwargs)
+            if (why := self.cast(kwargs.pop("dtype"), r, fun)) is not None:
+                return Operation("missing", args, kwargs, what=f"{what}: {why}")
         return Operation("rule", args, kwargs, r, fun=fun, what=what)
+
+    def cast(self, dtype: gast.AST, r: Rule, fun: Any) -> str | None:
+        """Why a call of `fun` with `dtype=` cannot be differentiated by its rule `r`
+        (which takes none), or None: where its record says it `casts`, a float64 dtype
+        (or None) leaves a float's gradient as it is; any other is a cast that has none
+        srcgrad gives (an integer one none at all)."""
+        obj = dtype.value if isinstance(dtype, gast.Constant) else \
+            self.p.env.resolve(dtype, self.locals)
+        if obj is None or fact(fun, "casts") and float64_type(obj):
+            return None
+        shown = obj if isinstance(obj, str) else getattr(obj, "__name__", dotted(dtype))
+        return f"gradient rule {r.name} has no parameter 'dtype' for dtype={shown}" + (
+            ": srcgrad differentiates a float64 dtype alone (np.float64, float, 'float64'), "
+            "whose gradient is the one without it" if fact(fun, "casts") else "")
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.
@@ -446,7 +467,8 @@ class FunctionPass:
                 elif (form := fact(obj, "called_as") or fact(obj, "compiled_as")) is not None:
                     node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
-                elif obj is MISSING and isinstance(node.func, gast.Attribute) and \
+                self.write_float64(node, obj)
+                if obj is MISSING and isinstance(node.func, gast.Attribute) and \
                         node.func.attr == "astype" and node.args and \
                         (dtype := numpy_type(self.p.env.resolve(node.args[0], self.locals))):
                     # x.astype(float): numba takes NumPy's types (np.float64) alone
@@ -477,11 +499,48 @@ class FunctionPass:
                                        avoid=self.locals)
         return stmt
 
+    def write_float64(self, node: gast.Call, obj: Any) -> None:
+        """A NumPy function's or an array method's `dtype` (`np.mean(x, dtype=float)`,
+        `x.sum(0, 'f8')`) written np.float64 where it is float64 by another name: the one
+        spelling numba's forms take."""
+        method = obj is MISSING and isinstance(node.func, gast.Attribute)
+        fun = methods().get(node.func.attr) if method else obj
+        if not (callable(fun) and (getattr(fun, "__module__", None) or "").startswith("numpy")):
+            return
+        try:
+            names = list(inspect.signature(fun).parameters)[1 if method else 0:]
+        except (TypeError, ValueError):
+            return
+        given = [k for k in node.keywords if k.arg == "dtype"]
+        at = names.index("dtype") if "dtype" in names else len(node.args)
+        value = given[0].value if given else node.args[at] if at < len(node.args) else None
+        obj = value.value if isinstance(value, gast.Constant) else \
+            self.p.env.resolve(value, self.locals) if value is not None else None
+        if obj is np.float64 or obj is None or not float64_type(obj):
+            return
+        written = b.make(gast.Attribute, value=b.name(self.bind("np", np)), attr="float64",
+                         ctx=gast.Load())
+        if given:
+            given[0].value = written
+        else:
+            node.args[at] = written
+
     def bind(self, name: str, obj: Any) -> str:
         return self.ns.bind(name, obj, avoid=self.locals)
 
     def zeros(self, var: str) -> gast.AST:
         return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
+
+
+def float64_type(obj: Any) -> bool:
+    """Whether `obj` names NumPy's float64 as a dtype (np.float64, float, 'float64',
+    'f8', np.dtype('float64'))."""
+    if not isinstance(obj, (type, str, np.dtype)):
+        return False
+    try:
+        return np.dtype(obj) == np.float64
+    except TypeError:
+        return False
 
 
 def numpy_type(obj: Any) -> str | None:

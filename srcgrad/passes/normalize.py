@@ -28,7 +28,9 @@ A name assigned only outside loops and branches is assigned once (a reassigned `
 becomes `x_1` from that point on), so the adjoint reads its values without a tape; a
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
 restores what its overwrites destroy. Augmented assignment, tuple targets, chained
-comparisons, multiple targets and unary minus on constants are desugared. Each new
+comparisons, multiple targets and unary minus on constants are desugared, and so is a
+call given options its rule lacks (`np.sum(x, where=m)`: the operations its record's
+`expanded` gives, `np.sum(np.where(m, x, 0))`). Each new
 statement keeps the line of the statement it came from, which is how the adjoint
 comments name the user's line. Exists so that `reverse` needs one rule per operation
 and one form per construct.
@@ -37,16 +39,18 @@ and one form per construct.
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import assigned_names
-from ..errors import UnsupportedSyntax
+from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from ..rules import fact
+from ..rules import fact, methods
 from .comprehensions import (
     COMPREHENSIONS,
     appended,
@@ -408,6 +412,8 @@ class _Normalizer:
         if isinstance(node, gast.BoolOp):
             return b.make(gast.BoolOp, op=node.op, values=[self.atom(v) for v in node.values])
         if isinstance(node, gast.Call):
+            if (expanded := self.expanded(node)) is not None:
+                return self.operation(expanded)
             if any(isinstance(a, COMPREHENSIONS) for a in node.args) and \
                     reducer(self.env.resolve(node.func, self.locals)) is not None:
                 return self.comprehension(node)
@@ -468,6 +474,42 @@ class _Normalizer:
         for item in items[1:]:
             folded = pair(folded, item)
         return folded
+
+    def expanded(self, node: gast.Call) -> gast.AST | None:
+        """A call given options its rule lacks, written by its record's `expanded`
+        (`np.sum(x, where=m)` as `np.sum(np.where(m, x, 0))`, `x.max(initial=c)` as
+        `np.maximum(np.max(x), c)`), its options taken once each; None for other calls."""
+        if not node.keywords and len(node.args) < 4 or any(k.arg is None for k in node.keywords) \
+                or any(isinstance(a, gast.Starred) for a in node.args):
+            return None   # (initial= is np.max's fifth parameter, a method's fourth)
+        func, args = node.func, list(node.args)
+        obj = self.env.resolve(func, self.locals)
+        if obj is MISSING and isinstance(func, gast.Attribute):   # x.sum(where=m)
+            obj, args = methods().get(func.attr), [func.value] + args
+        how = fact(obj, "expanded") if obj is not None and obj is not MISSING else None
+        if how is None:
+            return None
+        try:
+            bound = inspect.signature(obj).bind(*args, **{k.arg: k.value
+                                                           for k in node.keywords})
+        except (TypeError, ValueError):
+            return None
+        given = {k: v for k, v in bound.arguments.items()   # (out=None given by position)
+                 if not (k == "out" and isinstance(v, gast.Constant) and v.value is None)}
+        if "out" in given:
+            return None
+        try:
+            source = how(frozenset(given))
+        except RuleError as exc:
+            raise RuleError(exc.message, filename=self.filename,
+                            lineno=getattr(node, "lineno", None)) from None
+        if source is None:
+            return None
+        options = {k: self.atom(v) for k, v in given.items()}
+        options.update({p.name: b.const(p.default) for p in bound.signature.parameters.values()
+                        if p.name not in options and type(p.default) is int})   # ddof
+        options["np"] = b.name(bound_name(self.env, "np", np))
+        return _Options(options).visit(gast.parse(source).body[0].value)
 
     def appended_list(self, node: gast.AST) -> bool:
         """Whether `node` is a list comprehension made by appends in its loops (not the
@@ -547,6 +589,22 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
+
+
+class _Options(gast.NodeTransformer):
+    """An expression's names of options (`a`, `axis`, `where`, `np`) made the call's
+    values (copies); a keyword whose option the call does not give is left out."""
+
+    def __init__(self, options: dict[str, gast.AST]):
+        self.options = options
+
+    def visit_Name(self, node: gast.Name) -> gast.AST:
+        return copy.deepcopy(self.options[node.id]) if node.id in self.options else node
+
+    def visit_Call(self, node: gast.Call) -> gast.AST:
+        node.keywords = [k for k in node.keywords if not isinstance(k.value, gast.Name)
+                         or k.value.id in self.options or k.value.id in ("True", "False")]
+        return self.generic_visit(node)
 
 
 def _range_item(args: list[gast.AST], position: gast.AST) -> gast.AST:

@@ -172,6 +172,12 @@ class Op:
     # (np.add.at: `x += scattered(x, index, v)`)
     once: bool = False   # costly (a solve, an inverse): where a rule's gradients call it
     # more than once with the same operands, the adjoint calls it once (`inline.shared`)
+    casts: bool = False   # takes a float64 dtype= (np.sum(x, dtype=float)), differentiated
+    # as without it, with a numba form that takes it (rules/reduction_options.py)
+    expanded: Callable | None = None   # expanded(the names of the options a call gives)
+    # -> the source of an expression that computes the call from those options (`a`,
+    # `axis`, `where`, ...) by operations with rules, or None: normalize writes a call
+    # with options its rule lacks (np.sum's initial= and where=) as that expression
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)

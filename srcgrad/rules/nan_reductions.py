@@ -1,19 +1,52 @@
-"""Reductions that skip NaNs, and the range: the records of np.nansum, np.nanmean and
-np.ptp, and their numba forms with `axis` and `keepdims` (numba's take the array alone).
+"""Reductions that skip NaNs, and the range: the records of np.nansum, np.nanmean,
+np.nanmax, np.nanmin, np.nanprod, np.nanvar, np.nanstd, np.nanmedian, np.nanquantile,
+np.nanpercentile, np.nancumsum, np.nancumprod and np.ptp, and their numba forms with
+`axis`, `keepdims` (and `ddof`) where numba's take the array alone.
 
-np.nansum is the sum of the entries that are not NaN, so its gradient is dy's spread
-there and 0 at a NaN (as in JAX); np.nanmean divides by how many there are along the
-axis. np.ptp is max - min: the max's gradient (dy split among tied maxima) less the
-min's; where every entry ties (a range of 0) the two cancel.
+Each is its NaN-free twin applied to the array with its NaNs replaced by the twin's
+identity (0 for sums, 1 for products, left out of maxima, means, variances and order
+statistics), so its gradient is the twin's there and 0 at a NaN (as in JAX, whose nan
+functions select the NaNs away with a `where`): np.nansum spreads dy; np.nanmean divides
+by how many entries are not NaN along the axis; np.nanmax and np.nanmin split dy among
+tied extrema; np.nanprod gives each entry the product of the other entries that are not
+NaN (no division: zeros are exact, as np.prod's rule); np.nanvar gives
+2 (a - nanmean) / (count - ddof) and np.nanstd that over 2 y; np.nanquantile (and
+np.nanmedian, its 0.5, and np.nanpercentile, q in percent) reads the sorted entries that
+are not NaN as rules/quantiles.py does, method 'linear' only (the others are refused);
+np.nancumsum and np.nancumprod are np.cumsum and np.cumprod of the NaNs made 0 and 1.
+
+An all-NaN slice: NumPy gives NaN for nanmax, nanmin, nanmean, nanvar, nanstd and the
+order statistics (0 for nansum, 1 for nanprod), and every entry of the slice gets a
+gradient (and tangent) of 0, as every NaN entry does: what JAX returns for nansum,
+nanprod, nanmax, nanmin, nanmean, nanvar, nanstd, nancumsum and nancumprod, whose NaN
+entries are replaced by a constant (`where`) before the reduction. For the order
+statistics, 0 too (the value is NaN whatever the entries: the slope is 0); JAX's
+gradient there, which reads sorted places of NaN entries, was not checked against.
+
+np.ptp is max - min: the max's gradient (dy split among tied maxima) less the min's;
+where every entry ties (a range of 0) the two cancel.
 """
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import extremum_grad, sum_grad
-from . import describe, rule, tangent
+from . import describe, linear, rule, tangent
+from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, omitted
+from .elementwise import prod_others
+from .quantiles import (
+    _constant,
+    _cotangents,
+    _kept_shape,
+    _lanes_of,
+    _place,
+    _refused,
+    _rows,
+    _typed,
+)
 
 
 @rule(np.nansum, reduction=True)
@@ -53,7 +86,237 @@ def ptp_tangent(dx, y, a, axis=None, keepdims=False):
                       keepdims)), axis=axis, keepdims=keepdims)
 
 
-describe(np.nansum, np.nanmean, np.ptp, pure=True)
+@rule(np.nanmax, np.nanmin, reduction=True)
+def nanextremum(dy, y, a, axis=None, keepdims=False):
+    return np.where(np.isnan(a), 0.0, extremum_grad(dy, y, a, axis, keepdims))
+
+
+@tangent(np.nanmax, np.nanmin)
+def nanextremum_tangent(dx, y, a, axis=None, keepdims=False):
+    # the tangents at the extremum's positions, averaged over ties (the adjoint's split)
+    return np.sum(dx * np.where(np.isnan(a), 0.0, extremum_grad(np.ones_like(y), y, a, axis,
+                                                                True)),
+                  axis=axis, keepdims=keepdims)
+
+
+@rule(np.nanprod, reduction=True)
+def nanprod(dy, y, a, axis=None, keepdims=False):
+    return np.where(np.isnan(a), 0.0, sum_grad(dy, a, axis, keepdims) *
+                    prod_others(np.where(np.isnan(a), 1.0, a), axis))
+
+
+@tangent(np.nanprod)
+def nanprod_tangent(dx, y, a, axis=None, keepdims=False):
+    return np.sum(np.where(np.isnan(a), 0.0, dx) *
+                  prod_others(np.where(np.isnan(a), 1.0, a), axis), axis=axis, keepdims=keepdims)
+
+
+@rule(np.nanvar)
+def nanvar(dy, y, a, axis=None, keepdims=False, ddof=0):
+    return np.where(np.isnan(a), 0.0, sum_grad(dy, a, axis, keepdims) * (
+        2.0 * (a - np.nanmean(a, axis=axis, keepdims=True)) /
+        (np.sum(~np.isnan(a), axis=axis, keepdims=True) - ddof)))
+
+
+@tangent(np.nanvar)
+def nanvar_tangent(dx, y, a, axis=None, keepdims=False, ddof=0):
+    return np.sum(np.where(np.isnan(a), 0.0, (a - np.nanmean(a, axis=axis, keepdims=True)) * dx),
+                  axis=axis, keepdims=keepdims) * 2.0 / \
+        (np.sum(~np.isnan(a), axis=axis, keepdims=keepdims) - ddof)
+
+
+@rule(np.nanstd)
+def nanstd(dy, y, a, axis=None, keepdims=False, ddof=0):
+    return np.where(np.isnan(a), 0.0, sum_grad(dy / y, a, axis, keepdims) * (
+        (a - np.nanmean(a, axis=axis, keepdims=True)) /
+        (np.sum(~np.isnan(a), axis=axis, keepdims=True) - ddof)))
+
+
+@tangent(np.nanstd)
+def nanstd_tangent(dx, y, a, axis=None, keepdims=False, ddof=0):
+    return np.sum(np.where(np.isnan(a), 0.0, (a - np.nanmean(a, axis=axis, keepdims=True)) * dx),
+                  axis=axis, keepdims=keepdims) / \
+        ((np.sum(~np.isnan(a), axis=axis, keepdims=keepdims) - ddof) * y)
+
+
+@rule(np.nancumsum)
+def nancumsum(dy, y, a, axis=None):
+    return np.where(np.isnan(a), 0.0, cumsum_grad(dy, a, axis))
+
+
+@tangent(np.nancumsum)
+def nancumsum_tangent(dx, y, a, axis=None):
+    return np.cumsum(np.where(np.isnan(a), 0.0, dx), axis=axis)
+
+
+@rule(np.nancumprod)
+def nancumprod(dy, y, a, axis=None):
+    return np.where(np.isnan(a), 0.0, cumprod_grad(dy, np.where(np.isnan(a), 1.0, a), axis))
+
+
+@tangent(np.nancumprod)
+def nancumprod_tangent(dx, y, a, axis=None):
+    return cumprod_tangent(np.where(np.isnan(a), 0.0, dx), np.where(np.isnan(a), 1.0, a), axis)
+
+
+describe(np.nansum, np.nanmean, np.ptp, np.nanmax, np.nanmin, np.nanprod, np.nanvar,
+         np.nanstd, pure=True)
+
+
+# ---- order statistics of the entries that are not NaN ----
+
+
+@register_jitable
+def _valid_order(lane):
+    """The places of `lane`'s entries that are not NaN, in the stable order of their
+    values."""
+    idx = np.nonzero(lane == lane)[0]
+    return idx[np.argsort(lane[idx], kind="mergesort")]
+
+
+@register_jitable
+def _nanquantile_adjoint(g, x3, qs):
+    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes),
+    the NaNs left out (an all-NaN lane gets 0)."""
+    before, n, after = x3.shape
+    out = np.zeros((before, n, after))
+    for p in range(before):
+        for r in range(after):
+            order = _valid_order(x3[p, :, r].copy())
+            for j in range(qs.size if order.size else 0):
+                lo, hi, f = _place(qs[j], order.size)
+                out[p, order[lo], r] += (1.0 - f) * g[j, p * after + r]
+                out[p, order[hi], r] += f * g[j, p * after + r]
+    return out
+
+
+@register_jitable
+def _nanquantile_lanes(t3, x3, qs):
+    """Per entry of qs and lane of x3: the tangent along x3's tangent t3 (0 for an
+    all-NaN lane)."""
+    before, n, after = x3.shape
+    out = np.zeros((qs.size, before * after))
+    for p in range(before):
+        for r in range(after):
+            order = _valid_order(x3[p, :, r].copy())
+            for j in range(qs.size if order.size else 0):
+                lo, hi, f = _place(qs[j], order.size)
+                out[j, p * after + r] = (1.0 - f) * t3[p, order[lo], r] + \
+                    f * t3[p, order[hi], r]
+    return out
+
+
+@register_jitable
+def _nanquantile_values(x3, qs, mean):
+    """Per entry of qs and lane of x3: the quantile of the entries that are not NaN
+    (NumPy's arithmetic, as `quantiles._quantile_values`; NaN for an all-NaN lane)."""
+    before, n, after = x3.shape
+    out = np.empty((qs.size, before * after))
+    for p in range(before):
+        for r in range(after):
+            lane = x3[p, :, r].copy()
+            s = np.sort(lane[lane == lane])
+            for j in range(qs.size):
+                if s.size == 0:
+                    out[j, p * after + r] = np.nan
+                    continue
+                lo, hi, f = _place(qs[j], s.size)
+                diff = s[hi] - s[lo]
+                out[j, p * after + r] = (s[lo] + s[hi]) / 2.0 if mean and f > 0.0 else \
+                    s[hi] - diff * (1.0 - f) if f >= 0.5 else s[lo] + diff * f
+    return out
+
+
+def nanquantile_grad(dy, a, q, axis=None):
+    """The gradient of `a` of ``y = np.nanquantile(a, q, axis)`` (q in [0, 1]).
+
+    >>> nanquantile_grad(1.0, np.array([3.0, np.nan, 1.0, 2.0]), 0.5)
+    array([0., 0., 0., 1.])
+    """
+    rows, back = _rows(a, axis)
+    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    g = np.reshape(np.asarray(dy, dtype=np.float64), (qs.size, rows.shape[0]))
+    return back(_nanquantile_adjoint(g, rows[:, :, None], qs)[:, :, 0])
+
+
+def nanquantile_tangent(dx, y, a, q, axis=None):
+    """The tangent of ``y = np.nanquantile(a, q, axis)`` along a's tangent dx.
+
+    >>> nanquantile_tangent(np.array([10.0, 20.0, 30.0]), 2.0, np.array([3.0, np.nan, 2.0]),
+    ...                     0.0)
+    30.0
+    """
+    rows, _ = _rows(a, axis)
+    moved, _ = _rows(np.broadcast_to(dx, np.shape(a)), axis)
+    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    t = _nanquantile_lanes(moved[:, :, None], rows[:, :, None], qs)
+    return t.reshape(np.shape(y)) if np.ndim(y) else float(t[0, 0])
+
+
+@overload(nanquantile_grad)
+def _nanquantile_grad_typer(dy, a, q, axis=None):
+    if not _typed(a, axis):
+        return None
+
+    def grad(dy, a, q, axis=None):
+        x3 = _lanes_of(a, axis)
+        qs = np.asarray(q, dtype=np.float64).ravel()
+        return _nanquantile_adjoint(_cotangents(dy, qs.size, x3), x3, qs).reshape(a.shape)
+    return grad
+
+
+@overload(nanquantile_tangent)
+def _nanquantile_tangent_typer(dx, y, a, q, axis=None):
+    if not _typed(a, axis):
+        return None
+
+    @register_jitable
+    def along(dx, y, a, q, axis=None):
+        x3 = _lanes_of(a, axis)
+        t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(dx, a.shape)), axis)
+        return _nanquantile_lanes(t3, x3, np.asarray(q, dtype=np.float64).ravel())
+    if isinstance(y, types.Number):
+        return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis)[0, 0]
+    return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis).reshape(y.shape)
+
+
+# q is not differentiated (a q being differentiated is refused, as np.quantile's)
+@rule(np.nanquantile, refuse=_refused)
+def nanquantile(dy, y, a, q=0.5, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, weights=None, interpolation=None):
+    return nanquantile_grad(dy, a, q, axis)
+
+
+@tangent(np.nanquantile)
+def nanquantile_tangents(dx, y, a, q=0.5, axis=None, out=None, overwrite_input=False,
+                         method="linear", keepdims=False, weights=None, interpolation=None):
+    return nanquantile_tangent(dx, y, a, q, axis)
+
+
+@rule(np.nanpercentile, refuse=_refused)
+def nanpercentile(dy, y, a, q=50.0, axis=None, out=None, overwrite_input=False,
+                  method="linear", keepdims=False, weights=None, interpolation=None):
+    return nanquantile_grad(dy, a, np.asarray(q) / 100.0, axis)
+
+
+@tangent(np.nanpercentile)
+def nanpercentile_tangents(dx, y, a, q=50.0, axis=None, out=None, overwrite_input=False,
+                           method="linear", keepdims=False, weights=None, interpolation=None):
+    return nanquantile_tangent(dx, y, a, np.asarray(q) / 100.0, axis)
+
+
+@rule(np.nanmedian, refuse=_refused)
+def nanmedian(dy, y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile_grad(dy, a, 0.5, axis)
+
+
+@tangent(np.nanmedian)
+def nanmedian_tangent(dx, y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile_tangent(dx, y, a, 0.5, axis)
+
+
+linear(nanquantile_grad, nanquantile_tangent)
+describe(nanquantile_grad, nanquantile_tangent, pure=True)
 
 
 # ---- numba forms along an axis (numba's own serve the array alone) ----
@@ -91,3 +354,133 @@ def _np_ptp(a, axis=None, out=None, keepdims=False):
         return None
     return lambda a, axis=None, out=None, keepdims=False: np.max(
         a, axis=axis, keepdims=keep) - np.min(a, axis=axis, keepdims=keep)
+
+
+@overload(np.nanmax)
+def _np_nanmax(a, axis=None, out=None, keepdims=False):
+    if (keep := _along(a, axis, keepdims)) is None or not _is_none(out):
+        return None
+    return lambda a, axis=None, out=None, keepdims=False: _all_nan_is_nan(np.max(
+        np.where(np.isnan(a), -np.inf, a), axis=axis, keepdims=keep), a, axis, keep)
+
+
+@overload(np.nanmin)
+def _np_nanmin(a, axis=None, out=None, keepdims=False):
+    if (keep := _along(a, axis, keepdims)) is None or not _is_none(out):
+        return None
+    return lambda a, axis=None, out=None, keepdims=False: _all_nan_is_nan(np.min(
+        np.where(np.isnan(a), np.inf, a), axis=axis, keepdims=keep), a, axis, keep)
+
+
+@register_jitable
+def _all_nan_is_nan(value, a, axis, keep):
+    """`value`, a reduction of `a` over `axis`, NaN where a slice is all NaN (NumPy's)."""
+    return np.where(np.sum(~np.isnan(a), axis=axis, keepdims=keep) == 0, np.nan, value)
+
+
+@overload(np.nanprod)
+def _np_nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
+    if (keep := _along(a, axis, keepdims)) is None or not (_is_none(dtype) and _is_none(out)):
+        return None
+    return lambda a, axis=None, dtype=None, out=None, keepdims=False: np.prod(
+        np.where(np.isnan(a), 1.0, a), axis=axis, keepdims=keep)
+
+
+def _nanvar_form(a, axis, dtype, out, ddof, keepdims, root):
+    """numba's form of np.nanvar (np.nanstd if `root`) with an axis, keepdims or ddof."""
+    if not isinstance(a, types.Array) or not (_is_none(dtype) and _is_none(out)) or not (
+            _is_none(axis) or isinstance(axis, types.Integer)):
+        return None
+    keep = _static_bool(keepdims, "keepdims")
+    if _is_none(axis) and not keep and isinstance(ddof, (types.Omitted, int)):
+        return None   # numba's own
+
+    # NaN where count - ddof <= 0, as NumPy's
+    if _is_none(axis) and not keep:
+        def whole(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+            d = np.where(np.isnan(a), 0.0, a - np.nanmean(a))
+            dof = np.sum(~np.isnan(a)) - ddof
+            v = np.sum(d * d) / dof if dof > 0 else np.nan
+            return np.sqrt(v) if root else v
+        return whole
+
+    def form(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        d = np.where(np.isnan(a), 0.0, a - np.nanmean(a, axis=axis, keepdims=True))
+        dof = np.sum(~np.isnan(a), axis=axis, keepdims=keep) - ddof
+        v = np.where(dof > 0, np.sum(d * d, axis=axis, keepdims=keep) / np.maximum(dof, 1),
+                     np.nan)
+        return np.sqrt(v) if root else v
+    return form
+
+
+@overload(np.nanvar)
+def _np_nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _nanvar_form(a, axis, dtype, out, ddof, keepdims, False)
+
+
+@overload(np.nanstd)
+def _np_nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _nanvar_form(a, axis, dtype, out, ddof, keepdims, True)
+
+
+@overload(np.nancumsum)
+def _np_nancumsum(a, axis=None, dtype=None, out=None):
+    if not isinstance(a, types.Array) or _is_none(axis) or not (
+            _is_none(dtype) and _is_none(out)):
+        return None
+    return lambda a, axis=None, dtype=None, out=None: np.cumsum(
+        np.where(np.isnan(a), 0.0, a), axis=axis)
+
+
+@overload(np.nancumprod)
+def _np_nancumprod(a, axis=None, dtype=None, out=None):
+    if not isinstance(a, types.Array) or _is_none(axis) or not (
+            _is_none(dtype) and _is_none(out)):
+        return None
+    return lambda a, axis=None, dtype=None, out=None: np.cumprod(
+        np.where(np.isnan(a), 1.0, a), axis=axis)
+
+
+def _nanquantile_form(a, q, axis, keepdims, scale, mean=False):
+    """numba's form of np.nanquantile, np.nanpercentile and np.nanmedian with an axis or
+    keepdims (numba's own take the array and q alone)."""
+    if not isinstance(a, types.Array) or omitted(axis) and omitted(keepdims):
+        return None
+    _typed(a, axis)
+    keep = _constant(keepdims, "keepdims")
+    flat = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+    qnd = 0 if isinstance(q, types.Number) else q.ndim if isinstance(q, types.Array) else 1
+    nd = qnd + (a.ndim if keep else 0 if flat else a.ndim - 1)
+
+    @register_jitable
+    def impl(a, q, axis=None, keepdims=False):
+        qs = np.asarray(q, dtype=np.float64).ravel() / scale
+        values = _nanquantile_values(_lanes_of(a, axis), qs, mean)
+        return values.reshape(to_fixed_tuple(_kept_shape(
+            a.shape, axis, keep, np.shape(np.asarray(q))), nd))
+    if nd == 0:
+        return register_jitable(lambda a, q, axis=None, keepdims=False: impl(
+            a, q, axis, keepdims)[0, 0])
+    return register_jitable(impl)
+
+
+def _nanquantile_typer(scale):
+    def typer(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+              keepdims=False):
+        form = _nanquantile_form(a, q, axis, keepdims, scale)
+        return None if form is None else (
+            lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
+            keepdims=False: form(a, q, axis, keepdims))
+    return typer
+
+
+overload(np.nanquantile)(_nanquantile_typer(1.0))
+overload(np.nanpercentile)(_nanquantile_typer(100.0))
+
+
+@overload(np.nanmedian)
+def _np_nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    form = _nanquantile_form(a, types.float64, axis, keepdims, 1.0, True)
+    return None if form is None else (
+        lambda a, axis=None, out=None, overwrite_input=False, keepdims=False:
+        form(a, 0.5, axis, keepdims))

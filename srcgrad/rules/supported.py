@@ -138,7 +138,17 @@ def markdown() -> str:
               "", "## Array constructors", "",
               "No gradient flows through these; a differentiated value passed to one raises "
               "`MissingRule` (build the array with `np.stack` or arithmetic): " +
-              _names(records, "constructor") + ".", ""]
+              _names(records, "constructor") + ".",
+              "", "## Options", "",
+              "A float64 `dtype=` (`np.float64`, `float`, `'float64'`, `'f8'`) is "
+              "differentiated as if not given, any other refused, in " + ", ".join(sorted(
+                  n[1] for r in records if r.casts and (n := _name(r.primal)) is not None)) +
+              ". Given `initial=` or `where=`, these are "
+              "differentiated as the operations they stand for (the reduction of the array "
+              "with the reduction's identity where `where` is False, combined with "
+              "`initial`; `srcgrad/rules/reduction_options.py`): " + ", ".join(sorted(
+                  n[1] for r in records if r.expanded is not None
+                  and (n := _name(r.primal)) is not None)) + ".", ""]
     return "\n".join(lines)
 
 
