@@ -143,7 +143,9 @@ def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 3)
 
 
-@parametrize(CASES)
+# (second order compiled once: the grad and jvp runs compile every numba form, and each
+# compiled hvp of a case costs a minute of CPU)
+@parametrize([c if c[0] == "nansum_axis" else c[:5] + (False,) for c in CASES])
 def test_hvp_against_differences_of_the_gradient(case, jit):
     check_hvp(case, jit)
 
