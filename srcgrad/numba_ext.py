@@ -10,6 +10,7 @@ this module registers numba overloads for:
   allowed), ``keepdims`` and, for ``var``/``std``, ``ddof``: numba takes the array alone;
 * ``np.squeeze(a, axis)`` and ``a.squeeze(axis)`` with an integer axis, and without an
   axis for the shapes whose result rank is known from the input rank (see below);
+* ``a.round(decimals)``: numba has ``np.round`` but not the method;
 * ``np.clip(scalar, lo, hi)`` with scalar (or None) bounds: numba's ``np.clip`` needs an
   array first argument;
 * a list of ints or bools (nested for a rank-2 index) as an index, alone or in a tuple
@@ -382,6 +383,15 @@ for _name, _family, _functions in (
     for _np_fun in _functions:
         overload(_np_fun)(_function)
     _widen_method(_name, _method)
+
+
+# ---- a.round(decimals): numba has np.round but not the method ----
+
+
+@overload_method(types.Array, "round")
+def _array_round(a, decimals=0, out=None):
+    if _is_none(out):
+        return lambda a, decimals=0, out=None: np.round(a, decimals)
 
 
 # ---- np.squeeze ----

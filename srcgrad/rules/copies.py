@@ -22,7 +22,7 @@ from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
 from ..errors import MissingRule
-from ..numba_ext import normalize_axis
+from ..numba_ext import _widen_method, normalize_axis
 from ..runtime import reshape_as
 from . import describe, linear, rule, tangent
 from .shapes import _absent, _int_sequence, _ints
@@ -30,7 +30,7 @@ from .shapes import _absent, _int_sequence, _ints
 # ---- copies: the adjoint sums them ----
 
 
-@rule(np.repeat)
+@rule(np.repeat, methods=("repeat",))
 def repeat(dy, y, x, repeats=1, axis=None):
     return repeat_grad(dy, x, repeats, axis)
 
@@ -110,6 +110,16 @@ def _np_repeat(a, repeats, axis=None):
         return np.ascontiguousarray(np.swapaxes(
             rows.reshape((rows.shape[0],) + b.shape[1:]), k, 0))
     return repeat
+
+
+def _repeat_method(a, repeats, axis=None):
+    """numba's ``a.repeat(repeats)``, widened to take an axis (numba_ext._widen_method)."""
+    if _absent(axis):
+        return lambda a, repeats, axis=None: np.repeat(a, repeats)
+    return lambda a, repeats, axis=None: np.repeat(a, repeats, axis)
+
+
+_widen_method("repeat", _repeat_method)
 
 
 @overload(repeat_grad)

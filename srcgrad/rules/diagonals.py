@@ -1,5 +1,5 @@
-"""Diagonals and triangles: the records of np.diagonal, np.trace, np.diag, np.triu and
-np.tril, the helpers their rules call (each Python form beside its numba form), and the
+"""Diagonals and triangles: the records of np.diagonal, np.trace, np.diag, np.diagflat,
+np.triu and np.tril, the helpers their rules call (each Python form beside its numba form), and the
 numba forms NumPy's functions lack there (np.diagonal, np.trace along axes, the `trace`
 and `diagonal` methods). It also holds the typing checks the other modules of products
 (tensor_products, matrix_chains, einsum) share: `_one_matrix` (numba takes one matrix
@@ -10,7 +10,8 @@ back where the entries came from (zeros elsewhere): with y = diagonal(a, k), y[i
 a[i, i + k], so a's adjoint is dy on the diagonal k of an array of a's shape (a is read
 for its shape only); the trace, the sum of that diagonal, gives dy to each of its
 entries; np.diag goes both ways (a vector's adjoint is the diagonal k of dy, a matrix's
-is dy put on its diagonal k); a triangle keeps some entries and zeros the others, so its
+is dy put on its diagonal k; np.diagflat's, of any shape, the diagonal k of dy in v's
+shape); a triangle keeps some entries and zeros the others, so its
 adjoint is the same triangle of dy.
 """
 
@@ -21,6 +22,7 @@ from numba.extending import overload, overload_method, register_jitable
 
 from ..errors import MissingRule
 from ..numba_ext import normalize_axis
+from ..runtime import reshape_as
 from . import describe, linear, rule
 
 _ONE_MATRIX = "srcgrad: numba takes one matrix here (a 2-D array), not a stack of them"
@@ -194,6 +196,11 @@ def diag(dy, y, v, k=0):
     return diag_grad(dy, v, k)
 
 
+@rule(np.diagflat)
+def diagflat(dy, y, v, k=0):
+    return reshape_as(np.diag(dy, k), v)
+
+
 # ---- triangles ----
 
 
@@ -207,7 +214,7 @@ def tril(dy, y, m, k=0):
     return np.tril(dy, k)
 
 
-linear(np.diagonal, np.trace, np.diag, np.triu, np.tril)
+linear(np.diagonal, np.trace, np.diag, np.diagflat, np.triu, np.tril)
 linear(diagonal_grad, trace_grad, diag_grad)
 describe(diagonal_grad, trace_grad, diag_grad, shape_only=1)
 describe(diagonal_grad, trace_grad, diag_grad, pure=True)

@@ -11,6 +11,10 @@ np.clip(x, lo, hi) is minimum(maximum(x, lo), hi): the gradient goes to whicheve
 lo and hi the result is (hi where lo > hi). The slope of np.prod in x_i is the product of
 the other entries along the axis, made from prefix and suffix products (no division, so
 zeros in x are exact: with two zeros in a slice, every slope there is 0).
+np.heaviside(x1, x2) is a step (no slope in x1, 0 at the step as in JAX) that is x2 where
+x1 == 0; np.fmod(a, b) = a - b trunc(a / b) (trunc has no slope); np.modf(x) gives
+(x - trunc(x), trunc(x)): the slope of the first is 1, of the second 0; np.ldexp(x1, x2)
+= x1 2^x2, x2 an integer (no gradient).
 """
 
 import math
@@ -27,6 +31,7 @@ from ..runtime.common import _float_scalar, _is_none
 from ..runtime.reductions import _reduced_axes
 from . import describe, linear, nondifferentiable, rule, tangent
 from .builtin_rules import abs_
+from .factorizations import results
 from .numpy_rules import cbrt, exp2
 
 # ---- one argument ----
@@ -193,6 +198,63 @@ def logaddexp2(dy, y, a, b):
 @rule(np.copysign, math.copysign, elementwise=True)
 def copysign(dy, y, a, b):
     return unbroadcast(dy * np.sign(a) * np.copysign(1.0, b), a), None
+
+
+@rule(np.heaviside, elementwise=True)
+def heaviside(dy, y, x1, x2):
+    return None, unbroadcast(dy * (x1 == 0), x2)
+
+
+@overload(np.heaviside)
+def _np_heaviside(x1, x2):
+    # numba has no np.heaviside
+    if isinstance(x1, (types.Float, types.Integer)) and \
+            isinstance(x2, (types.Float, types.Integer)):
+        return lambda x1, x2: _step(x1, x2)
+    if isinstance(x1, types.Array) or isinstance(x2, types.Array):
+        def impl(x1, x2):
+            shape = np.shape(x1 + x2)
+            a = np.ascontiguousarray(np.broadcast_to(x1, shape)).ravel()
+            b = np.ascontiguousarray(np.broadcast_to(x2, shape)).ravel()
+            out = np.empty(a.size)
+            for i in range(a.size):
+                out[i] = _step(a[i], b[i])
+            return out.reshape(shape)
+        return impl
+
+
+@register_jitable
+def _step(x1, x2):
+    if np.isnan(x1):
+        return np.nan
+    return 0.0 if x1 < 0 else (1.0 if x1 > 0 else float(x2))
+
+
+@rule(np.fmod, elementwise=True)
+def fmod(dy, y, a, b):
+    return unbroadcast(dy, a), unbroadcast(-dy * np.trunc(a / b), b)
+
+
+@rule(np.ldexp, elementwise=True)
+def ldexp(dy, y, x1, x2):
+    return unbroadcast(np.ldexp(dy, x2), x1), None
+
+
+@rule(np.modf, results=2)
+def modf(dy, y, x):
+    return dy[0] * 1.0
+
+
+@tangent(np.modf)
+def modf_tangent(dx, y, x):
+    return results(dx, 0.0 * dx)
+
+
+@overload(np.modf)
+def _np_modf(x):
+    # numba has no np.modf
+    if isinstance(x, (types.Float, types.Integer, types.Array)):
+        return lambda x: (x - np.trunc(x), np.trunc(x))
 
 
 def bound_or(v, default):

@@ -181,3 +181,110 @@ linear(np.hstack, *_VSTACKS, np.dstack, np.column_stack, np.split, np.array_spli
        np.vsplit, np.dsplit, unjoin, unsplit)
 linear(np.append, positions=(0, 1))
 describe(unjoin, unsplit, pure=True)
+
+
+# ---- grids: np.meshgrid gives one array per vector; each one's adjoint sums it ----
+
+
+def grids(x1, x2=None, x3=None, copy=True, sparse=False, indexing="xy"):
+    """np.meshgrid of up to three vectors, which generated code calls in its place (numba
+    has no np.meshgrid): a tuple of arrays.
+
+    >>> [g.shape for g in grids(np.zeros(2), np.zeros(3))]
+    [(3, 2), (3, 2)]
+    """
+    xs = [x for x in (x1, x2, x3) if x is not None]
+    return tuple(np.meshgrid(*xs, copy=copy, sparse=sparse, indexing=indexing))
+
+
+def _grid_axis(which, ndim, indexing):
+    """The axis of the grids along which input `which` varies."""
+    return 1 - which if indexing == "xy" and ndim > 1 and which < 2 else which
+
+
+def ungrid(dy, x, which, indexing="xy"):
+    """The gradient of input `which` (x) of ``np.meshgrid(..., indexing=indexing)``:
+    its grid's cotangent dy[which] summed over the other axes, in x's shape.
+
+    >>> ungrid([np.ones((3, 2)), np.ones((3, 2))], np.zeros(3), 1)
+    array([2., 2., 2.])
+    """
+    g = np.asarray(dy[which])
+    k = _grid_axis(which, g.ndim, indexing)
+    return np.moveaxis(g, k, 0).reshape(g.shape[k], -1).sum(axis=1).reshape(np.shape(x))
+
+
+@register_jitable
+def _grid_axis_jit(which, ndim, indexing):
+    return 1 - which if indexing == "xy" and ndim > 1 and which < 2 else which
+
+
+@overload(ungrid)
+def _ungrid_typer(dy, x, which, indexing="xy"):
+    def impl(dy, x, which, indexing="xy"):
+        g = dy[which]
+        k = _grid_axis_jit(which, g.ndim, indexing)
+        h = np.ascontiguousarray(np.swapaxes(g, k, 0))
+        n = h.shape[0]
+        return np.sum(h.reshape((n, h.size // n if n else 0)), axis=1).reshape(x.shape)
+    return impl
+
+
+def _present(t) -> bool:
+    return not _absent(t)
+
+
+@overload(grids)
+def _grids_typer(x1, x2=None, x3=None, copy=True, sparse=False, indexing="xy"):
+    for x in (x1, x2, x3):
+        if _present(x) and not (isinstance(x, types.Array) and x.ndim == 1):
+            return None
+    if not (isinstance(sparse, types.Omitted) and not sparse.value or
+            isinstance(sparse, types.BooleanLiteral) and not sparse.literal_value or
+            sparse is False):
+        return None
+    if _absent(x2):
+        return lambda x1, x2=None, x3=None, copy=True, sparse=False, indexing="xy": (
+            x1.copy(),)
+    if _absent(x3):
+        def two(x1, x2=None, x3=None, copy=True, sparse=False, indexing="xy"):
+            xy = indexing == "xy"
+            shape = (len(x2), len(x1)) if xy else (len(x1), len(x2))
+            a, b = np.empty(shape, x1.dtype), np.empty(shape, x2.dtype)
+            for i in range(len(x1)):
+                for j in range(len(x2)):
+                    at = (j, i) if xy else (i, j)
+                    a[at], b[at] = x1[i], x2[j]
+            return a, b
+        return two
+
+    def three(x1, x2=None, x3=None, copy=True, sparse=False, indexing="xy"):
+        xy = indexing == "xy"
+        shape = (len(x2), len(x1), len(x3)) if xy else (len(x1), len(x2), len(x3))
+        a, b, c = np.empty(shape, x1.dtype), np.empty(shape, x2.dtype), np.empty(shape, x3.dtype)
+        for i in range(len(x1)):
+            for j in range(len(x2)):
+                for k in range(len(x3)):
+                    at = (j, i, k) if xy else (i, j, k)
+                    a[at], b[at], c[at] = x1[i], x2[j], x3[k]
+        return a, b, c
+    return three
+
+
+def _grids_refused(options) -> str | None:
+    if options.get("sparse"):
+        return "sparse=True has no gradient rule: broadcast the dense grids' inputs instead"
+    return None
+
+
+# np.meshgrid's vectors are its positional *xi, up to three here (the rest keyword-only)
+@rule(np.meshgrid, grids, refuse=_grids_refused)
+def meshgrid(dy, y, x1, x2=None, x3=None, copy=True, sparse=False, indexing="xy"):
+    return (ungrid(dy, x1, 0, indexing), ungrid(dy, x2, 1, indexing),
+            ungrid(dy, x3, 2, indexing), None, None, None)
+
+
+linear(np.meshgrid, grids, positions=(0, 1, 2))
+linear(ungrid)
+describe(np.meshgrid, compiled_as=grids)
+describe(grids, ungrid, pure=True)
