@@ -96,7 +96,7 @@ def test_compiled_values_are_numpys():
 
     def forms(m, v):
         return (covariance(v, rowvar=False), covariance(m, v, False, True),
-                covariance(m, ddof=2), correlation(m, v), correlation(m, None, False))
+                covariance(m, ddof=2), correlation(m.T, v), correlation(m, None, False))
     m, v = any_(4, 3), any_(4)
     for got, want in zip(njit(forms)(m, v), forms(m, v), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-13)
