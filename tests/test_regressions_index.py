@@ -200,16 +200,16 @@ def test_subscript_of_an_object_is_a_missing_rule():
 
 
 def missing_function(x):
-    return np.sum(np.convolve(np.outer(x, x)[0], x))
+    return np.sum(np.unwrap(np.outer(x, x)[0]))
 
 
 def test_missing_rule_says_what_to_do():
     with pytest.raises(srcgrad.MissingRule) as info:
         srcgrad.grad(missing_function, jit=False)(np.ones(2))
     text = str(info.value)
-    assert "np.convolve has no gradient rule: define one with " \
-           "@srcgrad.adjoint(np.convolve)" in text
-    assert "test_regressions_index.py:" in text and "np.convolve(np.outer" in text
+    assert "np.unwrap has no gradient rule: define one with " \
+           "@srcgrad.adjoint(np.unwrap)" in text
+    assert "test_regressions_index.py:" in text and "np.unwrap(np.outer" in text
 
 
 def take_along(a):
