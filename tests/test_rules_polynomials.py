@@ -105,7 +105,7 @@ def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 3)
 
 
-@parametrize([c[:5] + (c[0] == "trapezoid",) for c in CASES])
+@parametrize([c[:5] + (False,) for c in CASES])   # (compiled: two minutes of CPU)
 def test_hvp_against_differences_of_the_gradient(case, jit):
     check_hvp(case, jit)
 

@@ -1,7 +1,7 @@
 """The methods of NumPy's ufuncs: the records of `ufunc.reduce` (add, multiply, maximum,
 minimum, fmax, fmin, logaddexp, logaddexp2), `ufunc.accumulate` (add, multiply, maximum,
-minimum) and `ufunc.outer` (every binary ufunc whose rule is elementwise), and the
-stand-ins generated code calls in their place (numba compiles no ufunc method).
+minimum) and `ufunc.outer` (every binary ufunc of two floats whose rule is elementwise),
+and the stand-ins generated code calls in their place (numba compiles no ufunc method).
 
 A reduction is the function it names: ``np.add.reduce(a, axis)`` is np.sum, multiply's
 np.prod, maximum's and minimum's np.max and np.min (dy split evenly among ties, as in JAX),
@@ -567,6 +567,7 @@ def _outer_record(ufunc) -> None:
 # read from the records (a question about a ufunc without one would import SciPy's)
 OUTER = sorted({u for u in (r.primal for r in records()) if isinstance(u, np.ufunc) and
                 getattr(np, u.__name__, None) is u and u.nin == 2 and u.nout == 1 and
+                "dd->d" in u.types and   # (two floats: np.ldexp's exponent is an int)
                 (r := lookup(u)).kind == "rule" and r.elementwise and len(r.params) == 2},
                key=lambda u: u.__name__)
 for _u in OUTER:
