@@ -30,19 +30,18 @@ where every entry ties (a range of 0) the two cancel.
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
-from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import extremum_grad, sum_grad
 from . import describe, linear, rule, tangent
-from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, omitted
+from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad
 from .elementwise import prod_others
 from .quantiles import (
-    _constant,
     _cotangents,
-    _kept_shape,
     _lanes_of,
     _place,
+    _quantile_form,
+    _quantile_typer,
     _refused,
     _rows,
     _typed,
@@ -441,46 +440,13 @@ def _np_nancumprod(a, axis=None, dtype=None, out=None):
         np.where(np.isnan(a), 1.0, a), axis=axis)
 
 
-def _nanquantile_form(a, q, axis, keepdims, scale, mean=False):
-    """numba's form of np.nanquantile, np.nanpercentile and np.nanmedian with an axis or
-    keepdims (numba's own take the array and q alone)."""
-    if not isinstance(a, types.Array) or omitted(axis) and omitted(keepdims):
-        return None
-    _typed(a, axis)
-    keep = _constant(keepdims, "keepdims")
-    flat = axis is None or isinstance(axis, (types.NoneType, types.Omitted))
-    qnd = 0 if isinstance(q, types.Number) else q.ndim if isinstance(q, types.Array) else 1
-    nd = qnd + (a.ndim if keep else 0 if flat else a.ndim - 1)
-
-    @register_jitable
-    def impl(a, q, axis=None, keepdims=False):
-        qs = np.asarray(q, dtype=np.float64).ravel() / scale
-        values = _nanquantile_values(_lanes_of(a, axis), qs, mean)
-        return values.reshape(to_fixed_tuple(_kept_shape(
-            a.shape, axis, keep, np.shape(np.asarray(q))), nd))
-    if nd == 0:
-        return register_jitable(lambda a, q, axis=None, keepdims=False: impl(
-            a, q, axis, keepdims)[0, 0])
-    return register_jitable(impl)
-
-
-def _nanquantile_typer(scale):
-    def typer(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-              keepdims=False):
-        form = _nanquantile_form(a, q, axis, keepdims, scale)
-        return None if form is None else (
-            lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
-            keepdims=False: form(a, q, axis, keepdims))
-    return typer
-
-
-overload(np.nanquantile)(_nanquantile_typer(1.0))
-overload(np.nanpercentile)(_nanquantile_typer(100.0))
+overload(np.nanquantile)(_quantile_typer(1.0, _nanquantile_values))
+overload(np.nanpercentile)(_quantile_typer(100.0, _nanquantile_values))
 
 
 @overload(np.nanmedian)
 def _np_nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    form = _nanquantile_form(a, types.float64, axis, keepdims, 1.0, True)
+    form = _quantile_form(a, types.float64, axis, keepdims, 1.0, True, _nanquantile_values)
     return None if form is None else (
         lambda a, axis=None, out=None, overwrite_input=False, keepdims=False:
         form(a, 0.5, axis, keepdims))

@@ -223,7 +223,10 @@ def _constant(v, name):
     raise TypingError(f"srcgrad: numba takes {name} as a constant True or False")
 
 
-def _quantile_form(a, q, axis, keepdims, scale, mean=False):
+def _quantile_form(a, q, axis, keepdims, scale, mean=False, lanes=None):
+    """numba's form of a quantile with an axis or keepdims (numba's own take the array and
+    q alone): `lanes` (`_quantile_values`, or np.nanquantile's) computes it per lane."""
+    lanes = lanes or _quantile_values
     if not isinstance(a, types.Array) or omitted(axis) and omitted(keepdims):
         return None
     _typed(a, axis)
@@ -235,7 +238,7 @@ def _quantile_form(a, q, axis, keepdims, scale, mean=False):
     @register_jitable
     def impl(a, q, axis=None, keepdims=False):
         qs = np.asarray(q, dtype=np.float64).ravel() / scale
-        values = _quantile_values(_lanes_of(a, axis), qs, mean)
+        values = lanes(_lanes_of(a, axis), qs, mean)
         return values.reshape(to_fixed_tuple(_kept_shape(
             a.shape, axis, keep, np.shape(np.asarray(q))), nd))
     if nd == 0:
@@ -244,11 +247,12 @@ def _quantile_form(a, q, axis, keepdims, scale, mean=False):
     return register_jitable(impl)
 
 
-def _quantile_typer(scale):
-    """numba's form of np.quantile (scale 1) or np.percentile (q in percent: 100)."""
+def _quantile_typer(scale, lanes=None):
+    """numba's form of np.quantile (scale 1) or np.percentile (q in percent: 100), or of
+    their nan forms (`lanes`: see `_quantile_form`)."""
     def typer(a, q, axis=None, out=None, overwrite_input=False, method="linear",
               keepdims=False):
-        form = _quantile_form(a, q, axis, keepdims, scale)
+        form = _quantile_form(a, q, axis, keepdims, scale, lanes=lanes)
         return None if form is None else (
             lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
             keepdims=False: form(a, q, axis, keepdims))
