@@ -379,7 +379,7 @@ def test_a_wide_wrap_differentiates_as_numpy_pads_it(jit):
     # NumPy < 2 pads otherwise than periodically where a pad is wider than its axis
     x = np.arange(3.0)
     if np.array_equal(np.pad(np.arange(2), (1, 5), "wrap"), [1, 0] * 4):
-        assert_grad(wrapped_wide, srcgrad.grad(wrapped_wide, jit=jit)(x), (x,), [0])
+        assert_grad(wrapped_wide, srcgrad.grad(wrapped_wide, wrt=(0,), jit=jit)(x), (x,), [0])
     else:
         with pytest.raises(srcgrad.SrcgradError, match="wider than its axis"):
             srcgrad.grad(wrapped_wide, jit=jit)(x)
