@@ -88,9 +88,10 @@ def distinct_names() -> None:
 distinct_names()
 
 
-def _omitted(t) -> bool:
-    """Whether an optional argument was left out (overloads then see its default)."""
-    return isinstance(t, (types.Omitted, bool, int)) or t is None
+def omitted(t) -> bool:
+    """Whether an overload's optional argument was left out: numba passes Omitted, or
+    (numba < 0.60, some calls) the default itself, a Python value."""
+    return isinstance(t, types.Omitted) or not isinstance(t, types.Type)
 
 
 def _is_none(t) -> bool:
@@ -262,10 +263,10 @@ def _reduction(name, a, over_all, keep):
 def _implementation(name, a, axis, dtype, out, keepdims, ddof=0):
     """`_reduction` for the calls numba lacks; None for those it has (or nobody has)."""
     passed = {"axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims, "ddof": ddof}
-    given = {k for k, t in passed.items() if not _omitted(t)}
+    given = {k for k, t in passed.items() if not omitted(t)}
     if given <= _NATIVE.get(name, set()) or not (_is_none(dtype) and _is_none(out)):
         return None
-    if not (_omitted(ddof) or isinstance(ddof, (types.Integer, types.Float))):
+    if not (omitted(ddof) or isinstance(ddof, (types.Integer, types.Float))):
         return None
     if not isinstance(a, types.Array) or a.ndim == 0:
         return None
@@ -276,12 +277,12 @@ def _implementation(name, a, axis, dtype, out, keepdims, ddof=0):
 
 def _forwards_natively(name, axis, dtype, out, keepdims, ddof=0) -> bool:
     """Whether an array method call is one numba's own function form handles."""
-    if not _omitted(keepdims):
+    if not omitted(keepdims):
         # Fails on a non-literal keepdims, so that numba retries with literals and
         # the forwarded call still sees a constant.
         _static_bool(keepdims, "keepdims")
     passed = {"axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims, "ddof": ddof}
-    return {k for k, t in passed.items() if not _omitted(t)} <= _NATIVE.get(name, set())
+    return {k for k, t in passed.items() if not omitted(t)} <= _NATIVE.get(name, set())
 
 
 # Three signature families, as in NumPy; each gives the np.<name> overload and the

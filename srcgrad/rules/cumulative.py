@@ -23,7 +23,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from ..numba_ext import normalize_axis
+from ..numba_ext import normalize_axis, omitted
 from . import describe, linear, rule, tangent
 
 
@@ -227,12 +227,6 @@ def _cumprod_lanes(x, g, axis, mode):
                     out[p, j, q] = dprod if mode == 1 else prod * xs[p, j, q]
                 prod *= xs[p, j, q]
     return out.reshape(x.shape)
-
-
-def omitted(v):
-    """Whether a numba form's argument was left out (numba passes Omitted, or the
-    default itself, a Python value)."""
-    return isinstance(v, types.Omitted) or not isinstance(v, types.Type)
 
 
 def _flat(axis):

@@ -17,9 +17,9 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from ..numba_ext import normalize_axis
+from ..numba_ext import normalize_axis, omitted
 from . import describe, linear, rule, tangent
-from .cumulative import lanes, omitted
+from .cumulative import lanes
 
 
 def _refused(keywords) -> str | None:

@@ -26,7 +26,7 @@ from numba import types
 from numba.extending import overload
 
 from ..errors import RuleError
-from ..numba_ext import _is_none, _omitted, _static_bool
+from ..numba_ext import _is_none, _static_bool, omitted
 from . import describe
 
 # ---- the expressions normalize writes ----
@@ -111,7 +111,7 @@ def _cast_reduction(fun):
     dtype=np.float64: `fun` of the array cast (numba's own take no dtype, but np.sum's
     without keepdims)."""
     def typer(a, axis=None, dtype=None, out=None, keepdims=False):
-        if not _served(a, dtype, out) or fun is np.sum and _omitted(keepdims):
+        if not _served(a, dtype, out) or fun is np.sum and omitted(keepdims):
             return None
         keep = _static_bool(keepdims, "keepdims")
         if _is_none(axis) and not keep:
@@ -128,7 +128,7 @@ def _cast_spread(fun):
         if not _served(a, dtype, out):
             return None
         keep = _static_bool(keepdims, "keepdims")
-        if _is_none(axis) and not keep and _omitted(ddof):
+        if _is_none(axis) and not keep and omitted(ddof):
             return lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: fun(
                 a.astype(np.float64))
         return lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: fun(

@@ -21,9 +21,10 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
+from ..numba_ext import omitted
 from ..runtime import unbroadcast
 from . import describe, linear, nondifferentiable, rule, tangent
-from .cumulative import lanes, omitted
+from .cumulative import lanes
 
 
 def _stable_order(a, axis):

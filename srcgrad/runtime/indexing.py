@@ -10,7 +10,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from ..errors import NONSCALAR_MARKER, NonScalarOutput
-from ..numba_ext import as_index
+from ..numba_ext import as_index, omitted
 from .common import _NONSCALAR, _is_none, _is_scalar, _item, _ranked, _sequence
 
 
@@ -204,8 +204,11 @@ def _taken_typer(indices, a, axis=None, mode="raise"):
 @overload(np.take)
 def _np_take(a, indices, axis=None, out=None, mode="raise"):
     # numba's np.take has no mode: the indices it reads, taken as mode 'raise' takes them
-    if not isinstance(a, types.Array) or isinstance(mode, types.Omitted) or not _is_none(out):
+    if not isinstance(a, types.Array) or omitted(mode) or not _is_none(out):
         return None
+    if _is_none(axis):   # (numba < 0.60's np.take takes no axis)
+        return lambda a, indices, axis=None, out=None, mode="raise": np.take(
+            a, taken(indices, a, None, mode))
     return lambda a, indices, axis=None, out=None, mode="raise": np.take(
         a, taken(indices, a, axis, mode), axis)
 
@@ -262,7 +265,7 @@ def _take_grad_typer(dy, a, indices, axis=None, mode="raise"):
     else:
         raise TypingError("srcgrad: the gradient of np.take compiles an axis with a 1-D "
                           "index (or an int on a matrix) only")
-    if isinstance(mode, types.Omitted):
+    if omitted(mode):
         return lambda dy, a, indices, axis=None, mode="raise": back(dy, a, indices, axis)
     # the indices mode 'raise' reads
     return lambda dy, a, indices, axis=None, mode="raise": back(
