@@ -347,12 +347,10 @@ class FunctionPass:
                     count = operand_count(r) if form is None else len(r.params)
                     args, kwargs = by_position(form or obj, value.args, kwargs, count,
                                                 defaults=r.origin is not None or bool(form))
-                    if form is None and r.origin is None and len(args) > count:
-                        args, kwargs = by_name(obj, args, kwargs, count,
-                                               list(r.params) + list(r.defaults))
-                    if "dtype" in kwargs and "dtype" not in r.defaults:
-                        if (why := self.cast(kwargs.pop("dtype"), r, fun)) is not None:
-                            return Operation("missing", args, kwargs, what=f"{what}: {why}")
+                    args, kwargs, why = self.named(obj, r, args, kwargs,
+                                                   count if form is None else None)
+                    if why:
+                        return Operation("missing", args, kwargs, what=f"{what}: {why}")
                     if form is not None and (kwargs or len(args) != len(r.params)):
                         return Operation("missing", args, kwargs, what=(
                             f"{what}: srcgrad differentiates it as {form.__name__}"
@@ -415,27 +413,34 @@ class FunctionPass:
         r = lookup(fun) if fun is not None else None
         if r is None:
             return Operation("missing", args, kwargs, what=f"{what} has no gradient rule")
-        if r.kind == "rule" and r.origin is None and len(args) > (count := operand_count(r)):
-            args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
-        if r.kind == "rule" and "dtype" in kwargs and "dtype" not in r.defaults:
-            kwargs = dict(kwargs)
-            if (why := self.cast(kwargs.pop("dtype"), r, fun)) is not None:
+        if r.kind == "rule":
+            args, kwargs, why = self.named(fun, r, args, kwargs, operand_count(r))
+            if why:
                 return Operation("missing", args, kwargs, what=f"{what}: {why}")
         return Operation("rule", args, kwargs, r, fun=fun, what=what)
 
-    def cast(self, dtype: gast.AST, r: Rule, fun: Any) -> str | None:
-        """Why a call of `fun` with `dtype=` cannot be differentiated by its rule `r`
-        (which takes none), or None: where its record says it `casts`, a float64 dtype
-        (or None) leaves a float's gradient as it is; any other is a cast that has none
-        srcgrad gives (an integer one none at all)."""
+    def named(self, fun: Any, r: Rule, args: list, kwargs: dict, count: int | None
+              ) -> tuple[list, dict, str | None]:
+        """A built-in rule's call with its options past the first `count` arguments named
+        as `fun` names them (`by_name`; None: left as they are), and a `dtype=` its rule
+        does not take read: where `fun`'s record says it `casts`, a float64 dtype (or
+        None) leaves a float's gradient as it is and is dropped; any other is a cast with
+        no gradient srcgrad gives, why is said. (args, kwargs, why or None)"""
+        if count is not None and r.origin is None and len(args) > count:
+            args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
+        if "dtype" not in kwargs or "dtype" in r.defaults:
+            return args, kwargs, None
+        kwargs = dict(kwargs)
+        dtype = kwargs.pop("dtype")
         obj = dtype.value if isinstance(dtype, gast.Constant) else \
             self.p.env.resolve(dtype, self.locals)
-        if obj is None or fact(fun, "casts") and float64_type(obj):
-            return None
+        if obj is None or fact(fun, "casts") and dtype_name(obj) == "float64":
+            return args, kwargs, None
         shown = obj if isinstance(obj, str) else getattr(obj, "__name__", dotted(dtype))
-        return f"gradient rule {r.name} has no parameter 'dtype' for dtype={shown}" + (
-            ": srcgrad differentiates a float64 dtype alone (np.float64, float, 'float64'), "
-            "whose gradient is the one without it" if fact(fun, "casts") else "")
+        return args, kwargs, f"gradient rule {r.name} has no parameter 'dtype' for " \
+            f"dtype={shown}" + (": srcgrad differentiates a float64 dtype alone (np.float64, "
+                                 "float, 'float64'), whose gradient is the one without it"
+                                 if fact(fun, "casts") else "")
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.
@@ -467,14 +472,8 @@ class FunctionPass:
                 elif (form := fact(obj, "called_as") or fact(obj, "compiled_as")) is not None:
                     node.func = b.name(self.bind(form.__name__, form))
                     bound.add(id(node.func))
-                self.write_float64(node, obj)
+                self.write_dtype(node, obj)
                 if obj is MISSING and isinstance(node.func, gast.Attribute) and \
-                        node.func.attr == "astype" and node.args and \
-                        (dtype := numpy_type(self.p.env.resolve(node.args[0], self.locals))):
-                    # x.astype(float): numba takes NumPy's types (np.float64) alone
-                    node.args[0] = b.make(gast.Attribute, value=b.name(self.bind("np", np)),
-                                          attr=dtype, ctx=gast.Load())
-                elif obj is MISSING and isinstance(node.func, gast.Attribute) and \
                         (form := fact(methods().get(node.func.attr), "called_as")):
                     # an array method numba lacks (`x.item(k)`): its form, x first
                     node.args = [node.func.value] + node.args
@@ -499,10 +498,10 @@ class FunctionPass:
                                        avoid=self.locals)
         return stmt
 
-    def write_float64(self, node: gast.Call, obj: Any) -> None:
-        """A NumPy function's or an array method's `dtype` (`np.mean(x, dtype=float)`,
-        `x.sum(0, 'f8')`) written np.float64 where it is float64 by another name: the one
-        spelling numba's forms take."""
+    def write_dtype(self, node: gast.Call, obj: Any) -> None:
+        """A NumPy function's or an array method's `dtype` given by another name than
+        NumPy's type (`np.mean(x, dtype=float)`, `x.astype(bool)`, `x.sum(0, 'f8')`)
+        written as that type (np.float64, np.bool_): the one spelling numba's forms take."""
         method = obj is MISSING and isinstance(node.func, gast.Attribute)
         fun = methods().get(node.func.attr) if method else obj
         if not (callable(fun) and (getattr(fun, "__module__", None) or "").startswith("numpy")):
@@ -514,11 +513,14 @@ class FunctionPass:
         given = [k for k in node.keywords if k.arg == "dtype"]
         at = names.index("dtype") if "dtype" in names else len(node.args)
         value = given[0].value if given else node.args[at] if at < len(node.args) else None
-        obj = value.value if isinstance(value, gast.Constant) else \
-            self.p.env.resolve(value, self.locals) if value is not None else None
-        if obj is np.float64 or obj is None or not float64_type(obj):
+        if value is None:
             return
-        written = b.make(gast.Attribute, value=b.name(self.bind("np", np)), attr="float64",
+        obj = value.value if isinstance(value, gast.Constant) else \
+            self.p.env.resolve(value, self.locals)
+        name = dtype_name(obj)
+        if name is None or obj is getattr(np, name):
+            return
+        written = b.make(gast.Attribute, value=b.name(self.bind("np", np)), attr=name,
                          ctx=gast.Load())
         if given:
             given[0].value = written
@@ -532,22 +534,17 @@ class FunctionPass:
         return b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
 
 
-def float64_type(obj: Any) -> bool:
-    """Whether `obj` names NumPy's float64 as a dtype (np.float64, float, 'float64',
-    'f8', np.dtype('float64'))."""
-    if not isinstance(obj, (type, str, np.dtype)):
-        return False
+def dtype_name(obj: Any) -> str | None:
+    """The name of NumPy's type that `obj` gives as a dtype (float, 'f8', np.float64 and
+    np.dtype('float64'): 'float64'; bool: 'bool_'), else None."""
+    if not (isinstance(obj, (str, np.dtype)) or any(obj is t for t in (float, int, bool, complex))
+            or isinstance(obj, type) and issubclass(obj, np.generic)):
+        return None
     try:
-        return np.dtype(obj) == np.float64
+        t = np.dtype(obj).type
     except TypeError:
-        return False
-
-
-def numpy_type(obj: Any) -> str | None:
-    """The name of the NumPy type Python's number type `obj` stands for in
-    `x.astype(float)` (numba takes NumPy's types alone), else None."""
-    names = {float: "float64", int: "int64", bool: "bool_", complex: "complex128"}
-    return next((name for t, name in names.items() if obj is t), None)
+        return None
+    return next((n for n in (t.__name__, f"{t.__name__}_") if getattr(np, n, None) is t), None)
 
 
 def operand_count(r: Rule) -> int:
