@@ -37,14 +37,14 @@ from . import describe, linear, rule, tangent
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad
 from .elementwise import prod_others
 from .quantiles import (
-    _cotangents,
-    _lanes_of,
-    _place,
+    _grad_typer,
+    _quantile_adjoint,
     _quantile_form,
+    _quantile_lanes,
     _quantile_typer,
     _refused,
     _rows,
-    _typed,
+    _tangent_typer,
 )
 
 
@@ -165,67 +165,6 @@ describe(np.nansum, np.nanmean, np.ptp, np.nanmax, np.nanmin, np.nanprod, np.nan
 # ---- order statistics of the entries that are not NaN ----
 
 
-@register_jitable
-def _valid_order(lane):
-    """The places of `lane`'s entries that are not NaN, in the stable order of their
-    values."""
-    idx = np.nonzero(lane == lane)[0]
-    return idx[np.argsort(lane[idx], kind="mergesort")]
-
-
-@register_jitable
-def _nanquantile_adjoint(g, x3, qs):
-    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes),
-    the NaNs left out (an all-NaN lane gets 0)."""
-    before, n, after = x3.shape
-    out = np.zeros((before, n, after))
-    for p in range(before):
-        for r in range(after):
-            order = _valid_order(x3[p, :, r].copy())
-            for j in range(qs.size if order.size else 0):
-                lo, hi, f = _place(qs[j], order.size)
-                out[p, order[lo], r] += (1.0 - f) * g[j, p * after + r]
-                out[p, order[hi], r] += f * g[j, p * after + r]
-    return out
-
-
-@register_jitable
-def _nanquantile_lanes(t3, x3, qs):
-    """Per entry of qs and lane of x3: the tangent along x3's tangent t3 (0 for an
-    all-NaN lane)."""
-    before, n, after = x3.shape
-    out = np.zeros((qs.size, before * after))
-    for p in range(before):
-        for r in range(after):
-            order = _valid_order(x3[p, :, r].copy())
-            for j in range(qs.size if order.size else 0):
-                lo, hi, f = _place(qs[j], order.size)
-                out[j, p * after + r] = (1.0 - f) * t3[p, order[lo], r] + \
-                    f * t3[p, order[hi], r]
-    return out
-
-
-@register_jitable
-def _nanquantile_values(x3, qs, mean):
-    """Per entry of qs and lane of x3: the quantile of the entries that are not NaN
-    (NumPy's arithmetic, as `quantiles._quantile_values`; NaN for an all-NaN lane)."""
-    before, n, after = x3.shape
-    out = np.empty((qs.size, before * after))
-    for p in range(before):
-        for r in range(after):
-            lane = x3[p, :, r].copy()
-            s = np.sort(lane[lane == lane])
-            for j in range(qs.size):
-                if s.size == 0:
-                    out[j, p * after + r] = np.nan
-                    continue
-                lo, hi, f = _place(qs[j], s.size)
-                diff = s[hi] - s[lo]
-                out[j, p * after + r] = (s[lo] + s[hi]) / 2.0 if mean and f > 0.0 else \
-                    s[hi] - diff * (1.0 - f) if f >= 0.5 else s[lo] + diff * f
-    return out
-
-
 def nanquantile_grad(dy, a, q, axis=None):
     """The gradient of `a` of ``y = np.nanquantile(a, q, axis)`` (q in [0, 1]).
 
@@ -235,7 +174,7 @@ def nanquantile_grad(dy, a, q, axis=None):
     rows, back = _rows(a, axis)
     qs = np.ravel(np.asarray(q, dtype=np.float64))
     g = np.reshape(np.asarray(dy, dtype=np.float64), (qs.size, rows.shape[0]))
-    return back(_nanquantile_adjoint(g, rows[:, :, None], qs)[:, :, 0])
+    return back(_quantile_adjoint(g, rows[:, :, None], qs, True)[:, :, 0])
 
 
 def nanquantile_tangent(dx, y, a, q, axis=None):
@@ -248,35 +187,12 @@ def nanquantile_tangent(dx, y, a, q, axis=None):
     rows, _ = _rows(a, axis)
     moved, _ = _rows(np.broadcast_to(dx, np.shape(a)), axis)
     qs = np.ravel(np.asarray(q, dtype=np.float64))
-    t = _nanquantile_lanes(moved[:, :, None], rows[:, :, None], qs)
+    t = _quantile_lanes(moved[:, :, None], rows[:, :, None], qs, True)
     return t.reshape(np.shape(y)) if np.ndim(y) else float(t[0, 0])
 
 
-@overload(nanquantile_grad)
-def _nanquantile_grad_typer(dy, a, q, axis=None):
-    if not _typed(a, axis):
-        return None
-
-    def grad(dy, a, q, axis=None):
-        x3 = _lanes_of(a, axis)
-        qs = np.asarray(q, dtype=np.float64).ravel()
-        return _nanquantile_adjoint(_cotangents(dy, qs.size, x3), x3, qs).reshape(a.shape)
-    return grad
-
-
-@overload(nanquantile_tangent)
-def _nanquantile_tangent_typer(dx, y, a, q, axis=None):
-    if not _typed(a, axis):
-        return None
-
-    @register_jitable
-    def along(dx, y, a, q, axis=None):
-        x3 = _lanes_of(a, axis)
-        t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(dx, a.shape)), axis)
-        return _nanquantile_lanes(t3, x3, np.asarray(q, dtype=np.float64).ravel())
-    if isinstance(y, types.Number):
-        return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis)[0, 0]
-    return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis).reshape(y.shape)
+overload(nanquantile_grad)(_grad_typer(True))
+overload(nanquantile_tangent)(_tangent_typer(True))
 
 
 # q is not differentiated (a q being differentiated is refused, as np.quantile's)
@@ -440,13 +356,13 @@ def _np_nancumprod(a, axis=None, dtype=None, out=None):
         np.where(np.isnan(a), 1.0, a), axis=axis)
 
 
-overload(np.nanquantile)(_quantile_typer(1.0, _nanquantile_values))
-overload(np.nanpercentile)(_quantile_typer(100.0, _nanquantile_values))
+overload(np.nanquantile)(_quantile_typer(1.0, skip_nan=True))
+overload(np.nanpercentile)(_quantile_typer(100.0, skip_nan=True))
 
 
 @overload(np.nanmedian)
 def _np_nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    form = _quantile_form(a, types.float64, axis, keepdims, 1.0, True, _nanquantile_values)
+    form = _quantile_form(a, types.float64, axis, keepdims, 1.0, True, skip_nan=True)
     return None if form is None else (
         lambda a, axis=None, out=None, overwrite_input=False, keepdims=False:
         form(a, 0.5, axis, keepdims))

@@ -108,31 +108,42 @@ def _place(q, n):
 
 
 @register_jitable
-def _quantile_adjoint(g, x3, qs):
-    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes)."""
+def _order(lane, skip_nan):
+    """The places of `lane`'s entries (skip_nan: those that are not NaN) in the stable
+    order of their values."""
+    if skip_nan:
+        idx = np.nonzero(lane == lane)[0]
+        return idx[np.argsort(lane[idx], kind="mergesort")]
+    return np.argsort(lane, kind="mergesort")
+
+
+@register_jitable
+def _quantile_adjoint(g, x3, qs, skip_nan):
+    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes);
+    skip_nan: NaNs left out (an all-NaN lane gets 0)."""
     before, n, after = x3.shape
     out = np.zeros((before, n, after))
     for p in range(before):
         for r in range(after):
-            order = np.argsort(x3[p, :, r].copy(), kind="mergesort")   # stable
-            for j in range(qs.size):
-                lo, hi, f = _place(qs[j], n)
+            order = _order(x3[p, :, r].copy(), skip_nan)
+            for j in range(qs.size if order.size else 0):
+                lo, hi, f = _place(qs[j], order.size)
                 out[p, order[lo], r] += (1.0 - f) * g[j, p * after + r]
                 out[p, order[hi], r] += f * g[j, p * after + r]
     return out
 
 
 @register_jitable
-def _quantile_lanes(t3, x3, qs):
+def _quantile_lanes(t3, x3, qs, skip_nan):
     """Per entry of qs and lane of x3 (before, n, after): the tangent along x3's tangent
-    t3."""
+    t3 (skip_nan: NaNs left out; 0 for an all-NaN lane)."""
     before, n, after = x3.shape
     out = np.zeros((qs.size, before * after))
     for p in range(before):
         for r in range(after):
-            order = np.argsort(x3[p, :, r].copy(), kind="mergesort")
-            for j in range(qs.size):
-                lo, hi, f = _place(qs[j], n)
+            order = _order(x3[p, :, r].copy(), skip_nan)
+            for j in range(qs.size if order.size else 0):
+                lo, hi, f = _place(qs[j], order.size)
                 out[j, p * after + r] = (1.0 - f) * t3[p, order[lo], r] + \
                     f * t3[p, order[hi], r]
     return out
@@ -154,31 +165,40 @@ def _cotangents(dy, k, x3):
         (k, x3.shape[0] * x3.shape[2]))
 
 
-@overload(quantile_grad)
-def _quantile_grad_typer(dy, a, q, axis=None):
-    if not _typed(a, axis):
-        return None
+def _grad_typer(skip_nan):
+    """numba's form of quantile_grad (skip_nan: nanquantile_grad's)."""
+    def typer(dy, a, q, axis=None):
+        if not _typed(a, axis):
+            return None
 
-    def grad(dy, a, q, axis=None):
-        x3 = _lanes_of(a, axis)
-        qs = np.asarray(q, dtype=np.float64).ravel()
-        return _quantile_adjoint(_cotangents(dy, qs.size, x3), x3, qs).reshape(a.shape)
-    return grad
+        def grad(dy, a, q, axis=None):
+            x3 = _lanes_of(a, axis)
+            qs = np.asarray(q, dtype=np.float64).ravel()
+            return _quantile_adjoint(_cotangents(dy, qs.size, x3), x3, qs,
+                                     skip_nan).reshape(a.shape)
+        return grad
+    return typer
 
 
-@overload(quantile_tangent)
-def _quantile_tangent_typer(dx, y, a, q, axis=None):
-    if not _typed(a, axis):
-        return None
+def _tangent_typer(skip_nan):
+    """numba's form of quantile_tangent (skip_nan: nanquantile_tangent's)."""
+    def typer(dx, y, a, q, axis=None):
+        if not _typed(a, axis):
+            return None
 
-    @register_jitable
-    def along(dx, y, a, q, axis=None):
-        x3 = _lanes_of(a, axis)
-        t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(dx, a.shape)), axis)
-        return _quantile_lanes(t3, x3, np.asarray(q, dtype=np.float64).ravel())
-    if isinstance(y, types.Number):
-        return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis)[0, 0]
-    return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis).reshape(y.shape)
+        @register_jitable
+        def along(dx, y, a, q, axis=None):
+            x3 = _lanes_of(a, axis)
+            t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(dx, a.shape)), axis)
+            return _quantile_lanes(t3, x3, np.asarray(q, dtype=np.float64).ravel(), skip_nan)
+        if isinstance(y, types.Number):
+            return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis)[0, 0]
+        return lambda dx, y, a, q, axis=None: along(dx, y, a, q, axis).reshape(y.shape)
+    return typer
+
+
+overload(quantile_grad)(_grad_typer(False))
+overload(quantile_tangent)(_tangent_typer(False))
 
 
 # numba's np.median, np.quantile and np.percentile take no axis or keepdims: these forms
@@ -186,16 +206,21 @@ def _quantile_tangent_typer(dx, y, a, q, axis=None):
 
 
 @register_jitable
-def _quantile_values(x3, qs, mean):
+def _quantile_values(x3, qs, mean, skip_nan):
     """Per entry of qs and lane of x3 (before, n, after): the quantile (NumPy's `_lerp`;
-    `mean`: the median's mean of the two middle entries, as np.median computes it)."""
+    `mean`: the median's mean of the two middle entries, as np.median computes it;
+    skip_nan: of the entries that are not NaN, NaN for an all-NaN lane)."""
     before, n, after = x3.shape
     out = np.empty((qs.size, before * after))
     for p in range(before):
         for r in range(after):
-            s = np.sort(x3[p, :, r].copy())
+            lane = x3[p, :, r].copy()
+            s = lane[_order(lane, skip_nan)]
             for j in range(qs.size):
-                lo, hi, f = _place(qs[j], n)
+                if s.size == 0:
+                    out[j, p * after + r] = np.nan
+                    continue
+                lo, hi, f = _place(qs[j], s.size)
                 diff = s[hi] - s[lo]
                 out[j, p * after + r] = (s[lo] + s[hi]) / 2.0 if mean and f > 0.0 else \
                     s[hi] - diff * (1.0 - f) if f >= 0.5 else s[lo] + diff * f
@@ -223,10 +248,9 @@ def _constant(v, name):
     raise TypingError(f"srcgrad: numba takes {name} as a constant True or False")
 
 
-def _quantile_form(a, q, axis, keepdims, scale, mean=False, lanes=None):
+def _quantile_form(a, q, axis, keepdims, scale, mean=False, skip_nan=False):
     """numba's form of a quantile with an axis or keepdims (numba's own take the array and
-    q alone): `lanes` (`_quantile_values`, or np.nanquantile's) computes it per lane."""
-    lanes = lanes or _quantile_values
+    q alone); skip_nan: of a nan quantile."""
     if not isinstance(a, types.Array) or omitted(axis) and omitted(keepdims):
         return None
     _typed(a, axis)
@@ -238,7 +262,7 @@ def _quantile_form(a, q, axis, keepdims, scale, mean=False, lanes=None):
     @register_jitable
     def impl(a, q, axis=None, keepdims=False):
         qs = np.asarray(q, dtype=np.float64).ravel() / scale
-        values = lanes(_lanes_of(a, axis), qs, mean)
+        values = _quantile_values(_lanes_of(a, axis), qs, mean, skip_nan)
         return values.reshape(to_fixed_tuple(_kept_shape(
             a.shape, axis, keep, np.shape(np.asarray(q))), nd))
     if nd == 0:
@@ -247,12 +271,12 @@ def _quantile_form(a, q, axis, keepdims, scale, mean=False, lanes=None):
     return register_jitable(impl)
 
 
-def _quantile_typer(scale, lanes=None):
+def _quantile_typer(scale, skip_nan=False):
     """numba's form of np.quantile (scale 1) or np.percentile (q in percent: 100), or of
-    their nan forms (`lanes`: see `_quantile_form`)."""
+    their nan forms (skip_nan)."""
     def typer(a, q, axis=None, out=None, overwrite_input=False, method="linear",
               keepdims=False):
-        form = _quantile_form(a, q, axis, keepdims, scale, lanes=lanes)
+        form = _quantile_form(a, q, axis, keepdims, scale, skip_nan=skip_nan)
         return None if form is None else (
             lambda a, q, axis=None, out=None, overwrite_input=False, method="linear",
             keepdims=False: form(a, q, axis, keepdims))
