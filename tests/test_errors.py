@@ -196,6 +196,32 @@ def test_an_option_numpy_renamed_keeps_the_rules_name():
     assert sorted(kwargs) == ["axis", "dtype"]   # NumPy's dtype, never the rule's keepdims
 
 
+def four_grids(a, b, c, d):
+    A, B, C, D = np.meshgrid(a, b, c, d)
+    return np.sum(A * B * C * D)
+
+
+def atleast_of_two(a, b):
+    u, v = np.atleast_1d(a, b)
+    return np.sum(u * v)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_more_arguments_than_a_rule_of_star_args_names(jit):
+    """Regression: np.meshgrid(*xi) has a rule for up to three vectors; a fourth was
+    passed to the rule as its copy= option and failed with NumPy's "truth value of an
+    array is ambiguous" (and np.atleast_1d(a, b) said b had no gradient). A call of a
+    function of *args given more than its rule names is a clear MissingRule."""
+    x = np.arange(1.0, 3.0)
+    with pytest.raises(MissingRule, match="meshgrid takes 3 positional arguments, the call "
+                                          "gives 4") as info:
+        srcgrad.grad(four_grids, wrt=(0, 1, 2, 3), jit=jit)(x, x, x, x)
+    assert f"{HERE}:" in str(info.value) and "np.meshgrid(a, b, c, d)" in str(info.value)
+    with pytest.raises(MissingRule, match="atleast takes 1 positional argument, the call "
+                                          "gives 2"):
+        srcgrad.grad(atleast_of_two, wrt=(0, 1), jit=jit)(x, x)
+
+
 def constructor_of_active(x):
     v = np.full(2, x)
     return np.sum(v)

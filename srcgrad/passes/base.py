@@ -425,7 +425,12 @@ class FunctionPass:
         as `fun` names them (`by_name`; None: left as they are), and a `dtype=` its rule
         does not take read: where `fun`'s record says it `casts`, a float64 dtype (or
         None) leaves a float's gradient as it is and is dropped; any other is a cast with
-        no gradient srcgrad gives, why is said. (args, kwargs, why or None)"""
+        no gradient srcgrad gives, why is said; so is a call of a function of `*args`
+        given more of them than its rule names (np.meshgrid's fourth vector). (args,
+        kwargs, why or None)"""
+        if (room := positional_room(fun, r)) is not None and len(args) > room:
+            return args, kwargs, f"gradient rule {r.name} takes {room} positional " \
+                f"argument{'s' if room > 1 else ''}, the call gives {len(args)}"
         if count is not None and r.origin is None and len(args) > count:
             args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
         if "dtype" not in kwargs or "dtype" in r.defaults:
@@ -545,6 +550,21 @@ def dtype_name(obj: Any) -> str | None:
     except TypeError:
         return None
     return next((n for n in (t.__name__, f"{t.__name__}_") if getattr(np, n, None) is t), None)
+
+
+def positional_room(fun: Any, r: Rule) -> int | None:
+    """How many positional arguments rule `r` takes of a call of `fun`, a function of
+    `*args` (np.meshgrid(*xi, copy=...): the rule's names before the first of fun's
+    keyword-only ones); None for other functions (their signatures name them all)."""
+    try:
+        params = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if not any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None
+    keyword_only = {p.name for p in params if p.kind is p.KEYWORD_ONLY}
+    names = list(r.params) + list(r.defaults)
+    return next((k for k, n in enumerate(names) if n in keyword_only), len(names))
 
 
 def operand_count(r: Rule) -> int:
