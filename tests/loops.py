@@ -262,6 +262,13 @@ def with_zip(x, y):
     return total
 
 
+def enumerate_zip(x, y):
+    total = 0.0
+    for i, (a, b) in enumerate(zip(x, y), 1):  # noqa: B905
+        total = total + i * a * b * b
+    return total
+
+
 def zip_rows(X, y):
     total = 0.0
     for row, s in zip(X, y):  # noqa: B905

@@ -256,6 +256,45 @@ def defined_in_an_annotation_block(x):
     return x * 2.0
 
 
+def imports_at_its_top(x):
+    import math as m
+
+    import scipy.special
+    from numpy import exp
+    from scipy.special import logsumexp as lse
+    return lse(x) + np.sum(scipy.special.expit(x)) * m.pi + exp(x[0])
+
+
+def helper_that_imports(v):
+    from scipy.special import expit
+    return expit(v) * v
+
+
+def calls_a_helper_that_imports(x):
+    return np.sum(helper_that_imports(x))
+
+
+def imports_in_a_branch(x):
+    if x[0] > 0.0:
+        from scipy.special import expit
+        return np.sum(expit(x))
+    return np.sum(x)
+
+
+def test_imports_at_the_top_of_a_body_bind_their_names(jit, x):
+    """An import at the top level of a differentiated function (or of a helper it calls)
+    binds its names as Python does: logsumexp's gradient is the softmax, expit's is
+    s (1 - s)."""
+    s = 1.0 / (1.0 + np.exp(-x))
+    by_hand = np.exp(x) / np.sum(np.exp(x)) + s * (1.0 - s) * np.pi
+    by_hand[0] += np.exp(x[0])
+    np.testing.assert_allclose(srcgrad.grad(imports_at_its_top, jit=jit)(x), by_hand,
+                               rtol=1e-12)
+    g = srcgrad.grad(calls_a_helper_that_imports, jit=jit)(x)
+    np.testing.assert_allclose(g, s + x * s * (1.0 - s), rtol=1e-12)
+    assert_grad(calls_a_helper_that_imports, (g,), (x,), [0])
+
+
 @pytest.mark.parametrize("fun,error,fragment,line", [
     (writes_into_a_capture, UnsupportedSyntax, "writes into 'buf', which it captures",
      "buf[0] = v"),
@@ -271,6 +310,8 @@ def defined_in_an_annotation_block(x):
      "f = lambda v: v * 2.0"),
     (defined_in_an_annotation_block, UnsupportedSyntax, "inside a 'with' block",
      "clip = lambda v: np.clip"),
+    (imports_in_a_branch, UnsupportedSyntax, "imports inside a differentiated function",
+     "from scipy.special import expit"),
 ])
 def test_refused(fun, error, fragment, line):
     with pytest.raises(error) as info:

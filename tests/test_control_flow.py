@@ -302,6 +302,12 @@ def test_enumerate_and_zip(jit):
     dx, dy = srcgrad.grad(L.with_zip, wrt=(0, 1), jit=jit)(x, y)
     np.testing.assert_allclose(dx, np.exp(y) - 2.0 * x * y, rtol=1e-12)
     np.testing.assert_allclose(dy, x * np.exp(y) - x * x, rtol=1e-12)
+    # enumerate(zip(...)) (refused as a call of zip before): sum of k x_k y_k^2, k from 1
+    dx, dy = srcgrad.grad(L.enumerate_zip, wrt=(0, 1), jit=jit)(x, y)
+    k = np.arange(1.0, 6.0)
+    np.testing.assert_allclose(dx, k * y * y, rtol=1e-12)
+    np.testing.assert_allclose(dy, 2.0 * k * x * y, rtol=1e-12)
+    assert_grad(L.enumerate_zip, (dx, dy), (x, y), [0, 1])
 
 
 def test_for_over_rows_of_a_matrix(jit):

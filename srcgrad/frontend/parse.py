@@ -11,6 +11,11 @@ from its text: its module registered it (`register_generated`) with the differen
 tree it was printed from, and `parse` returns a copy of that tree, whose lines are the
 user's lines it came from.
 
+An import at the top level of the function's body (`from scipy.special import
+logsumexp`, `import scipy.special as sp`) binds its names as Python would when the
+function runs, and is gone from the tree: the names resolve as closure values do. One in
+a branch or a loop, or of a name the function also assigns, stays (`reject` refuses it).
+
 `positional` gives the function differentiated ordinary parameters for its `*args` and
 keyword-only ones (the api binds each call through the signature).
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import importlib
 import inspect
 import textwrap
 import types
@@ -31,7 +37,7 @@ import gast
 import numpy as np
 
 from ..codegen import GENERATED_PACKAGE
-from ..errors import NoSourceError
+from ..errors import NoSourceError, SrcgradError
 
 MISSING = object()
 
@@ -163,7 +169,45 @@ def parse(fun: Any) -> Parsed:
                 closure[var] = cell.cell_contents
             except ValueError:
                 continue
+    closure.update(_hoist_imports(tree, fun, filename))
     return Parsed(fun, tree, filename, lines, Env(fun.__globals__, closure))
+
+
+def _hoist_imports(tree: gast.FunctionDef, fun: Any, filename: str) -> dict[str, Any]:
+    """The names the imports at the top level of `tree`'s body bind, those statements
+    taken out of it (see the module's docstring)."""
+    assigned = {n.id for n in gast.walk(tree)
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    bound: dict[str, Any] = {}
+    kept = []
+    for stmt in tree.body:
+        if not isinstance(stmt, (gast.Import, gast.ImportFrom)) or \
+                any(a.name == "*" for a in stmt.names) or \
+                {(a.asname or a.name).split(".")[0] for a in stmt.names} & assigned:
+            kept.append(stmt)
+            continue
+        try:
+            bound.update(_imported(stmt, fun))
+        except ImportError as exc:
+            raise SrcgradError(f"the function's import failed when srcgrad read it: {exc}",
+                               filename=filename, lineno=stmt.lineno) from None
+    tree.body = kept
+    return bound
+
+
+def _imported(stmt: gast.Import | gast.ImportFrom, fun: Any) -> dict[str, Any]:
+    """What an import statement binds, as Python binds it in `fun`."""
+    if isinstance(stmt, gast.Import):
+        bound = {}
+        for a in stmt.names:
+            module = importlib.import_module(a.name)   # `import a.b` binds a, a.b loaded
+            bound[a.asname or a.name.split(".")[0]] = module if a.asname else \
+                importlib.import_module(a.name.split(".")[0])
+        return bound
+    package = fun.__globals__.get("__package__")
+    module = importlib.import_module("." * stmt.level + (stmt.module or ""), package)
+    return {a.asname or a.name: getattr(module, a.name) if hasattr(module, a.name) else
+            importlib.import_module(f"{module.__name__}.{a.name}") for a in stmt.names}
 
 
 def positional(tree: gast.FunctionDef) -> gast.FunctionDef:

@@ -18,9 +18,9 @@ passes do, and a new FunctionDef whose body is a list of:
 * ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
   for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
-  `enumerate`, `zip` and `reversed` become index loops); ``while op:`` (a test that
-  takes statements runs them before the loop, at the end of the body and before each
-  `continue`);
+  `enumerate`, `zip`, `enumerate(zip(...))` and `reversed` become index loops); ``while
+  op:`` (a test that takes statements runs them before the loop, at the end of the body
+  and before each `continue`);
   `break` and `continue` only at the end of a block (see `jumps`);
 * one final ``return atom``.
 
@@ -244,13 +244,15 @@ class _Normalizer:
                     body.insert(0, b.located(b.assign(
                         target.elts[0].id, b.binop(b.name(index), gast.Add(),
                                                    self.atom(start))), stmt))
-            elif func is zip and it.args and not it.keywords:
-                seqs = list(it.args)
-                if not isinstance(target, gast.Tuple) or len(target.elts) != len(seqs):
-                    raise self.error(stmt, "unpack 'zip' into one name per sequence")
-                targets, index = list(target.elts), self.namer.fresh("k")
             else:
                 seqs, targets, index = [it], [target], self.namer.fresh("k")
+            zipped = seqs[0]   # zip(a, b), enumerated or not: one sequence per name
+            if isinstance(zipped, gast.Call) and zipped.args and not zipped.keywords and \
+                    self.env.resolve(zipped.func, self.locals) is zip:
+                seqs = list(zipped.args)
+                if not isinstance(targets[0], gast.Tuple) or len(targets[0].elts) != len(seqs):
+                    raise self.error(stmt, "unpack 'zip' into one name per sequence")
+                targets = list(targets[0].elts)
             # `reversed(s)` is s read from its end: item k is s[len(s) - 1 - k]; item k of
             # `range(a, b, c)` is a + k * c (numba indexes no range object)
             backward = [self.reversed_arg(s) is not None for s in seqs]
