@@ -31,6 +31,14 @@ def raised(x):
     return s
 
 
+def formatted(x):
+    assert x.ndim == 1, f"need a vector, got shape {x.shape}"
+    s = np.sum(x * x)
+    if s > 100.0:
+        raise ValueError(f"sum {s:.1f} too large")
+    return s
+
+
 def printed(x):
     s = np.sum(x * x)
     print("loss", s)
@@ -61,7 +69,7 @@ def guarded_loop(x):
 
 
 @pytest.mark.parametrize("jit", [False, True])
-@pytest.mark.parametrize("fun", [asserted, raised, printed, guarded_loop])
+@pytest.mark.parametrize("fun", [asserted, raised, printed, guarded_loop, formatted])
 def test_gradient_by_hand_and_no_adjoint_copy(fun, jit, capsys):
     g = srcgrad.grad(fun, jit=jit)
     np.testing.assert_allclose(g(X), 2.0 * X)   # sum(x*x) -> 2x
@@ -83,6 +91,8 @@ def test_gradient_by_hand_and_no_adjoint_copy(fun, jit, capsys):
     (asserted, AssertionError, "sum too large"),
     (raised, ValueError, "partial sum too large"),
     (guarded_loop, AssertionError, "loop sum too large"),
+    # an f-string message is its template's text (numba formats no values into strings)
+    (formatted, ValueError, r"sum \{s:\.1f\} too large"),
 ])
 def test_guard_fires_with_the_users_message(fun, error, message, jit):
     big = np.array([1.0, 20.0, 3.0])
@@ -92,6 +102,9 @@ def test_guard_fires_with_the_users_message(fun, error, message, jit):
         srcgrad.value_and_grad(fun, jit=jit)(big)
     with pytest.raises(error, match=message):
         srcgrad.jvp(fun, jit=jit)(big, np.ones(3))
+    if fun is formatted:
+        with pytest.raises(AssertionError, match=r"need a vector, got shape \{x.shape\}"):
+            srcgrad.grad(fun, jit=jit)(np.ones((2, 2)))
 
 
 @pytest.mark.parametrize("jit", [False, True])

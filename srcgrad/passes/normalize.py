@@ -38,6 +38,7 @@ and one form per construct.
 
 from __future__ import annotations
 
+import ast
 import copy
 import inspect
 import math
@@ -182,13 +183,16 @@ class _Normalizer:
         elif isinstance(stmt, gast.With):
             self.hook(stmt)
         elif isinstance(stmt, gast.Assert):   # a guard: primal code, no derivative
-            msg = self.atom(stmt.msg) if stmt.msg is not None else None
+            msg = self.atom(_template(stmt.msg)) if stmt.msg is not None else None
             self.emit(b.make(gast.Assert, test=self.atom(stmt.test), msg=msg))
         elif isinstance(stmt, gast.Raise):
             if stmt.exc is None or stmt.cause is not None:
                 raise self.error(stmt, "only 'raise E(...)' of an exception class (no bare "
                                        "'raise', no 'from') can be kept in a gradient")
-            exc = self.operation(stmt.exc) if isinstance(stmt.exc, gast.Call) else stmt.exc
+            exc = stmt.exc
+            if isinstance(exc, gast.Call):
+                exc.args = [_template(a) for a in exc.args]
+                exc = self.operation(exc)
             self.emit(b.make(gast.Raise, exc=exc, cause=None))
         elif isinstance(stmt, gast.Break):
             self.emit(b.make(gast.Break))
@@ -607,6 +611,15 @@ class _Options(gast.NodeTransformer):
         node.keywords = [k for k in node.keywords if not isinstance(k.value, gast.Name)
                          or k.value.id in self.options or k.value.id in ("True", "False")]
         return self.generic_visit(node)
+
+
+def _template(node: gast.AST) -> gast.AST:
+    """An f-string that is an error's message (`assert ok, f"bad {x.shape}"`, `raise
+    ValueError(f"...")`) as the constant text of its template, "bad {x.shape}": numba
+    formats no values into strings. Any other node as it is."""
+    if not isinstance(node, gast.JoinedStr):
+        return node
+    return b.const(ast.literal_eval(ast.unparse(gast.gast_to_ast(node))[1:]))   # (f'..')
 
 
 def _range_item(args: list[gast.AST], position: gast.AST) -> gast.AST:
