@@ -98,3 +98,43 @@ def test_reversed_and_enumerated_ranges(jit):
     # by hand: s = x_3^2 / 2 + x_1^2 (k = 3 first, then 1) + 0 x_4 + 1 x_2 + 2 x_0
     np.testing.assert_allclose(g, [2.0, 2 * X[1], 1.0, X[3], 0.0])
     assert_grad(over_ranges, (g,), (X,), (0,))
+
+
+def joined_displays(x):
+    a = [x[0], x[1]]
+    c = a + [x[2] ** 2]
+    u = x[0]
+    b = (u, x[1])
+    u = u * 3.0
+    d = c + c
+    e = b + (u,)
+    return c[0] * c[1] * c[2] + d[4] * d[0] + e[0] * e[2]
+
+
+def joined_after_a_loop_rebinds_an_item(x):
+    u = x[0]
+    a = [u, x[1]]
+    for _ in range(2):
+        u = u * 2.0
+    c = a + [u]
+    return c[0] * c[1] * c[2]
+
+
+def test_displays_joined_with_plus(jit):
+    """`a + b` of two list or tuple displays is the display of their items (it was
+    refused as arithmetic): by hand, f = x0 x1 x2^2 + x1 x0 + x0 (3 x0) at (1, 2, 3):
+    df/dx0 = x1 x2^2 + x1 + 6 x0 = 26, df/dx1 = x0 x2^2 + x0 = 10, df/dx2 = 2 x0 x1 x2
+    = 12."""
+    x = np.array([1.0, 2.0, 3.0])
+    g = srcgrad.grad(joined_displays, jit=jit)(x)
+    np.testing.assert_allclose(g, [26.0, 10.0, 12.0], rtol=1e-12)
+    assert_grad(joined_displays, (g,), (x,), [0])
+    v, t = srcgrad.jvp(joined_displays, jit=jit)(x, np.array([0.5, -1.0, 2.0]))
+    assert t == pytest.approx(g @ [0.5, -1.0, 2.0])
+
+
+def test_a_join_whose_item_a_loop_rebound_is_refused():
+    # `a` holds x0, but `u` names 4 x0 after the loop: the join's items are not the
+    # names' values there, so it stays refused (never the gradient of the new u)
+    with pytest.raises(MissingRule, match="joining lists or tuples with \\+"):
+        srcgrad.grad(joined_after_a_loop_rebinds_an_item, jit=False)(np.array([1.0, 2.0]))

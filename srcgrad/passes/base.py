@@ -293,6 +293,10 @@ class FunctionPass:
         if isinstance(value, (gast.BinOp, gast.UnaryOp)):
             op = OPERATORS[type(value.op)]
             args = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
+            if self.joins_sequences(value) and isinstance(value.op, gast.Add) and all(
+                    self._holds(a.id, item) for a in args for item in self.tuples[a.id]):
+                # a + b of two displays: the display of their items (`c = [u, v] + [w]`)
+                return Operation("tuple", self.tuples[args[0].id] + self.tuples[args[1].id])
             if self.joins_sequences(value):
                 return Operation("missing", args, what="joining lists or tuples with + or "
                                  "repeating one with * has no gradient rule (the rules of + "
