@@ -220,13 +220,22 @@ def joined_with_an_argument(a, xs):
 
 
 @pytest.mark.parametrize("fun,args", [
-    (joined, (0.7, 1.3)), (repeated, (0.7, 1.3)), (joined_in_place, (0.7, 1.3)),
+    (repeated, (0.7, 1.3)), (joined_in_place, (0.7, 1.3)),
     (joined_with_an_argument, (0.7, (1.0, 2.0))),
-], ids=["plus", "times", "plus_in_place", "plus_argument"])
+], ids=["times", "plus_in_place", "plus_argument"])
 def test_a_list_joined_or_repeated_is_refused(jit, fun, args):
     # the rules of + and * are arithmetic: on lists they would give a wrong gradient
     with pytest.raises(MissingRule, match="join|repeat"):
         srcgrad.grad(fun, jit=jit)(*args)
+
+
+def test_two_displays_joined_are_one(jit):
+    # parts + [b a] of two displays is the display [a, b a]: f = a^2 + (a b)^2, so by
+    # hand (2 a + 2 a b^2, 2 a^2 b)
+    a, b = 0.7, 1.3
+    g = srcgrad.grad(joined, wrt=(0, 1), jit=jit)(a, b)
+    np.testing.assert_allclose(g, (2 * a + 2 * a * b * b, 2 * a * a * b), rtol=1e-12)
+    assert_grad(joined, g, (a, b), [0, 1])
 
 
 def appended_in_a_loop(a, n):
@@ -279,9 +288,27 @@ def test_builtin_sum_by_hand():
                                [[8.0, 12.0], [8.0, 12.0]])
 
 
+def two_parts(x):
+    return [x[0], x[1] * 2.0]
+
+
 def max_of_a_list(x):
-    parts = [x[0], x[1] * 2.0]   # (a display in the call is compared pairwise)
+    parts = two_parts(x)   # (not a display here: a helper's list)
     return max(parts)
+
+
+def max_of_a_display(x):
+    parts = [x[0], x[1] * 2.0, x[0] * 3.0]   # bound once: compared pairwise, as Python does
+    return max(parts) + min(parts)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_max_and_min_of_a_display_held_in_a_name(jit):
+    # by hand at (1, 2): max is 2 x1 = 4, min is x0 = 1: gradient (1, 2)
+    x = np.array([1.0, 2.0])
+    g = srcgrad.grad(max_of_a_display, jit=jit)(x)
+    np.testing.assert_allclose(g, [1.0, 2.0])
+    assert_grad(max_of_a_display, (g,), (x,), [0])
 
 
 def test_max_of_one_list_names_what_to_write():

@@ -91,12 +91,36 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     body = copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
+    norm.displays = fixed_displays(body, [a.id for a in fn.args.args])
     out = display_appends(norm.block(body), env, norm.locals, namer)
     fn.body = retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
                            [a.id for a in fn.args.args], env, namer, filename, norm.locals)
     return fn
 
 
+
+
+def fixed_displays(body: list[gast.stmt], params: list[str]) -> dict[str, int]:
+    """The names `body` binds once, to a list or tuple display of n items (`L = [a, b]`),
+    and never changes (no augmented assignment, subscript write, method call, loop or
+    comprehension target; not a parameter): name -> n. Wherever such a name is read, it
+    is that display."""
+    stores: dict[str, int] = {}
+    shown: dict[str, int] = {}
+    changed = set(params)
+    for node in (n for s in body for n in gast.walk(s)):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and \
+                isinstance(node.value, (gast.List, gast.Tuple)) and \
+                not any(isinstance(e, gast.Starred) for e in node.value.elts):
+            shown[node.targets[0].id] = len(node.value.elts)
+        base = node.value if isinstance(node, (gast.Subscript, gast.Attribute)) else None
+        if isinstance(base, gast.Name) and (isinstance(node, gast.Attribute) or
+                                            not isinstance(node.ctx, gast.Load)):
+            changed.add(base.id)   # L[0] = v, L.append(v), L.sort() (and reads of L.attr)
+    return {name: n for name, n in shown.items() if stores[name] == 1 and name not in changed}
 
 
 class _Updates(gast.NodeTransformer):
@@ -138,6 +162,7 @@ class _Normalizer:
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
         self.conditions: list[list[gast.stmt]] = []  # per enclosing while: its test, as code
+        self.displays: dict[str, int] = {}   # `fixed_displays`
 
     def error(self, node: gast.AST, message: str) -> UnsupportedSyntax:
         return UnsupportedSyntax(message, filename=self.filename,
@@ -449,7 +474,8 @@ class _Normalizer:
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
 
     def pairwise(self, node: gast.Call) -> gast.AST | None:
-        """`max(a, b, c)` or `max([a, b, c])` (min alike) as `max(max(a, b), c)`, and
+        """`max(a, b, c)`, `max([a, b, c])` or `max(L)` of a fixed display
+        (`fixed_displays`; min alike) as `max(max(a, b), c)`, and
         `math.prod([a, b, c])` as `a * b * c`: the operations Python makes, in its order
         (so ties pick the same item); None for any other call."""
         func = self.env.resolve(node.func, self.locals)
@@ -468,6 +494,10 @@ class _Normalizer:
                 return None
             if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
                 items = items[0].elts
+            elif len(items) == 1 and isinstance(items[0], gast.Name) and \
+                    items[0].id in self.displays:   # L = [a, b, c]; max(L)
+                items = [b.subscript(b.name(items[0].id), b.const(k))
+                         for k in range(self.displays[items[0].id])]
             elif len(items) < 3:
                 return None
             pair = lambda a, c: b.make(gast.Call, func=copy.deepcopy(node.func),  # noqa: E731
