@@ -101,26 +101,36 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
 
 
 def fixed_displays(body: list[gast.stmt], params: list[str]) -> dict[str, int]:
-    """The names `body` binds once, to a list or tuple display of n items (`L = [a, b]`),
-    and never changes (no augmented assignment, subscript write, method call, loop or
-    comprehension target; not a parameter): name -> n. Wherever such a name is read, it
-    is that display."""
+    """The names `body` binds once, to a list or tuple display of n items (`L = [a, b]`)
+    or a join of such (`M = L + [c]`), and never changes (no augmented assignment,
+    subscript write, method call, loop or comprehension target; not a parameter): name
+    -> n. Wherever such a name is read, it is that display."""
     stores: dict[str, int] = {}
-    shown: dict[str, int] = {}
+    values: dict[str, gast.AST] = {}
     changed = set(params)
     for node in (n for s in body for n in gast.walk(s)):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             stores[node.id] = stores.get(node.id, 0) + 1
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], gast.Name) and \
-                isinstance(node.value, (gast.List, gast.Tuple)) and \
-                not any(isinstance(e, gast.Starred) for e in node.value.elts):
-            shown[node.targets[0].id] = len(node.value.elts)
+                isinstance(node.targets[0], gast.Name):
+            values[node.targets[0].id] = node.value
         base = node.value if isinstance(node, (gast.Subscript, gast.Attribute)) else None
         if isinstance(base, gast.Name) and (isinstance(node, gast.Attribute) or
                                             not isinstance(node.ctx, gast.Load)):
             changed.add(base.id)   # L[0] = v, L.append(v), L.sort() (and reads of L.attr)
-    return {name: n for name, n in shown.items() if stores[name] == 1 and name not in changed}
+    fixed = {n: v for n, v in values.items() if stores[n] == 1 and n not in changed}
+
+    def length(node: gast.AST, seen: frozenset) -> int | None:
+        if isinstance(node, (gast.List, gast.Tuple)):
+            return None if any(isinstance(e, gast.Starred) for e in node.elts) else \
+                len(node.elts)
+        if isinstance(node, gast.Name) and node.id in fixed and node.id not in seen:
+            return length(fixed[node.id], seen | {node.id})
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
+            left, right = length(node.left, seen), length(node.right, seen)
+            return None if left is None or right is None else left + right
+        return None
+    return {n: k for n in fixed if (k := length(b.name(n), frozenset())) is not None}
 
 
 class _Updates(gast.NodeTransformer):

@@ -440,7 +440,13 @@ class Grammar:
         a, b, p = self.fresh(), self.fresh(), self.fresh("p")
         one, two = self.expr(env, shape), self.expr(env, shape)
         env[a], env[b] = shape, shape
-        if self.chance(0.5):
+        swapped = self.chance(0.5)
+        if self.newest.random() < NEWER:   # displays joined, max/min of one held in a name
+            q = self.fresh("q")
+            last = f"{self.newest.choice(['max', 'min'])}({q})" if shape == () else f"{q}[1]"
+            return [f"{p} = [{one}, {two}]", f"{q} = {p} + [({one}) * 0.5]",
+                    f"{a} = {q}[0] * {q}[2]", f"{b} = {last}"]
+        if swapped:
             return [f"{a}, {b} = {one}, {two}", f"{a}, {b} = {b}, {a}"]
         return [f"{p} = ({one}, {two})", f"{a} = {p}[0] * {p}[1]", f"{b} = {p}[1]"]
 
