@@ -16,7 +16,8 @@ With `period=p`, NumPy reads x and xp modulo |p|, sorts xp (and fp with it), ext
 by one knot on each side (xp's last less |p|, its first plus |p|) and ignores left and
 right: `normalize` writes such a call as those operations (the record's `expanded`), whose
 rules (np.mod's, np.sort's, an index's, np.concatenate's) give the gradients of x, xp, fp
-and p.
+and p. (So period=0, for which NumPy raises ValueError, gives nan values here, and
+period=None given by name a TypeError: `expanded` sees the options' names, not values.)
 """
 
 import numpy as np
