@@ -1,13 +1,14 @@
 """np.average (srcgrad/rules/averages.py): the gradients of a and of the weights against
-central differences (grad and jvp, compiled and as Python; along an axis, keepdims), by
-hand, and what is refused (weights of another shape, returned=True)."""
+central differences (grad and jvp, compiled and as Python; along an axis, keepdims, 1-D
+weights along an axis of a larger a), by hand, and what is refused (weights of another
+shape, returned=True)."""
 
 import numpy as np
 import pytest
 from sweep import check, check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
-from srcgrad.rules.averages import weighted_mean
+from srcgrad.rules.averages import gather_weights, spread_weights, weighted_mean
 
 any_, pos, unit, distinct = domains(53)
 
@@ -24,16 +25,21 @@ def weighted(a, w):
     return np.average(a, weights=w) ** 2
 
 
-def weighted_columns(a, w):
-    return np.sum(np.sin(np.average(a, axis=0, weights=w, keepdims=True)) * a)
+def weighted_columns(a, w, v):
+    # v: 1-D weights along an axis, which NumPy broadcasts over the others
+    return np.sum(np.sin(np.average(a, axis=0, weights=w, keepdims=True)) * a) + \
+        np.sum(np.average(a, axis=1, weights=v) ** 2) + \
+        np.sum(np.cos(np.average(a, axis=-2, weights=v[:3], keepdims=True)) * a) + \
+        np.sum(np.average(a.reshape(3, 2, 2), axis=1, weights=v[1:3]) ** 3)
 
 
 CASES = [
     ("average", (np.average, weighted_mean), plain, (any_(3, 4),), [0], True),
     ("average_axis", (np.average, weighted_mean), rows, (any_(3, 4),), [0], True),
     ("average_weights", (np.average, weighted_mean), weighted, (any_(5), pos(5)), [0, 1], True),
-    ("average_weights_axis", (np.average, weighted_mean), weighted_columns, (any_(3, 4), pos(3, 4)),
-     [0, 1], True),
+    ("average_weights_axis", (np.average, weighted_mean, spread_weights, gather_weights),
+     weighted_columns,
+     (any_(3, 4), pos(3, 4), pos(4)), [0, 1, 2], True),
 ]
 
 
@@ -68,12 +74,25 @@ def one_d_weights(a, w):
     return np.sum(np.average(a, axis=1, weights=w))
 
 
+def test_one_d_weights_by_hand(jit):
+    # y_i = (a_i0 + 3 a_i1) / 4 = [4.5, 1]: dy/da = w / 4 in every row,
+    # d sum(y)/dw_j = sum_i (a_ij - y_i) / 4
+    da, dw = srcgrad.grad(one_d_weights, wrt=(0, 1), jit=jit)(
+        np.array([[3.0, 5.0], [1.0, 1.0]]), np.array([1.0, 3.0]))
+    np.testing.assert_allclose(da, [[0.25, 0.75], [0.25, 0.75]])
+    np.testing.assert_allclose(dw, [-0.375, 0.125])
+
+
+def along_two_axes(a, w):
+    return np.sum(np.average(a, axis=(1, 2), weights=w))
+
+
 def with_sum(a):
     return np.average(a, weights=a * a, returned=True)[1]
 
 
 def test_refused():
     with pytest.raises(srcgrad.MissingRule, match="weights of another shape"):
-        srcgrad.grad(one_d_weights, wrt=(0, 1), jit=False)(np.ones((2, 3)), np.ones(3))
+        srcgrad.grad(along_two_axes, wrt=(0, 1), jit=False)(np.ones((2, 3, 4)), np.ones((3, 4)))
     with pytest.raises(srcgrad.MissingRule, match="returned=True"):
         srcgrad.grad(with_sum, jit=False)(np.ones(3))

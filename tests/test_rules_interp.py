@@ -1,6 +1,7 @@
 """np.interp (srcgrad/rules/interpolation.py): the gradients of x, xp, fp, left and right
-against central differences (grad, jvp and hvp, compiled and as Python), by hand, and
-period= refused. The points avoid the knots, where the slope jumps."""
+against central differences (grad, jvp and hvp, compiled and as Python), with period=
+(x, xp, fp and the period differentiated), and by hand. The points avoid the knots,
+where the slope jumps."""
 
 import numpy as np
 import pytest
@@ -30,8 +31,9 @@ def of_a_number(t, fp):
     return np.interp(t, XP, fp) ** 2
 
 
-def periodic(x):
-    return np.sum(np.interp(x, XP, FP, period=4.0))
+def periodic(x, xp, fp, p):
+    # x and xp read modulo |p|; xp's last knot 3.4 - 4.5 reads as 3.4, its second as 1
+    return np.sum(np.sin(np.interp(x, xp, fp, period=p)) * np.arange(1.0, 6.0))
 
 
 HELPERS = (np.interp, _flat, _shaped, _scatter)
@@ -40,6 +42,8 @@ CASES = [
     ("interp_all", HELPERS, of_everything, (X, XP, FP), [0, 1, 2], True),
     ("interp_sides", HELPERS, with_sides, (X, 0.5, 7.0), [0, 1, 2], True),
     ("interp_number", HELPERS, of_a_number, (1.7, FP), [0, 1], True),
+    ("interp_period", HELPERS, periodic,
+     (X, np.array([0.2, 5.5, 2.5, -1.1]), FP, 4.5), [0, 1, 2, 3], True),
 ]
 
 
@@ -91,6 +95,14 @@ def test_a_side_given_by_keyword_is_differentiated(jit):
     assert dhi == pytest.approx(28.0)   # 2 hi for each of the two points right of xp
 
 
-def test_period_is_refused():
-    with pytest.raises(srcgrad.MissingRule, match="period= is not differentiated"):
-        srcgrad.grad(periodic, jit=False)(X)
+def wrapped(x, fp):
+    return np.sum(np.interp(x, XP, fp, None, None, 5.0))   # (period by position)
+
+
+def test_period_by_hand(jit):
+    # modulo 5, x = 6.3 reads as 1.3, between knots 1 and 2.5 (fp 3 and 2) at t = 0.2:
+    # slope -2/3; x = 4.5 between knot 4 and knot 0 + 5 (fp 5 and 1) at t = 0.5: slope -4
+    dx, dfp = srcgrad.grad(wrapped, wrt=(0, 1), jit=jit)(np.array([6.3, 4.5]), FP)
+    np.testing.assert_allclose(dx, [-2.0 / 3.0, -4.0])
+    np.testing.assert_allclose(dfp, [0.5, 0.8, 0.2, 0.5])
+

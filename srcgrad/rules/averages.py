@@ -4,23 +4,25 @@ np.average takes an axis and raises; its numba form takes one).
 
 ``y = np.average(a, axis, weights)`` is sum(w a) / sum(w) along the axis (the mean without
 weights), so the gradient of a is dy w / sum(w), spread along the axis, and that of the
-weights dy (a - y) / sum(w). Weights of a's own shape are differentiated; 1-D weights
-along an axis of a larger a are refused (broadcast them to a's shape first), and so is
-`returned=True`.
+weights dy (a - y) / sum(w). Weights of a's own shape are differentiated, and so are 1-D
+weights along an integer axis of a larger a, which NumPy broadcasts over a's other axes
+(`spread_weights`; their gradient is the one of that broadcast summed over those axes,
+`gather_weights`). Weights of another shape (along a tuple of axes) are refused (give
+them a's shape first), and so is `returned=True`.
 """
 
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from ..errors import MissingRule
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import mean_grad, sum_grad
-from . import describe, rule, tangent
+from . import describe, linear, rule, tangent
 
-_OTHER_SHAPE = ("np.average with weights of another shape than a has no gradient rule: "
-                "give them a's shape (w * np.ones_like(a))")
+_OTHER_SHAPE = ("np.average with weights of another shape than a (but 1-D ones along an "
+                "integer axis) has no gradient rule: give them a's shape (w * np.ones_like(a))")
 
 
 def _refused(options) -> str | None:
@@ -29,10 +31,101 @@ def _refused(options) -> str | None:
     return None
 
 
-def _weights_of(a, weights):
-    if np.shape(weights) != np.shape(a):
+def spread_weights(weights, a, axis=None):
+    """The weights in a's shape: themselves where they have it, and 1-D weights along
+    an integer axis broadcast over a's other axes, as np.average reads them.
+
+    >>> spread_weights(np.array([1.0, 3.0]), np.zeros((3, 2)), 1)
+    array([[1., 3.],
+           [1., 3.],
+           [1., 3.]])
+    """
+    if np.shape(weights) == np.shape(a):
+        return weights
+    if np.ndim(weights) != 1 or not isinstance(axis, (int, np.integer)):
         raise MissingRule(_OTHER_SHAPE)
-    return weights
+    shape = [1] * np.ndim(a)
+    shape[axis] = -1
+    return np.broadcast_to(np.reshape(weights, shape), np.shape(a))
+
+
+def gather_weights(g, weights, axis=None):
+    """The adjoint of `spread_weights`: g (in a's shape) summed over the axes the weights
+    were broadcast over.
+
+    >>> gather_weights(np.ones((3, 2)), np.ones(2), -1)
+    array([3., 3.])
+    """
+    if np.shape(g) == np.shape(weights):
+        return g
+    along = axis % np.ndim(g)
+    return np.sum(g, axis=tuple(k for k in range(np.ndim(g)) if k != along))
+
+
+@register_jitable
+def _sides(shape, axis):
+    """The sizes before and after the axis: a as (outer, n, inner)."""
+    nd = len(shape)
+    along = axis + nd if axis < 0 else axis
+    outer, inner = 1, 1
+    for k in range(nd):
+        if k < along:
+            outer *= shape[k]
+        elif k > along:
+            inner *= shape[k]
+    return outer, inner
+
+
+def _along_axis(weights, a, axis) -> bool:
+    """Whether numba's forms see 1-D weights along an integer axis of a larger a."""
+    if weights.ndim == a.ndim:
+        return False
+    if weights.ndim == 1 and isinstance(axis, types.Integer):
+        return True
+    raise TypingError(f"srcgrad: {_OTHER_SHAPE}")
+
+
+@overload(spread_weights)
+def _spread_weights_typer(weights, a, axis=None):
+    if not _along_axis(weights, a, axis):
+        return lambda weights, a, axis=None: weights
+
+    def impl(weights, a, axis=None):
+        outer, inner = _sides(a.shape, axis)
+        n = weights.shape[0]
+        out = np.empty((outer, n, inner))
+        for i in range(outer):
+            for j in range(n):
+                out[i, j, :] = weights[j]
+        return out.reshape(a.shape)
+    return impl
+
+
+@overload(gather_weights)
+def _gather_weights_typer(g, weights, axis=None):
+    if not _along_axis(weights, g, axis):
+        return lambda g, weights, axis=None: g
+
+    def impl(g, weights, axis=None):
+        outer, inner = _sides(g.shape, axis)
+        parts = np.ascontiguousarray(g).reshape((outer, weights.shape[0], inner))
+        return parts.sum(axis=0).sum(axis=1)
+    return impl
+
+
+@rule(spread_weights)
+def _spread_weights_rule(dy, y, weights, a, axis=None):
+    return gather_weights(dy, weights, axis), None
+
+
+@rule(gather_weights)
+def _gather_weights_rule(dy, y, g, weights, axis=None):
+    return spread_weights(dy, g, axis), None
+
+
+linear(spread_weights)
+linear(gather_weights)
+describe(spread_weights, gather_weights, shape_only=1)
 
 
 def average_grad(dy, a, axis=None, weights=None, keepdims=False):
@@ -43,19 +136,20 @@ def average_grad(dy, a, axis=None, weights=None, keepdims=False):
     """
     if weights is None:
         return mean_grad(dy, a, axis, keepdims)
-    w = _weights_of(a, weights)
+    w = spread_weights(weights, a, axis)
     return sum_grad(dy, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
 
 
 def average_weights_grad(dy, y, a, axis=None, weights=None, keepdims=False):
-    """The gradient of the weights: dy (a - y) / sum(w) along the axis.
+    """The gradient of the weights: dy (a - y) / sum(w) along the axis (summed over the
+    other axes for 1-D weights).
 
     >>> average_weights_grad(1.0, 4.5, np.array([3.0, 5.0]), None, np.array([1.0, 3.0]))
     array([-0.375,  0.125])
     """
-    w = _weights_of(a, weights)
-    return sum_grad(dy, a, axis, keepdims) * (a - sum_grad(y, a, axis, keepdims)) / \
-        np.sum(w, axis=axis, keepdims=True)
+    w = spread_weights(weights, a, axis)
+    return gather_weights(sum_grad(dy, a, axis, keepdims) * (a - sum_grad(y, a, axis, keepdims))
+                          / np.sum(w, axis=axis, keepdims=True), weights, axis)
 
 
 def _typed(a, weights) -> bool:
@@ -64,7 +158,7 @@ def _typed(a, weights) -> bool:
         return False
     if _is_none(weights):
         return True
-    if not (isinstance(weights, types.Array) and weights.ndim == a.ndim):
+    if not (isinstance(weights, types.Array) and weights.ndim in (1, a.ndim)):
         raise TypingError(f"srcgrad: {_OTHER_SHAPE}")
     return True
 
@@ -76,17 +170,24 @@ def _average_grad_typer(dy, a, axis=None, weights=None, keepdims=False):
     if _is_none(weights):
         return lambda dy, a, axis=None, weights=None, keepdims=False: mean_grad(
             dy, a, axis, keepdims)
-    return lambda dy, a, axis=None, weights=None, keepdims=False: sum_grad(
-        dy, a, axis, keepdims) * weights / np.sum(weights, axis=axis, keepdims=True)
+
+    def impl(dy, a, axis=None, weights=None, keepdims=False):
+        w = spread_weights(weights, a, axis)
+        return sum_grad(dy, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
+    return impl
 
 
 @overload(average_weights_grad)
 def _average_weights_grad_typer(dy, y, a, axis=None, weights=None, keepdims=False):
     if not _typed(a, weights) or _is_none(weights):
         return None
-    return lambda dy, y, a, axis=None, weights=None, keepdims=False: sum_grad(
-        dy, a, axis, keepdims) * (a - sum_grad(y, a, axis, keepdims)) / np.sum(
-        weights, axis=axis, keepdims=True)
+
+    def impl(dy, y, a, axis=None, weights=None, keepdims=False):
+        w = spread_weights(weights, a, axis)
+        return gather_weights(sum_grad(dy, a, axis, keepdims) * (
+            a - sum_grad(y, a, axis, keepdims)) / np.sum(w, axis=axis, keepdims=True),
+            weights, axis)
+    return impl
 
 
 def weighted_mean(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -108,8 +209,11 @@ def _weighted_mean_typer(a, axis=None, weights=None, returned=False, keepdims=Fa
     if _is_none(weights):
         return lambda a, axis=None, weights=None, returned=False, keepdims=False: np.mean(
             a, axis=axis, keepdims=keep)
-    return lambda a, axis=None, weights=None, returned=False, keepdims=False: np.sum(
-        a * weights, axis=axis, keepdims=keep) / np.sum(weights, axis=axis, keepdims=keep)
+
+    def impl(a, axis=None, weights=None, returned=False, keepdims=False):
+        w = spread_weights(weights, a, axis)
+        return np.sum(a * w, axis=axis, keepdims=keep) / np.sum(w, axis=axis, keepdims=keep)
+    return impl
 
 
 @rule(np.average, weighted_mean, refuse=_refused)
@@ -121,9 +225,10 @@ def average(dy, y, a, axis=None, weights=None, returned=False, keepdims=False):
 @tangent(np.average, weighted_mean)
 def average_tangent(dx, y, a, axis=None, weights=None, returned=False, keepdims=False):
     return (weighted_mean(dx, axis, weights, False, keepdims), None,
-            np.sum(dx * (a - sum_grad(y, a, axis, keepdims)), axis=axis, keepdims=keepdims) /
-            np.sum(weights, axis=axis, keepdims=keepdims), None, None)
+            np.sum(spread_weights(dx, a, axis) * (a - sum_grad(y, a, axis, keepdims)),
+                   axis=axis, keepdims=keepdims) /
+            np.sum(spread_weights(weights, a, axis), axis=axis, keepdims=keepdims), None, None)
 
 
-describe(average_grad, average_weights_grad, pure=True)
+describe(average_grad, average_weights_grad, spread_weights, gather_weights, pure=True)
 describe(np.average, compiled_as=weighted_mean)

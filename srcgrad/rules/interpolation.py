@@ -9,8 +9,15 @@ s = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]). So there dy/dx = s, dy/dfp[j] = 1
 dy/dfp[j + 1] = t, dy/dxp[j] = -s (1 - t) and dy/dxp[j + 1] = -s t. Left of xp[0], y is
 `left` (fp[0] where it is not given) and right of xp[-1] `right` (fp[-1]), so the gradient
 goes to them. At a knot this is the one-sided derivative of the pair NumPy reads (as
-JAX's, for x inside xp). xp must increase, as NumPy requires; `period` is refused, and
-complex fp too. Second order (hvp) differentiates the helpers by their source.
+JAX's, for x inside xp). xp must increase, as NumPy requires; complex fp is refused.
+Second order (hvp) differentiates the helpers by their source.
+
+With `period=p`, NumPy reads x and xp modulo |p|, sorts xp (and fp with it), extends them
+by one knot on each side (xp's last less |p|, its first plus |p|) and ignores left and
+right: `normalize` writes such a call as those operations (the record's `expanded`), whose
+rules (np.mod's, np.sort's, an index's, np.concatenate's) give the gradients of x, xp, fp
+and p. (So period=0, for which NumPy raises ValueError, gives nan values here, and
+period=None given by name a TypeError: `expanded` sees the options' names, not values.)
 """
 
 import numpy as np
@@ -21,9 +28,20 @@ from . import describe, linear, nondifferentiable, real_only, rule, tangent
 
 
 def _refused(options) -> str | None:
-    if options.get("period") is not None:
-        return "period= is not differentiated: reduce x and xp modulo the period first"
+    if options.get("period") is not None:   # (normalize writes such calls out: `_periodic`)
+        return "period= is differentiated where the call names its options"
     return None
+
+
+def _periodic(given):
+    """np.interp(x, xp, fp, period=p) as NumPy computes it, by operations with rules."""
+    if "period" not in given:
+        return None
+    p = "np.abs(period)"
+    knots = f"np.sort(np.mod(xp, {p}))"
+    values = f"fp[np.argsort(np.mod(xp, {p}))]"
+    return (f"np.interp(np.mod(x, {p}), np.concatenate(({knots}[-1:] - {p}, {knots}, "
+            f"{knots}[:1] + {p})), np.concatenate(({values}[-1:], {values}, {values}[:1])))")
 
 
 def _flat(x):
@@ -168,6 +186,7 @@ def interp_tangent(dx, y, x, xp, fp, left=None, right=None, period=None):
 
 
 real_only(np.interp)
+describe(np.interp, expanded=_periodic)
 
 
 # second order differentiates the helpers above by their source, through these

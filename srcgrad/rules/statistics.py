@@ -11,9 +11,17 @@ f = N - ddof (ddof 1, or 0 with bias=True), so its gradient is (dC + dC^T) Xc / 
 m's and y's shapes (`unobserved`). np.corrcoef is R = C o s s^T, s = diag(C)^(-1/2), so
 dC = dR o s s^T less, on the diagonal, s_k^2 sum_j (dR + dR^T)_kj R_kj / 2 (`corr_grad`;
 R's diagonal, 1 by construction, has no gradient); NumPy clips R to [-1, 1], which only
-rounding reaches (at a perfect correlation, R_ij is at its maximum and its slope 0). With
-bias= or ddof= (deprecated, without effect) np.corrcoef is refused, and np.cov with
-fweights=, aweights= or dtype=. The rules hold for real values (complex ones are refused).
+rounding reaches (at a perfect correlation, R_ij is at its maximum and its slope 0).
+
+With weights (w = fweights aweights per observation, s = sum(w)) np.cov is
+C = Xc W Xc^T / f, Xc X less its rows' weighted means, f = s where ddof is 0, s - ddof
+without aweights and s - ddof sum(w aweights) / s with them; the gradient of X is
+(dC + dC^T) Xc W / f, and the weights' is `cov_weights_grad` (the fweights' as the
+real numbers NumPy's formula reads them; it refuses ones that are not integers).
+Second order along weights being differentiated: hvp along the aweights alone (through
+the helpers' source); where the gradient of X would need it, it is refused.
+With bias= or ddof= (deprecated, without effect) np.corrcoef is refused, and np.cov with
+dtype=. The rules hold for real values (complex ones are refused).
 """
 
 import numpy as np
@@ -143,74 +151,202 @@ def _observed_typer(d, m, y=None, rowvar=True, which=0):
 
 
 @register_jitable
-def _divisor(x, bias, ddof):
-    """f = N - ddof: np.cov's divisor (ddof None: 0 with bias, else 1)."""
-    n = x.shape[1]
+def _ddof(bias, ddof):
+    """NumPy's ddof: as given, or 0 with bias and 1 without."""
     if ddof is None:
-        return n - (0 if bias else 1)
-    return n - ddof
+        return 0 if bias else 1
+    return ddof
 
 
 @register_jitable
-def _centred(x):
+def _scaled(v, weights):
+    """v times the weights (v where there are none)."""
+    if weights is None:
+        return v
+    return v * weights
+
+
+@register_jitable
+def _weight(x, fweights=None, aweights=None):
+    """w = fweights aweights per observation (a column of X; ones where neither)."""
+    return _scaled(_scaled(np.ones(x.shape[1]), fweights), aweights)
+
+
+@register_jitable
+def _divisor(x, bias, ddof, fweights=None, aweights=None):
+    """f: np.cov's divisor. Without weights N - ddof; with them (w their product, s its
+    sum) s where ddof is 0, s - ddof without aweights, else s - ddof sum(w a) / s."""
+    d = _ddof(bias, ddof)
+    if fweights is None and aweights is None:
+        return x.shape[1] - d + 0.0
+    w = _weight(x, fweights, aweights)
+    s = np.sum(w)
+    if d == 0:
+        return s
+    return s - d * _aweighted(w, aweights) / s
+
+
+@register_jitable
+def _aweighted(w, aweights):
+    """sum(w a) (1 per unit of s where there are no aweights: s - ddof)."""
+    if aweights is None:
+        return np.sum(w)
+    return np.sum(w * aweights)
+
+
+@register_jitable
+def _centred(x, w):
+    """X less its rows' means, weighted by w."""
     out = np.empty(x.shape)
+    s = np.sum(w)
     for i in range(x.shape[0]):
-        out[i] = x[i] - np.mean(x[i])
+        out[i] = x[i] - np.sum(x[i] * w) / s
     return out
 
 
 @register_jitable
-def covariance_matrix(x, bias=False, ddof=None):
-    """Xc Xc^T / f for the observations X (one variable per row).
+def covariance_matrix(x, bias=False, ddof=None, fweights=None, aweights=None):
+    """Xc W Xc^T / f for the observations X (one variable per row), W the weights'
+    diagonal (the identity without them) and Xc X less its rows' weighted means.
 
     >>> covariance_matrix(np.array([[1.0, 2.0, 3.0]]))
     array([[1.]])
+    >>> covariance_matrix(np.array([[1.0, 2.0, 4.0]]), True, None, np.array([1, 2, 1]))
+    array([[1.1875]])
     """
-    xc = _centred(x)
-    return xc @ xc.T / _divisor(x, bias, ddof)
+    w = _weight(x, fweights, aweights)
+    xc = _centred(x, w)
+    return xc @ (xc * w).T / _divisor(x, bias, ddof, fweights, aweights)
 
 
 @register_jitable
-def cov_grad(dc, x, bias=False, ddof=None):
-    """The gradient of X of ``C = covariance_matrix(X, bias, ddof)``: (dC + dC^T) Xc / f
-    (dC any shape of C's k x k entries).
+def cov_grad(dc, x, bias=False, ddof=None, fweights=None, aweights=None):
+    """The gradient of X of ``C = covariance_matrix(X, bias, ddof, fweights, aweights)``:
+    (dC + dC^T) Xc W / f (dC any shape of C's k x k entries; Xc W's rows sum to 0, so
+    the centring passes the gradient as it is).
 
     >>> cov_grad(np.ones((1, 1)), np.array([[1.0, 2.0, 3.0]]))
     array([[-1.,  0.,  1.]])
     """
     k = x.shape[0]
+    w = _weight(x, fweights, aweights)
     g = np.ascontiguousarray(np.asarray(dc) * 1.0).reshape((k, k))
-    return (g + g.T) @ _centred(x) / _divisor(x, bias, ddof)
+    return (g + g.T) @ (_centred(x, w) * w) / _divisor(x, bias, ddof, fweights, aweights)
 
 
 @register_jitable
-def cov_cross(dx, x, bias=False, ddof=None):
-    """The tangent of ``covariance_matrix(X)`` along dX: (dXc Xc^T + Xc dXc^T) / f.
+def cov_cross(dx, x, bias=False, ddof=None, fweights=None, aweights=None):
+    """The tangent of ``covariance_matrix(X)`` along dX: (dXc W Xc^T + Xc W dXc^T) / f.
 
     >>> cov_cross(np.array([[1.0, 0.0, 0.0]]), np.array([[1.0, 2.0, 3.0]]))
     array([[-1.]])
     """
-    p = _centred(dx) @ _centred(x).T
-    return (p + p.T) / _divisor(x, bias, ddof)
+    w = _weight(x, fweights, aweights)
+    p = _centred(dx, w) @ (_centred(x, w) * w).T
+    return (p + p.T) / _divisor(x, bias, ddof, fweights, aweights)
+
+
+@register_jitable
+def _weight_slopes(x, bias, ddof, fweights, aweights):
+    """Per observation k, for C = S / f with S = Xc W Xc^T: Xc (one column per k),
+    C, f, df/dw_k (the aweights held) and df/da_k (w held). dS/dw_k = Xc_k Xc_k^T: the
+    centring's own change, sum_j w_j Xc_j = 0, drops out."""
+    w = _weight(x, fweights, aweights)
+    fact = _divisor(x, bias, ddof, fweights, aweights)
+    xc = _centred(x, w)
+    n = x.shape[1]
+    by_w, by_a = np.ones(n), np.zeros(n)
+    d = _ddof(bias, ddof)
+    if aweights is not None:
+        if d != 0:
+            s = np.sum(w)
+            by_w = 1.0 - d * (aweights / s - np.sum(w * aweights) / (s * s))
+            by_a = -d * w / s
+    return xc, xc @ (xc * w).T / fact, fact, by_w, by_a
+
+
+@register_jitable
+def cov_weights_grad(dc, x, bias=False, ddof=None, fweights=None, aweights=None, which=1):
+    """The gradient of the aweights (`which` 1) or of the fweights (0, as real numbers) of
+    ``C = covariance_matrix(X, bias, ddof, fweights, aweights)``: with w = f a,
+    dL/dw_k = (Xc^T dC Xc)_kk / f - <dC, C> (df/dw_k) / f, times a_k for f_k, and f_k
+    for a_k, less <dC, C> (df/da_k) / f.
+
+    >>> cov_weights_grad(np.ones((1, 1)), np.array([[0.0, 2.0]]), True, None, None,
+    ...                  np.array([1.0, 1.0]))
+    array([0., 0.])
+    """
+    k = x.shape[0]
+    g = np.ascontiguousarray(np.asarray(dc) * 1.0).reshape((k, k))
+    xc, c, fact, by_w, by_a = _weight_slopes(x, bias, ddof, fweights, aweights)
+    both = np.sum(g * c) / fact
+    per_w = np.sum(xc * (g @ xc), axis=0) / fact - both * by_w
+    if which == 0:
+        return _scaled(per_w, aweights)
+    return _scaled(per_w, fweights) - both * by_a
+
+
+@register_jitable
+def cov_weights_cross(dv, x, bias=False, ddof=None, fweights=None, aweights=None,
+                      which=1):
+    """The tangent of ``covariance_matrix(X, ...)`` along the aweights' tangent dv
+    (`which` 1) or the fweights' (0): Xc diag(dw) Xc^T / f - C df / f.
+
+    >>> cov_weights_cross(np.array([1.0, 0.0]), np.array([[0.0, 2.0]]), True, None, None,
+    ...                   np.array([1.0, 1.0]))
+    array([[0.]])
+    """
+    xc, c, fact, by_w, by_a = _weight_slopes(x, bias, ddof, fweights, aweights)
+    if which == 0:
+        dw = _scaled(dv, aweights)
+        df = np.sum(by_w * dw)
+    else:
+        dw = _scaled(dv, fweights)
+        df = np.sum(by_w * dw) + np.sum(by_a * dv)
+    return (xc @ (xc * dw).T - c * df) / fact
 
 
 def covariance(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
                dtype=None):
     """np.cov itself, which generated code calls in its place (numba's np.cov reads a
-    vector with rowvar=False as many variables).
+    vector with rowvar=False as many variables, and takes no weights). Given float
+    fweights and aweights, np.cov multiplies the fweights by the aweights in place (the
+    caller's array): this one gives it a copy, which the gradient reads unchanged.
 
     >>> covariance(np.array([1.0, 2.0, 3.0]))
     array(1.)
     """
+    if fweights is not None:
+        fweights = np.array(fweights, dtype=float)
     return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
 
 
 def _weights_given(fweights, aweights, dtype):
-    if not (_is_none(fweights) and _is_none(aweights) and _is_none(dtype)):
-        raise TypingError("srcgrad: " + _WEIGHTED)
+    if not _is_none(dtype):
+        raise TypingError("srcgrad: np.cov with dtype= has no gradient rule")
+    for w in (fweights, aweights):
+        if not (_is_none(w) or isinstance(w, types.Array) and w.ndim == 1):
+            raise TypingError("srcgrad: np.cov's fweights= and aweights= are vectors")
 
 
-_WEIGHTED = "np.cov with fweights=, aweights= or dtype= has no gradient rule"
+@register_jitable
+def _checked(x, fweights, aweights):
+    """NumPy's checks of the weights (its errors' messages)."""
+    _check_weights(x, fweights)
+    _check_weights(x, aweights)
+    if fweights is not None:
+        if np.any(fweights != np.floor(fweights * 1.0)):
+            raise ValueError("srcgrad: np.cov: fweights must be integer")
+    return x
+
+
+@register_jitable
+def _check_weights(x, w):
+    if w is not None:
+        if w.shape[0] != x.shape[1]:
+            raise ValueError("srcgrad: np.cov: incompatible numbers of samples and weights")
+        if np.any(w < 0):
+            raise ValueError("srcgrad: np.cov: weights cannot be negative")
 
 
 @overload(covariance)
@@ -220,13 +356,14 @@ def _covariance_typer(m, y=None, rowvar=True, bias=False, ddof=None, fweights=No
     if isinstance(m, types.Array) and m.ndim == 1 and _is_none(y):
         def vector(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
                    aweights=None, dtype=None):
-            c = covariance_matrix(observations(m, y, rowvar), bias, ddof)
-            return c.reshape(())
+            x = _checked(observations(m, y, rowvar), fweights, aweights)
+            return covariance_matrix(x, bias, ddof, fweights, aweights).reshape(())
         return vector
 
     def matrix(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
                dtype=None):
-        c = covariance_matrix(observations(m, y, rowvar), bias, ddof)
+        x = _checked(observations(m, y, rowvar), fweights, aweights)
+        c = covariance_matrix(x, bias, ddof, fweights, aweights)
         if c.shape[0] == 1:
             raise ValueError("srcgrad: np.cov of one variable given as a matrix compiles "
                              "as a matrix: pass the variable as a vector")
@@ -235,37 +372,52 @@ def _covariance_typer(m, y=None, rowvar=True, bias=False, ddof=None, fweights=No
 
 
 def _cov_refused(options) -> str | None:
-    if any(options.get(k) is not None for k in ("fweights", "aweights", "dtype")):
-        return "fweights=, aweights= and dtype= have no gradient rule"
+    if options.get("dtype") is not None:
+        return "dtype= has no gradient rule"
     return None
 
 
 @rule(np.cov, covariance, refuse=_cov_refused)
 def cov(dc, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
         dtype=None):
-    return (unobserved(cov_grad(dc, observations(m, y, rowvar), bias, ddof), m, y, rowvar, 0),
-            unobserved(cov_grad(dc, observations(m, y, rowvar), bias, ddof), m, y, rowvar, 1),
-            None, None, None, None, None, None)
+    return (unobserved(cov_grad(dc, observations(m, y, rowvar), bias, ddof, fweights,
+                                aweights), m, y, rowvar, 0),
+            unobserved(cov_grad(dc, observations(m, y, rowvar), bias, ddof, fweights,
+                                aweights), m, y, rowvar, 1),
+            None, None, None,
+            cov_weights_grad(dc, observations(m, y, rowvar), bias, ddof, fweights, aweights, 0),
+            cov_weights_grad(dc, observations(m, y, rowvar), bias, ddof, fweights, aweights, 1),
+            None)
 
 
 @tangent(np.cov, covariance)
 def cov_tangent(dx, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
                 aweights=None, dtype=None):
     return (reshape_as(cov_cross(observed(dx, m, y, rowvar, 0), observations(m, y, rowvar),
-                                 bias, ddof), c),
+                                 bias, ddof, fweights, aweights), c),
             reshape_as(cov_cross(observed(dx, m, y, rowvar, 1), observations(m, y, rowvar),
-                                 bias, ddof), c),
-            None, None, None, None, None, None)
+                                 bias, ddof, fweights, aweights), c),
+            None, None, None,
+            reshape_as(cov_weights_cross(dx, observations(m, y, rowvar), bias, ddof,
+                                         fweights, aweights, 0), c),
+            reshape_as(cov_weights_cross(dx, observations(m, y, rowvar), bias, ddof,
+                                         fweights, aweights, 1), c),
+            None)
 
 
+# second order along weights being differentiated is refused: cov_grad's tangent rule
+# gives dc's and x's alone, and cov_weights_grad has none
 @tangent(cov_grad)
-def cov_grad_tangent(dx, g, dc, x, bias=False, ddof=None):
-    return cov_grad(dx, x, bias, ddof), cov_grad(dc, dx, bias, ddof), None, None
+def cov_grad_tangent(dx, g, dc, x, bias=False, ddof=None, fweights=None, aweights=None):
+    return (cov_grad(dx, x, bias, ddof, fweights, aweights),
+            cov_grad(dc, dx, bias, ddof, fweights, aweights))
 
 
 @tangent(covariance_matrix)
-def covariance_matrix_tangent(dx, c, x, bias=False, ddof=None):
-    return cov_cross(dx, x, bias, ddof), None, None
+def covariance_matrix_tangent(dx, c, x, bias=False, ddof=None, fweights=None, aweights=None):
+    return (cov_cross(dx, x, bias, ddof, fweights, aweights), None, None,
+            cov_weights_cross(dx, x, bias, ddof, fweights, aweights, 0),
+            cov_weights_cross(dx, x, bias, ddof, fweights, aweights, 1))
 
 
 # ---- correlation ----
@@ -373,4 +525,5 @@ real_only(np.cov, covariance, np.corrcoef, correlation)
 describe(np.cov, compiled_as=covariance)
 describe(np.corrcoef, compiled_as=correlation)
 describe(observations, unobserved, observed, covariance_matrix, cov_grad, cov_cross,
-         correlation_matrix, corr_grad, corr_slope, covariance, correlation, pure=True)
+         cov_weights_grad, cov_weights_cross, correlation_matrix, corr_grad, corr_slope,
+         covariance, correlation, pure=True)
