@@ -106,3 +106,20 @@ def test_period_by_hand(jit):
     np.testing.assert_allclose(dx, [-2.0 / 3.0, -4.0])
     np.testing.assert_allclose(dfp, [0.5, 0.8, 0.2, 0.5])
 
+
+
+def period_by_name(x, fp, p):
+    return np.sum(np.interp(x, XP, fp, period=p))
+
+
+def period_none(x, fp):
+    return np.sum(np.interp(x, XP, fp, period=None))
+
+
+def test_a_period_of_zero_raises_and_none_is_no_period(jit):
+    # as NumPy: period=0 is a ValueError (it gave nan values before), and period=None
+    # given by name is no period (it was a TypeError): slope -2/3 at x = 1.3 as above
+    x = np.array([1.3])
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        srcgrad.grad(period_by_name, jit=jit)(x, FP, 0.0)
+    np.testing.assert_allclose(srcgrad.grad(period_none, jit=jit)(x, FP), [-2.0 / 3.0])

@@ -540,8 +540,10 @@ class _Normalizer:
                                                            for k in node.keywords})
         except (TypeError, ValueError):
             return None
+        defaults = bound.signature.parameters
         given = {k: v for k, v in bound.arguments.items()   # (out=None given by position)
-                 if not (k == "out" and isinstance(v, gast.Constant) and v.value is None)}
+                 if not (isinstance(v, gast.Constant) and v.value is None and
+                         defaults[k].default is None)}
         if "out" in given:
             return None
         try:
@@ -554,6 +556,9 @@ class _Normalizer:
         options = {k: self.atom(v) for k, v in given.items()}
         options.update({p.name: b.const(p.default) for p in bound.signature.parameters.values()
                         if p.name not in options and type(p.default) is int})   # ddof
+        if isinstance(source, tuple):   # (the source, the helpers it names: name -> object)
+            source, helpers = source
+            options.update({k: b.name(bound_name(self.env, k, v)) for k, v in helpers.items()})
         options["np"] = b.name(bound_name(self.env, "np", np))
         return _Options(options).visit(gast.parse(source).body[0].value)
 

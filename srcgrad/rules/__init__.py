@@ -176,8 +176,9 @@ class Op:
     # as without it, with a numba form that takes it (rules/reduction_options.py)
     expanded: Callable | None = None   # expanded(the names of the options a call gives)
     # -> the source of an expression that computes the call from those options (`a`,
-    # `axis`, `where`, ...) by operations with rules, or None: normalize writes a call
-    # with options its rule lacks (np.sum's initial= and where=) as that expression
+    # `axis`, `where`, ...) by operations with rules (or that source and a dict of the
+    # helpers it names), or None: normalize writes a call with options its rule lacks
+    # (np.sum's initial= and where=) as that expression
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)

@@ -16,8 +16,7 @@ With `period=p`, NumPy reads x and xp modulo |p|, sorts xp (and fp with it), ext
 by one knot on each side (xp's last less |p|, its first plus |p|) and ignores left and
 right: `normalize` writes such a call as those operations (the record's `expanded`), whose
 rules (np.mod's, np.sort's, an index's, np.concatenate's) give the gradients of x, xp, fp
-and p. (So period=0, for which NumPy raises ValueError, gives nan values here, and
-period=None given by name a TypeError: `expanded` sees the options' names, not values.)
+and p (|p| is `period_of`, which raises NumPy's ValueError for a period of 0).
 """
 
 import numpy as np
@@ -37,11 +36,12 @@ def _periodic(given):
     """np.interp(x, xp, fp, period=p) as NumPy computes it, by operations with rules."""
     if "period" not in given:
         return None
-    p = "np.abs(period)"
+    p = "period_of(period)"
     knots = f"np.sort(np.mod(xp, {p}))"
     values = f"fp[np.argsort(np.mod(xp, {p}))]"
     return (f"np.interp(np.mod(x, {p}), np.concatenate(({knots}[-1:] - {p}, {knots}, "
-            f"{knots}[:1] + {p})), np.concatenate(({values}[-1:], {values}, {values}[:1])))")
+            f"{knots}[:1] + {p})), np.concatenate(({values}[-1:], {values}, {values}[:1])))",
+            {"period_of": period_of})
 
 
 def _flat(x):
@@ -189,6 +189,31 @@ real_only(np.interp)
 describe(np.interp, expanded=_periodic)
 
 
+@register_jitable
+def period_of(p):
+    """|p|, the period np.interp reads, or NumPy's ValueError for a period of 0.
+
+    >>> period_of(-2.0)
+    2.0
+    """
+    if p == 0:
+        raise ValueError("period must be a non-zero value")
+    return abs(p)
+
+
+@rule(period_of)
+def period_of_rule(dy, y, p):
+    return dy * np.sign(p)
+
+
+@tangent(period_of)
+def period_of_tangent(dp, y, p):
+    return dp * np.sign(p)
+
+
+describe(period_of, pure=True)
+
+
 # second order differentiates the helpers above by their source, through these
 nondifferentiable(np.searchsorted)   # (indices)
 
@@ -218,9 +243,11 @@ describe(_flat, _shaped, _scatter, pure=True)
 @overload(np.interp)
 def _np_interp(x, xp, fp, left=None, right=None, period=None):
     # numba's np.interp takes x, xp and fp: this form serves the calls with left or right
-    if all(v is None or isinstance(v, (types.NoneType, types.Omitted))
-           for v in (left, right)) or not (period is None or isinstance(
-               period, (types.NoneType, types.Omitted))):
+    # (or period=None)
+    plain = all(v is None or isinstance(v, (types.NoneType, types.Omitted))
+                for v in (left, right))
+    if plain and (period is None or isinstance(period, types.Omitted)) or not (
+            period is None or isinstance(period, (types.NoneType, types.Omitted))):
         return None
 
     def impl(x, xp, fp, left=None, right=None, period=None):
