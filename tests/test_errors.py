@@ -71,8 +71,15 @@ def with_raise_from(x):
     return x
 
 
+def with_fstring_value(x):
+    label = f"x={x}"
+    return x * len(label)
+
+
 @pytest.mark.parametrize("fun,construct,line", [
     (with_try, "'try' statements", "try:"),
+    (with_fstring_value, "an f-string is kept in a gradient only as the message",
+     'label = f"x={x}"'),
     (with_class, "class definitions", "class A:"),
     (with_global, "'global' statements", "global G"),
     (with_set_comprehension, "set comprehensions", "return sum({v for v in (x, x)})"),

@@ -481,6 +481,10 @@ class _Normalizer:
             raise self.error(node, "a generator expression can be differentiated where sum, "
                                    "max, min, any or all reduces it; for its values, write "
                                    "a list comprehension")
+        if isinstance(node, gast.JoinedStr):
+            raise self.error(node, "an f-string is kept in a gradient only as the message of "
+                                   "an assert or a raise (numba formats no values into "
+                                   "strings)")
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
 
     def pairwise(self, node: gast.Call) -> gast.AST | None:
