@@ -92,7 +92,14 @@ def with_sum(a):
 
 
 def test_refused():
-    with pytest.raises(srcgrad.MissingRule, match="weights of another shape"):
-        srcgrad.grad(along_two_axes, wrt=(0, 1), jit=False)(np.ones((2, 3, 4)), np.ones((3, 4)))
+    a, w = np.ones((2, 3, 4)), np.ones((3, 4))
+    try:
+        along_two_axes(a, w)
+    except TypeError:   # NumPy < 2 takes 1-D weights alone: the primal raises, as NumPy
+        with pytest.raises(TypeError, match="1D weights expected"):
+            srcgrad.grad(along_two_axes, wrt=(0, 1), jit=False)(a, w)
+    else:
+        with pytest.raises(srcgrad.MissingRule, match="weights of another shape"):
+            srcgrad.grad(along_two_axes, wrt=(0, 1), jit=False)(a, w)
     with pytest.raises(srcgrad.MissingRule, match="returned=True"):
         srcgrad.grad(with_sum, jit=False)(np.ones(3))
