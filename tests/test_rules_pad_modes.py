@@ -1,0 +1,196 @@
+"""np.pad in the modes that compute their padding (srcgrad/rules/copies.py): odd
+reflections, the statistics 'mean', 'maximum' and 'minimum' (with stat_length), and
+'linear_ramp' (with end_values). Their gradients and tangents against central differences,
+compiled and as Python, in one and two dimensions; values by hand; their numba forms
+against np.pad itself; and what stays refused.
+"""
+
+import numpy as np
+import pytest
+from fd import assert_grad
+from marks import compiles
+from sweep import check, check_hvp, check_jvp, domains, parametrize
+
+import srcgrad
+
+any_, pos, unit, distinct = domains(31)
+
+
+# ---- the sweep: every mode in one function, in two dimensions and in one ----
+def pad_modes_op(a):
+    # later axes' statistics and ramps read the earlier axes padded (as np.pad pads)
+    return np.sum(np.sin(np.pad(a, ((3, 1), (2, 5)), mode="reflect", reflect_type="odd"))) + \
+        np.sum(np.cos(np.pad(a, ((4, 1), (2, 7)), mode="symmetric", reflect_type="odd"))) + \
+        np.sum(np.sin(np.pad(a, ((1, 2), (2, 1)), mode="mean", stat_length=((1, 2), (2, 3))))) + \
+        np.sum(np.sin(np.pad(a, 2, mode="maximum")) * 1.2) + \
+        np.sum(np.sin(np.pad(a, (1, 2), mode="minimum", stat_length=2)) * 1.3) + \
+        np.sum(np.sin(np.pad(a, ((2, 1), (1, 3)), mode="linear_ramp",
+                             end_values=((1.0, 2.0), (0.5, -1.0)))) * 1.4)
+
+
+def pad_modes_1d(v):
+    return np.sum(np.sin(np.pad(v, (2, 3), mode="reflect", reflect_type="odd"))) + \
+        np.sum(np.sin(np.pad(v, 4, mode="symmetric", reflect_type="odd")) * 0.7) + \
+        np.sum(np.sin(np.pad(v, (3, 1), mode="mean")) * 1.1) + \
+        np.sum(np.sin(np.pad(v, (2, 1), mode="maximum", stat_length=(2, 3))) * 1.2) + \
+        np.sum(np.sin(np.pad(v, 1, mode="minimum")) * 1.3) + \
+        np.sum(np.sin(np.pad(v, (3, 2), mode="linear_ramp", end_values=(0.5, -2.0))) * 1.4)
+
+
+CASES = [
+    # distinct values: a maximum or minimum is not differentiable at a tie
+    ("pad-modes", (np.pad,), pad_modes_op, (distinct(3, 4),), [0], True),
+    ("pad-modes-1d", (np.pad,), pad_modes_1d, (distinct(5),), [0], True),
+]
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+@parametrize(CASES)
+def test_jvp(case, jit):
+    check_jvp(case, jit)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_hvp(case):
+    # the gradient is linear in dy and, away from ties, constant in the selection
+    check_hvp(case, False)
+
+
+# ---- values by hand ----
+def weighted(mode, width, **options):
+    def f(x, w):
+        return np.sum(np.pad(x, width, mode=mode, **options) * w)
+    return f
+
+
+def odd_reflected(x, w):
+    return np.sum(np.pad(x, 2, mode="reflect", reflect_type="odd") * w)
+
+
+def odd_mirrored(x, w):
+    return np.sum(np.pad(x, 2, mode="symmetric", reflect_type="odd") * w)
+
+
+def mean_padded(x):
+    return np.sum(np.pad(x, 1, mode="mean"))
+
+
+def mean_of_two(x, w):
+    return np.sum(np.pad(x, (1, 2), mode="mean", stat_length=2) * w)
+
+
+def maximum_padded(x, w):
+    return np.sum(np.pad(x, 1, mode="maximum") * w)
+
+
+def minimum_of_two(x, w):
+    return np.sum(np.pad(x, 1, mode="minimum", stat_length=2) * w)
+
+
+def ramped(x, w):
+    return np.sum(np.pad(x, (2, 3), mode="linear_ramp", end_values=(5.0, -1.0)) * w)
+
+
+def test_by_hand():
+    x = np.array([1.0, 2.0, 3.0])
+    w = 2.0 ** np.arange(8.0)
+    # y = (2 x0 - x2, 2 x0 - x1, x0, x1, x2, 2 x2 - x1, 2 x2 - x0) = (-1, 0, 1, 2, 3, 4, 5)
+    assert np.pad(x, 2, "reflect", reflect_type="odd").tolist() == [-1, 0, 1, 2, 3, 4, 5]
+    g = srcgrad.grad(odd_reflected, jit=False)(x, w[:7])
+    np.testing.assert_allclose(g, [2 + 4 + 4 - 64, -2 + 8 - 32, -1 + 16 + 64 + 128])
+    # y = (2 x0 - x1, x0, x0, x1, x2, x2, 2 x2 - x1)
+    g = srcgrad.grad(odd_mirrored, jit=False)(x, w[:7])
+    np.testing.assert_allclose(g, [2 + 2 + 4, -1 + 8 - 64, 16 + 32 + 128])
+    # y = (m, x0, x1, x2, m), m the mean of x: each entry gets 1 + 2/3
+    np.testing.assert_allclose(srcgrad.grad(mean_padded, jit=False)(x), [5 / 3] * 3)
+    # y = ((x0 + x1) / 2, x0, x1, x2, (x1 + x2) / 2, (x1 + x2) / 2)
+    g = srcgrad.grad(mean_of_two, jit=False)(x, w[:6])
+    np.testing.assert_allclose(g, [0.5 + 2, 0.5 + 4 + 8 + 16, 8 + 8 + 16])
+    # y = (3, 1, 3, 3, 3): the maximum is tied between x1 and x2, which split its weights
+    t = np.array([1.0, 3.0, 3.0])
+    g = srcgrad.grad(maximum_padded, jit=False)(t, w[:5])
+    np.testing.assert_allclose(g, [2, 4 + 17 / 2, 8 + 17 / 2])
+    # y = (min(x0, x1), x0, x1, x2, min(x1, x2)) = (1, 1, 3, 2, 2)
+    g = srcgrad.grad(minimum_of_two, jit=False)(np.array([1.0, 3.0, 2.0]), w[:5])
+    np.testing.assert_allclose(g, [1 + 2, 4, 8 + 16])
+    # y = (5, 5 + (x0 - 5) / 2, x0, x1, x2, -1 + 2 (x2 + 1) / 3, -1 + (x2 + 1) / 3, -1)
+    assert np.pad(x, (2, 3), "linear_ramp", end_values=(5.0, -1.0)).tolist() == \
+        pytest.approx([5, 3, 1, 2, 3, 5 / 3, 1 / 3, -1])
+    g = srcgrad.grad(ramped, jit=False)(x, w)
+    np.testing.assert_allclose(g, [2 / 2 + 4, 8, 16 + 32 * 2 / 3 + 64 / 3])
+
+
+def test_tangent_by_hand():
+    # the tangent of the maximum's padding is the tangent of the entry that attains it
+    # (the mean of the tied ones' tangents)
+    f = srcgrad.jvp(maximum_padded, jit=False)
+    _, t = f(np.array([1.0, 3.0, 3.0]), np.ones(5), np.array([1.0, 10.0, 30.0]))
+    assert t == pytest.approx(20 + 1 + 10 + 30 + 20)
+
+
+def maximum_in_a_loop(x):
+    # x changes after each padding: the adjoint reads each x the padding read
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(np.pad(x, (1, 2), mode="maximum", stat_length=2) * np.arange(6.0))
+        x = x[::-1] * 1.5 + 0.25 * i
+    return s
+
+
+def test_the_statistics_read_the_values_padded():
+    x = np.array([0.3, -1.2, 2.0, 0.9])[:3]
+    g = srcgrad.grad(maximum_in_a_loop, wrt=(0,), jit=False)(x)
+    assert_grad(maximum_in_a_loop, g, (x,), [0])
+
+
+# ---- the numba forms against np.pad ----
+def pads(a, v):
+    return (np.pad(a, ((3, 1), (2, 5)), mode="reflect", reflect_type="odd"),
+            np.pad(a, ((4, 7), (6, 1)), mode="symmetric", reflect_type="odd"),
+            np.pad(v, (7, 9), mode="reflect", reflect_type="odd"),
+            np.pad(a[:1], 3, mode="reflect", reflect_type="odd"),
+            np.pad(a, ((1, 2), (2, 1)), mode="mean", stat_length=((1, 2), (2, 3))),
+            np.pad(a, 2, mode="maximum"),
+            np.pad(a, (1, 2), mode="minimum", stat_length=2),
+            np.pad(a, ((2, 1), (1, 3)), mode="linear_ramp", end_values=((1.0, 2.0), (0.5, -1))),
+            np.pad(v, 3, mode="linear_ramp"),
+            np.pad(v, 2, mode="mean", stat_length=9))
+
+
+@compiles
+@pytest.mark.compiled
+def test_numba_forms_pad_as_numpy():
+    import numba
+
+    import srcgrad.rules.copies  # noqa: F401  (the numba forms)
+    a, v = any_(3, 4), any_(5)
+    for got, want in zip(numba.njit(pads)(a, v), pads(a, v), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+# ---- what is refused ----
+def median_padded(x):
+    return np.sum(np.pad(x, 1, mode="median") ** 2)
+
+
+def odder_reflection(x):
+    return np.sum(np.pad(x, 1, mode="reflect", reflect_type="other") ** 2)
+
+
+def ramp_to(x, e):
+    return np.sum(np.pad(x, 2, mode="linear_ramp", end_values=e) ** 2)
+
+
+def test_what_is_refused():
+    x = np.arange(3.0)
+    for fun in (median_padded, odder_reflection):
+        with pytest.raises(srcgrad.SrcgradError, match="np.pad has a gradient rule"):
+            srcgrad.grad(fun, jit=False)(x)
+    # end values receive no gradient: a differentiated one is refused, not dropped
+    with pytest.raises(srcgrad.MissingRule, match="end_values= receives"):
+        srcgrad.grad(ramp_to, wrt=(0, 1), jit=False)(x, 2.0)
+    assert srcgrad.grad(ramp_to, jit=False)(x, 2.0).shape == (3,)
