@@ -1,6 +1,6 @@
 """np.pad in the modes that compute their padding (srcgrad/rules/copies.py): odd
 reflections, the statistics 'mean', 'maximum' and 'minimum' (with stat_length), and
-'linear_ramp' (with end_values). Their gradients and tangents against central differences,
+'linear_ramp' (with end_values), 'median'. Their gradients and tangents against central differences,
 compiled and as Python, in one and two dimensions (the compiled jvp's value is np.pad's
 numba form, checked against np.pad); values by hand; and what stays refused.
 """
@@ -26,12 +26,16 @@ def pad_modes_op(a, v):
         np.sum(np.sin(np.pad(a, ((2, 1), (1, 3)), mode="linear_ramp",
                              end_values=((1.0, 2.0), (0.5, -1.0)))) * 1.4) + \
         np.sum(np.pad(a[:1], 2, mode="reflect", reflect_type="odd") ** 3) + \
+        np.sum(np.sin(np.pad(a, ((2, 1), (1, 2)), mode="median",
+                             stat_length=((2, 3), (4, 2)))) * 0.9) + \
         np.sum(np.sin(np.pad(v, (2, 3), mode="reflect", reflect_type="odd"))) + \
         np.sum(np.sin(np.pad(v, 4, mode="symmetric", reflect_type="odd")) * 0.7) + \
         np.sum(np.sin(np.pad(v, (3, 1), mode="mean")) * 1.1) + \
         np.sum(np.sin(np.pad(v, (2, 1), mode="maximum", stat_length=(2, 3))) * 1.2) + \
         np.sum(np.sin(np.pad(v, 1, mode="minimum")) * 1.3) + \
-        np.sum(np.sin(np.pad(v, (3, 2), mode="linear_ramp", end_values=(0.5, -2.0))) * 1.4)
+        np.sum(np.sin(np.pad(v, (3, 2), mode="linear_ramp", end_values=(0.5, -2.0))) * 1.4) + \
+        np.sum(np.sin(np.pad(v, 2, mode="median")) * 0.8) + \
+        np.sum(np.sin(np.pad(v, (1, 2), mode="median", stat_length=(2, 4))) * 0.6)
 
 
 CASES = [
@@ -88,6 +92,14 @@ def minimum_of_two(x, w):
     return np.sum(np.pad(x, 1, mode="minimum", stat_length=2) * w)
 
 
+def median_padded(x, w):
+    return np.sum(np.pad(x, 1, mode="median") * w)
+
+
+def median_of_two(x, w):
+    return np.sum(np.pad(x, 1, mode="median", stat_length=2) * w)
+
+
 def ramped(x, w):
     return np.sum(np.pad(x, (2, 3), mode="linear_ramp", end_values=(5.0, -1.0)) * w)
 
@@ -114,6 +126,12 @@ def test_by_hand():
     # y = (min(x0, x1), x0, x1, x2, min(x1, x2)) = (1, 1, 3, 2, 2)
     g = srcgrad.grad(minimum_of_two, jit=False)(np.array([1.0, 3.0, 2.0]), w[:5])
     np.testing.assert_allclose(g, [1 + 2, 4, 8 + 16])
+    # y = (x2, x0, x1, x2, x2) = (2, 3, 1, 2, 2): the median is x2
+    g = srcgrad.grad(median_padded, jit=False)(np.array([3.0, 1.0, 2.0]), w[:5])
+    np.testing.assert_allclose(g, [2, 4, 8 + 1 + 16])
+    # y = ((x0 + x1) / 2, x0, x1, x2, (x1 + x2) / 2): two middle entries share
+    g = srcgrad.grad(median_of_two, jit=False)(np.array([3.0, 1.0, 2.0]), w[:5])
+    np.testing.assert_allclose(g, [0.5 + 2, 0.5 + 4 + 8, 8 + 8])
     # y = (5, 5 + (x0 - 5) / 2, x0, x1, x2, -1 + 2 (x2 + 1) / 3, -1 + (x2 + 1) / 3, -1)
     assert np.pad(x, (2, 3), "linear_ramp", end_values=(5.0, -1.0)).tolist() == \
         pytest.approx([5, 3, 1, 2, 3, 5 / 3, 1 / 3, -1])
@@ -145,8 +163,8 @@ def test_the_statistics_read_the_values_padded():
 
 
 # ---- what is refused ----
-def median_padded(x):
-    return np.sum(np.pad(x, 1, mode="median") ** 2)
+def empty_padded(x):
+    return np.sum(np.pad(x, 1, mode="empty") ** 2)
 
 
 def odder_reflection(x):
@@ -159,7 +177,7 @@ def ramp_to(x, e):
 
 def test_what_is_refused():
     x = np.arange(3.0)
-    for fun in (median_padded, odder_reflection):
+    for fun in (empty_padded, odder_reflection):
         with pytest.raises(srcgrad.SrcgradError, match="np.pad has a gradient rule"):
             srcgrad.grad(fun, jit=False)(x)
     # end values receive no gradient: a differentiated one is refused, not dropped

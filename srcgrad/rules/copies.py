@@ -1,8 +1,7 @@
 """Copies and padding: the records of np.repeat, np.tile and np.pad, the helpers their
 rules call (`repeat_grad`, `tile_grad`, `pad_grad`, and `padded`, np.pad's tangent),
 each beside its numba form, and the numba forms of the calls numba lacks (an axis to
-np.repeat; np.tile; np.pad in the modes 'constant', 'edge', 'reflect', 'symmetric' and
-'wrap').
+np.repeat; np.tile; np.pad).
 
 Each of these copies entries of its argument: np.repeat each entry `repeats` times,
 np.tile the whole array `reps` times, np.pad the entries at the edges (mode 'edge'),
@@ -13,6 +12,13 @@ its argument, and the adjoint sends each entry of dy back to the entry it copies
 adding the copies: the runs of repeats, the tiles (dy seen as (reps, shape) pairs of
 axes, summed over the reps), and for np.pad each padded entry into the entry it copies,
 axis by axis from the last (constants copy none).
+
+np.pad's other modes compute their padding, axis by axis too (a later axis's statistics
+and ramps read the earlier axes padded, as NumPy's do): an odd reflection (2 edge -
+mirrored), 'mean' and 'linear_ramp' are linear in the argument (the end values are
+constants), and 'maximum', 'minimum' and 'median' pick entries by their values: linear
+in the entries they pick, which `pad_grad` and `padded` find from x's values (so x is
+read for more than its shape). `pad_grad` says where a tie's cotangent goes.
 """
 
 import numpy as np
@@ -233,11 +239,11 @@ def pad_tangent(dx, y, x, pad_width=0, mode="constant", constant_values=0,
 # codes 0-4 copy entries (`_source`); 5 and 6 are 'reflect' and 'symmetric' with
 # reflect_type 'odd'; 7 on, the statistics and the ramp (`_pad_rows`)
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
-_PAD_MORE = ("mean", "maximum", "minimum", "linear_ramp")
-_MEAN, _MAXIMUM, _MINIMUM, _RAMP = 7, 8, 9, 10
+_PAD_MORE = ("mean", "maximum", "minimum", "linear_ramp", "median")
+_MEAN, _MAXIMUM, _MINIMUM, _RAMP, _MEDIAN = 7, 8, 9, 10, 11
 _PAD_MISSING = ("np.pad has a gradient rule for the modes 'constant', 'edge', 'wrap', "
                 "'reflect' and 'symmetric' (reflect_type 'even' or 'odd'), 'mean', "
-                "'maximum', 'minimum' and 'linear_ramp' only")
+                "'maximum', 'minimum', 'median' and 'linear_ramp' only")
 
 
 @register_jitable
@@ -317,6 +323,8 @@ def _mode_code_typer(mode, reflect_type):
             return 9
         if mode == "linear_ramp":
             return 10
+        if mode == "median":
+            return 11
         raise MissingRule(_PAD_MISSING)
     return code
 
@@ -464,7 +472,10 @@ def pad_grad(dy, x, pad_width, mode="constant", reflect_type="even", stat_length
     at its end): its cotangent is spread evenly over them. One of 'maximum' or 'minimum'
     is its stretch's extremum: its cotangent goes to the entry that attains it, and where
     several do (a tie), it is split evenly among them, as JAX's gradient of max splits
-    it. One of 'linear_ramp', ``end + i (edge - end) / width`` (i counted from the outer
+    it. One of 'median' sends it to the middle entry of the stretch (sorted stably, so a
+    tie sends it to one of the tied entries) or splits it between the two middle ones, as
+    np.median's gradient does (rules/quantiles.py).
+    One of 'linear_ramp', ``end + i (edge - end) / width`` (i counted from the outer
     end), sends i / width of its cotangent to the edge entry; the end values are
     constants. One of an odd reflection, ``2 edge - mirrored``, sends it to both.
 
@@ -566,10 +577,21 @@ def _stretch(n, length, first):
 @register_jitable
 def _stat_weights(column, code):
     """d stat / d column for the statistic `code`: 1 / len evenly (mean); for the maximum
-    or minimum, 1 / ties on each entry equal to it (a tie splits it, as JAX does)."""
+    or minimum, 1 / ties on each entry equal to it (a tie splits it, as JAX does); for
+    the median, 1 on the middle entry of a stable sort, or 1/2 on each of the two middle
+    ones (np.median's gradient, `rules/quantiles.py`)."""
     w = np.zeros(len(column))
     if code == _MEAN:
         w[:] = 1.0 / len(column)
+        return w
+    if code == _MEDIAN:
+        order = np.argsort(column, kind="mergesort")
+        half = len(column) // 2
+        if len(column) % 2:
+            w[order[half]] = 1.0
+        else:
+            w[order[half - 1]] += 0.5
+            w[order[half]] += 0.5
         return w
     best = np.max(column) if code == _MAXIMUM else np.min(column)
     ties = 0
@@ -610,7 +632,8 @@ def _pad_rows(rows, before, after, code, first, last, end0, end1):
             for c in range(r):
                 column = rows[lo:hi, c]
                 stat[c] = np.mean(column) if code == _MEAN else np.max(column) \
-                    if code == _MAXIMUM else np.min(column)
+                    if code == _MAXIMUM else np.min(column) if code == _MINIMUM \
+                    else np.median(column)
             for p in range(before) if side == 0 else range(before + n, m):
                 out[p] = stat
     return out
@@ -649,7 +672,7 @@ def _partly_padded(x, widths, code, lengths):
     reads its statistics on along axis k (each is x itself for the other modes)."""
     out = [np.ascontiguousarray(x)]
     for k in range(x.ndim - 1):
-        stat = code == _MEAN or code == _MAXIMUM or code == _MINIMUM
+        stat = code == _MEAN or code == _MAXIMUM or code == _MINIMUM or code == _MEDIAN
         out.append(_from_rows(_pad_rows(_as_rows(out[k], k), widths[k, 0], widths[k, 1],
                                         code, lengths[k, 0], lengths[k, 1], 0.0, 0.0),
                               out[k], k) if stat else out[k])
