@@ -747,7 +747,27 @@ def _padded_more(dx, x, widths, code, lengths):
     return out
 
 
-@overload(np.pad)
+def _paths(mode, reflect_type) -> tuple[bool, bool]:
+    """Whether a call's numba form needs the modes that copy (codes 0-4), and those that
+    compute their padding (5 on): one of them where numba sees the mode as a constant
+    (the forms prefer literals), so that a call compiles what its mode runs only."""
+    def constant(t):
+        if isinstance(t, str):   # (an argument left out: its default)
+            return t
+        if isinstance(t, types.Omitted):
+            return t.value
+        return t.literal_value if isinstance(t, types.StringLiteral) else None
+    m, r = constant(mode), constant(reflect_type)
+    if not isinstance(m, str) or not isinstance(r, str):
+        return True, True
+    try:
+        code = _mode_code(m, r)
+    except MissingRule:
+        return True, False   # (raised again at run time, by _mode_code's numba form)
+    return code <= 4, code > 4
+
+
+@overload(np.pad, prefer_literal=True)
 def _np_pad(array, pad_width, mode="constant", constant_values=0, reflect_type="even",
             stat_length=None, end_values=0):
     # numba has no np.pad: these modes, with one constant
@@ -756,7 +776,16 @@ def _np_pad(array, pad_width, mode="constant", constant_values=0, reflect_type="
     if not isinstance(constant_values, (types.Number, int, float)) and not (
             isinstance(constant_values, types.Omitted)):
         raise TypingError("srcgrad: np.pad compiles with one number as constant_values")
-    if as_dtype(array.dtype).kind != "f":
+    copying, computing = _paths(mode, reflect_type)
+    if computing and not copying and as_dtype(array.dtype).kind == "f":
+        def computed(array, pad_width, mode="constant", constant_values=0,
+                     reflect_type="even", stat_length=None, end_values=0):
+            return _pad_more(array, _widths(pad_width, array.ndim),
+                             _mode_code(mode, reflect_type),
+                             _stat_lengths(stat_length, array.ndim),
+                             _end_values(end_values, array.ndim))
+        return computed
+    if as_dtype(array.dtype).kind != "f" or not computing:
         # the modes that compute their padding compile for float arrays (NumPy rounds
         # an integer mean, and truncates an integer ramp)
         def copies(array, pad_width, mode="constant", constant_values=0,
@@ -785,10 +814,13 @@ def _np_pad(array, pad_width, mode="constant", constant_values=0, reflect_type="
     return pad
 
 
-@overload(padded)
+@overload(padded, prefer_literal=True)
 def _padded_typer(dx, x, pad_width, mode="constant", reflect_type="even", stat_length=None):
     if not isinstance(dx, types.Array) or not isinstance(x, types.Array):
         return None
+    if not _paths(mode, reflect_type)[1]:
+        return lambda dx, x, pad_width, mode="constant", reflect_type="even", \
+            stat_length=None: np.pad(dx, pad_width, mode, 0, reflect_type)
 
     def tangent(dx, x, pad_width, mode="constant", reflect_type="even", stat_length=None):
         code = _mode_code(mode, reflect_type)
@@ -799,28 +831,37 @@ def _padded_typer(dx, x, pad_width, mode="constant", reflect_type="even", stat_l
     return tangent
 
 
-@overload(pad_grad)
+@overload(pad_grad, prefer_literal=True)
 def _pad_grad_typer(dy, x, pad_width, mode="constant", reflect_type="even",
                     stat_length=None):
     if not isinstance(dy, types.Array) or not isinstance(x, types.Array):
         return None
     dtype = as_dtype(dy.dtype) if as_dtype(dy.dtype).kind in "fc" else np.dtype(np.float64)
-    more = dtype.kind == "f"   # (the modes coded 5 on compile for real cotangents)
+    # (the modes coded 5 on compile for real cotangents, and where the mode may be one)
+    more = dtype.kind == "f" and _paths(mode, reflect_type)[1]
+
+    def copies(dy, x, pad_width, mode="constant", reflect_type="even", stat_length=None):
+        code = _mode_code(mode, reflect_type)
+        if code > 4:
+            raise MissingRule("srcgrad differentiates np.pad in this mode for real "
+                              "cotangents only")
+        widths = _widths(pad_width, x.ndim)
+        g = np.ascontiguousarray(dy).astype(dtype)
+        for k in range(x.ndim - 1, -1, -1):
+            g = _unpad_axis(g, k, widths[k, 0], x.shape[k], code)
+        return g
 
     def unpad(dy, x, pad_width, mode="constant", reflect_type="even", stat_length=None):
         code = _mode_code(mode, reflect_type)
         widths = _widths(pad_width, x.ndim)
         g = np.ascontiguousarray(dy).astype(dtype)
         if code > 4:
-            if not more:
-                raise MissingRule("srcgrad differentiates np.pad in this mode for real "
-                                  "cotangents only")
             return _unpad_more(g, x.astype(np.float64), widths, code,
                                _stat_lengths(stat_length, x.ndim))
         for k in range(x.ndim - 1, -1, -1):
             g = _unpad_axis(g, k, widths[k, 0], x.shape[k], code)
         return g
-    return unpad
+    return unpad if more else copies
 
 
 linear(np.repeat, np.tile, repeat_grad, tile_grad, pad_grad, padded)
