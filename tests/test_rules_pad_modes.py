@@ -62,12 +62,6 @@ def test_hvp():
 
 
 # ---- values by hand ----
-def weighted(mode, width, **options):
-    def f(x, w):
-        return np.sum(np.pad(x, width, mode=mode, **options) * w)
-    return f
-
-
 def odd_reflected(x, w):
     return np.sum(np.pad(x, 2, mode="reflect", reflect_type="odd") * w)
 
@@ -82,6 +76,10 @@ def mean_padded(x):
 
 def mean_of_two(x, w):
     return np.sum(np.pad(x, (1, 2), mode="mean", stat_length=2) * w)
+
+
+def mean_of_rounded(x, w):
+    return np.sum(np.pad(x, (1, 2), mode="mean", stat_length=1.6) * w)
 
 
 def maximum_padded(x, w):
@@ -126,6 +124,9 @@ def test_by_hand():
     # y = (min(x0, x1), x0, x1, x2, min(x1, x2)) = (1, 1, 3, 2, 2)
     g = srcgrad.grad(minimum_of_two, jit=False)(np.array([1.0, 3.0, 2.0]), w[:5])
     np.testing.assert_allclose(g, [1 + 2, 4, 8 + 16])
+    # a stat_length of 1.6 is 2, as NumPy rounds it
+    g = srcgrad.grad(mean_of_rounded, jit=False)(x, w[:6])
+    np.testing.assert_allclose(g, [0.5 + 2, 0.5 + 4 + 8 + 16, 8 + 8 + 16])
     # y = (x2, x0, x1, x2, x2) = (2, 3, 1, 2, 2): the median is x2
     g = srcgrad.grad(median_padded, jit=False)(np.array([3.0, 1.0, 2.0]), w[:5])
     np.testing.assert_allclose(g, [2, 4, 8 + 1 + 16])

@@ -394,7 +394,8 @@ def _stat_lengths(stat_length, ndim):
         return np.full((ndim, 2), -1, np.intp)
     x = np.asarray(stat_length, object)
     absent = np.vectorize(lambda v: v is None, otypes=[bool])(x)
-    lengths = np.where(absent, -1, x).astype(np.intp)
+    # (rounded, as NumPy's `_as_pairs` rounds an index)
+    lengths = np.round(np.where(absent, -1, x).astype(np.float64)).astype(np.intp)
     if np.any(lengths[~absent] < 0):
         raise ValueError("index can't contain negative values")
     return _pairs(lengths, ndim)
