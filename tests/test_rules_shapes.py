@@ -363,14 +363,6 @@ def test_jvp_compiled():
 
 
 # ---- what is refused ----
-def padded_mean(x):
-    return np.sum(np.pad(x, 1, mode="mean") ** 2)
-
-
-def odd_reflection(x):
-    return np.sum(np.pad(x, 1, mode="reflect", reflect_type="odd") ** 2)
-
-
 def wrapped_wide(x):
     return np.sum(np.pad(x, (1, 5), mode="wrap") * np.arange(9.0))
 
@@ -383,19 +375,6 @@ def test_a_wide_wrap_differentiates_as_numpy_pads_it(jit):
     else:
         with pytest.raises(srcgrad.SrcgradError, match="wider than its axis"):
             srcgrad.grad(wrapped_wide, jit=jit)(x)
-
-
-def padded_stat(x):
-    return np.sum(np.pad(x, 1, mode="maximum", stat_length=2) ** 2)
-
-
-def test_pad_modes_without_a_rule_are_refused(jit):
-    x = np.arange(3.0)
-    for fun in (padded_mean, odd_reflection):
-        with pytest.raises(srcgrad.SrcgradError, match="np.pad has a gradient rule"):
-            srcgrad.grad(fun, jit=jit)(x)
-    with pytest.raises(srcgrad.SrcgradError, match="stat_length"):
-        srcgrad.grad(padded_stat, jit=jit)(x)
 
 
 def padded_with(x, c):
