@@ -363,6 +363,8 @@ def test_jvp_compiled():
 
 
 # ---- what is refused ----
+
+
 def wrapped_wide(x):
     return np.sum(np.pad(x, (1, 5), mode="wrap") * np.arange(9.0))
 
