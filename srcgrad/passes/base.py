@@ -516,9 +516,12 @@ class FunctionPass:
         if not (callable(fun) and (getattr(fun, "__module__", None) or "").startswith("numpy")):
             return
         try:
-            names = list(inspect.signature(fun).parameters)[1 if method else 0:]
-        except (TypeError, ValueError):
-            return
+            names = list(inspect.signature(fun).parameters)
+        except (TypeError, ValueError):   # (np.asarray before NumPy 2): its rule's names
+            r = lookup(fun)
+            names = list(r.params) + list(r.defaults) if r is not None and r.kind == "rule" \
+                else []
+        names = names[1 if method else 0:]
         given = [k for k in node.keywords if k.arg == "dtype"]
         at = names.index("dtype") if "dtype" in names else len(node.args)
         value = given[0].value if given else node.args[at] if at < len(node.args) else None
