@@ -8,7 +8,7 @@ import pytest
 from sweep import check, check_jvp, parametrize
 
 import srcgrad
-from srcgrad.rules.interpolation import _flat, _scatter, _shaped
+from srcgrad.rules.interpolation import _flat, _scatter, _shaped, period_of
 
 XP = np.array([0.0, 1.0, 2.5, 4.0])
 FP = np.array([1.0, 3.0, 2.0, 5.0])
@@ -42,7 +42,7 @@ CASES = [
     ("interp_all", HELPERS, of_everything, (X, XP, FP), [0, 1, 2], True),
     ("interp_sides", HELPERS, with_sides, (X, 0.5, 7.0), [0, 1, 2], True),
     ("interp_number", HELPERS, of_a_number, (1.7, FP), [0, 1], True),
-    ("interp_period", HELPERS, periodic,
+    ("interp_period", HELPERS + (period_of,), periodic,
      (X, np.array([0.2, 5.5, 2.5, -1.1]), FP, 4.5), [0, 1, 2, 3], True),
 ]
 
