@@ -1385,3 +1385,20 @@ def test_a_new_array_returned_through_a_function_passed_to_a_helper(jit):
     g = srcgrad.grad(doubled_through_apply_then_scaled, jit=jit)(x.copy())
     np.testing.assert_allclose(g, 8 * x + 2)
     assert_grad(doubled_through_apply_then_scaled, (g,), (x,), (0,))
+
+
+def joined_in_a_loop(x, n):
+    t = x
+    for _ in range(n):
+        p = [x, x * 2.0]
+        q = p + [x * 0.5]
+        t = t * q[2]
+    return np.sum(t)
+
+
+def test_a_join_of_displays_bound_in_a_loop_is_refused(jit):
+    # fuzz seed 9987164: `q = p + [v]` in a loop, p a display bound there (so not one
+    # srcgrad follows item by item), was taken for arithmetic: the adjoint unbroadcast a
+    # list and crashed (AttributeError from generated code); now a clear MissingRule
+    with pytest.raises(srcgrad.MissingRule, match="joining lists or tuples with \\+"):
+        srcgrad.grad(joined_in_a_loop, jit=jit)(np.array([1.0, 2.0]), 2)

@@ -216,6 +216,7 @@ class FunctionPass:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.bind_values()
         self.tuples: dict[str, list[gast.AST]] = {}
+        self.displayed: set[str] = set()   # names bound to a list or tuple display anywhere
         self._tuple_at: dict[str, int] = {}   # where each of those was bound
         self._reading = -1                    # the statement being classified
 
@@ -258,6 +259,8 @@ class FunctionPass:
                 op = ops[id(stmt)] = classify(stmt.value)
                 once = len(self._bound.get(name, ())) == 1 and name not in self.params \
                     and k not in self._in_loop
+                if op.kind == "tuple":
+                    self.displayed.add(name)
                 if op.kind == "tuple" and once:
                     # (bound once, outside loops: `p[0]` read outside loops, with its item
                     # not bound again since, is the item's name; else it indexes p)
@@ -294,7 +297,8 @@ class FunctionPass:
             op = OPERATORS[type(value.op)]
             args = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand]
             if self.joins_sequences(value) and isinstance(value.op, gast.Add) and all(
-                    self._holds(a.id, item) for a in args for item in self.tuples[a.id]):
+                    a.id in self.tuples and all(self._holds(a.id, item) for item in
+                                                self.tuples[a.id]) for a in args):
                 # a + b of two displays: the display of their items (`c = [u, v] + [w]`)
                 return Operation("tuple", self.tuples[args[0].id] + self.tuples[args[1].id])
             if self.joins_sequences(value):
@@ -401,7 +405,8 @@ class FunctionPass:
         if not isinstance(value, gast.BinOp):
             return False
         operands = (value.left, value.right)
-        shown = [isinstance(a, gast.Name) and a.id in self.tuples for a in operands]
+        shown = [isinstance(a, gast.Name) and (a.id in self.tuples or a.id in self.displayed)
+                 for a in operands]   # (a display bound in a loop is a list there too)
         if isinstance(value.op, gast.Add):
             return all(shown)
         return isinstance(value.op, gast.Mult) and any(shown) and any(
