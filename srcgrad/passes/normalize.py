@@ -27,8 +27,9 @@ passes do, and a new FunctionDef whose body is a list of:
 A name assigned only outside loops and branches is assigned once (a reassigned `x`
 becomes `x_1` from that point on), so the adjoint reads its values without a tape; a
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
-restores what its overwrites destroy. Augmented assignment, tuple targets, chained
-comparisons, multiple targets and unary minus on constants are desugared, and so is a
+restores what its overwrites destroy. Augmented assignment, tuple targets (a starred
+one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
+`first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on constants are desugared, and so is a
 call given options its rule lacks (`np.sum(x, where=m)`: the operations its record's
 `expanded` gives, `np.sum(np.where(m, x, 0))`). Each new
 statement keeps the line of the statement it came from, which is how the adjoint
@@ -386,9 +387,14 @@ class _Normalizer:
             self.emit(b.assign(b.subscript(b.name(target.value.id), index, store=True),
                                self.atom(value)))
         elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(t, gast.Starred) for t in target.elts):
+                target, value = self.starred(target, value)
             if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
                 # `a, b = b, a`: take every value before binding any target
-                parts = [self.copy_if_bound(self.atom(v), target) for v in value.elts]
+                parts = [self.copy_if_bound(self.atom(v), target) if not isinstance(
+                    v, (gast.Tuple, gast.List)) else b.make(type(v), elts=[
+                        self.copy_if_bound(self.atom(e), target) for e in v.elts],
+                    ctx=gast.Load()) for v in value.elts]   # (`rest = [_t2, _t3]`)
             else:
                 whole = self.atom(value)
                 parts = [b.subscript(copy.deepcopy(whole), b.const(i))
@@ -398,6 +404,31 @@ class _Normalizer:
         else:
             raise self.error(target, f"assignment to a {type(target).__name__.lower()} "
                                      f"cannot be differentiated")
+
+    def starred(self, target: gast.Tuple | gast.List, value: gast.AST
+                ) -> tuple[gast.Tuple, gast.Tuple]:
+        """`first, *rest = <n items>` as `first, rest = item0, [item1, ...]`: the items of
+        a list or tuple display, or of a name `fixed_displays` knows, whose length is known
+        when srcgrad compiles (Python's starred target is a list of the items left)."""
+        star = next(k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred))
+        if isinstance(value, (gast.Tuple, gast.List)) and \
+                not any(isinstance(e, gast.Starred) for e in value.elts):
+            items = list(value.elts)
+        elif isinstance(value, gast.Name) and value.id in self.displays:
+            items = [b.subscript(b.name(value.id), b.const(k))
+                     for k in range(self.displays[value.id])]
+        else:
+            raise self.error(target, "a starred target unpacks a list or tuple display, or a "
+                                     "name bound once to one (its length known when srcgrad "
+                                     "compiles); index the value instead")
+        after = len(target.elts) - star - 1
+        if len(items) < len(target.elts) - 1:
+            raise self.error(target, f"not enough values to unpack: {len(items)} items into "
+                                     f"{len(target.elts) - 1} names and a starred one")
+        rest = b.make(gast.List, elts=items[star:len(items) - after], ctx=gast.Load())
+        names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
+        return b.tuple_(names, store=True), b.tuple_(items[:star] + [rest] +
+                                                     items[len(items) - after:])
 
     def copy_if_bound(self, atom: gast.AST, target: gast.AST) -> gast.AST:
         bound = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}

@@ -15,7 +15,7 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
 * every read of a leaf by constant keys, indices and fields (`params["W"]`, `abc[0]`,
   `abc[-1]`, `p.W`, nested) is a load of that leaf's parameter; `len(c)` of a container
   is its length; `a, b = c` (a tuple, list or NamedTuple, nested targets too) assigns the
-  leaves; `for v in c` over one is unrolled, one copy of the body per entry, with
+  leaves (`a, *rest = c`: `a, rest = c_0, (c_1, ...)`, which `normalize` unpacks); `for v in c` over one is unrolled, one copy of the body per entry, with
   `v = <entry>` first;
 * (a parameter that is not differentiated is flattened only where `readable` says
   that nothing below is refused; else it stays the container it is.)
@@ -405,12 +405,18 @@ class _Flatten(gast.NodeTransformer):
             return self.load(tree, path, root, node)
         if not isinstance(target, (gast.Tuple, gast.List)) or not tree.sequence:
             return self.load(tree, path, root, node)   # refused: a whole container
-        if len(target.elts) != len(tree.children) or \
-                any(isinstance(e, gast.Starred) for e in target.elts):
+        targets = list(target.elts)
+        star = next((k for k, t in enumerate(targets) if isinstance(t, gast.Starred)), None)
+        if star is not None and len(targets) - 1 <= len(tree.children):
+            # `first, *rest = c`: the starred name takes the entries left, a list of leaves
+            # (`normalize` splits the display)
+            rest = len(tree.children) - len(targets) + 1
+            targets[star:star + 1] = [None] * rest
+        if len(targets) != len(tree.children):
             raise self.refuse(node, f"unpacking its {len(tree.children)} entries into "
-                                    f"{len(target.elts)} targets (or a starred one)")
+                                    f"{len(target.elts)} targets")
         return b.located(b.tuple_([self.unpacked(t, (c, path + [k], root), node)
-                                   for k, (t, c) in enumerate(zip(target.elts, tree.children,
+                                   for k, (t, c) in enumerate(zip(targets, tree.children,
                                                                   strict=True))]), node)
 
     def visit_Assign(self, node):

@@ -85,6 +85,8 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     for stmt in fn.body:
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
+            if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Store):
+                what = None   # `first, *rest = ...`: `normalize` unpacks it
             if isinstance(node, gast.keyword) and node.arg is None:
                 what = "'**' arguments in calls"
             if isinstance(node, gast.Call):

