@@ -92,13 +92,13 @@ def starred_of_an_array(x):
 
 def starred_too_few(x):
     a, b, *c, d = [x[0], x[1]]
-    return a
+    return a * b * d + len(c)
 
 
 def starred_loop_target(x):
     t = 0.0
     for a, *b in [(x[0], x[1]), (x[1], x[2])]:
-        t = t + a
+        t = t + a * b[0]
     return t
 
 

@@ -29,11 +29,11 @@ becomes `x_1` from that point on), so the adjoint reads its values without a tap
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
 restores what its overwrites destroy. Augmented assignment, tuple targets (a starred
 one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
-`first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on constants are desugared, and so is a
-call given options its rule lacks (`np.sum(x, where=m)`: the operations its record's
-`expanded` gives, `np.sum(np.where(m, x, 0))`). Each new
-statement keeps the line of the statement it came from, which is how the adjoint
-comments name the user's line. Exists so that `reverse` needs one rule per operation
+`first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on
+constants are desugared, and so is a call given options its rule lacks
+(`np.sum(x, where=m)`: the operations its record's `expanded` gives,
+`np.sum(np.where(m, x, 0))`). Each new statement keeps the line of the statement it
+came from, which is how the adjoint comments name the user's line. Exists so that `reverse` needs one rule per operation
 and one form per construct.
 """
 

@@ -15,8 +15,9 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
 * every read of a leaf by constant keys, indices and fields (`params["W"]`, `abc[0]`,
   `abc[-1]`, `p.W`, nested) is a load of that leaf's parameter; `len(c)` of a container
   is its length; `a, b = c` (a tuple, list or NamedTuple, nested targets too) assigns the
-  leaves (`a, *rest = c`: `a, rest = c_0, (c_1, ...)`, which `normalize` unpacks); `for v in c` over one is unrolled, one copy of the body per entry, with
-  `v = <entry>` first;
+  leaves (`a, *rest = c`: `a, *rest = c_0, c_1, ...`, which `normalize` unpacks);
+  `for v in c` over one is unrolled, one copy of the body per entry, with `v = <entry>`
+  first;
 * (a parameter that is not differentiated is flattened only where `readable` says
   that nothing below is refused; else it stays the container it is.)
 * any other use of the container (passed whole, bound to another name, a computed key,
