@@ -33,8 +33,8 @@ one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
 constants are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
 `np.sum(np.where(m, x, 0))`). Each new statement keeps the line of the statement it
-came from, which is how the adjoint comments name the user's line. Exists so that `reverse` needs one rule per operation
-and one form per construct.
+came from, which is how the adjoint comments name the user's line. Exists so that
+`reverse` needs one rule per operation and one form per construct.
 """
 
 from __future__ import annotations
