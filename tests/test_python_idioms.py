@@ -111,3 +111,117 @@ def starred_loop_target(x):
 ])
 def test_starred_refused(fun, construct, line):
     refused(fun, (X,), construct, line)
+
+
+# ---- dict comprehensions of keys known when srcgrad compiles, loops over dicts ----
+
+NAMES = ("a", "b", "c")
+
+
+def comprehension_enumerated(x):
+    d = {k: x[i] * (i + 1) for i, k in enumerate(["a", "b", "c"])}
+    return d["a"] * d["c"]
+
+
+def comprehension_zipped(x):
+    names = ["a", "b"]
+    vals = [x[0], np.sin(x[1])]
+    d = {k: v * 2 for k, v in zip(names, vals)}  # noqa: B905 (as users write it)
+    return d["a"] * d["b"]
+
+
+def comprehension_of_a_global_tuple_and_a_range(x):
+    d = {k: x[i] ** 2 for i, k in enumerate(NAMES)}
+    e = {i: x[i] * x[0] for i in range(1, 3)}
+    return d["b"] + d["c"] * e[2] - e[1]
+
+
+def test_dict_comprehensions_by_hand(jit):
+    x0, x1, x2 = X
+    # x0 * 3 x2
+    assert_by_hand_and_differences(comprehension_enumerated, (X,), [3 * x2, 0.0, 3 * x0],
+                                   jit)
+    # 4 x0 sin(x1)
+    assert_by_hand_and_differences(comprehension_zipped, (X,),
+                                   [4 * np.sin(x1), 4 * x0 * np.cos(x1), 0.0], jit)
+    # x1^2 + x2^3 x0 - x1 x0
+    assert_by_hand_and_differences(comprehension_of_a_global_tuple_and_a_range, (X,),
+                                   [x2 ** 3 - x1, 2 * x1 - x0, 3 * x2 ** 2 * x0], jit)
+
+
+def test_dict_comprehension_source_is_one_name_per_entry():
+    src = srcgrad.grad(comprehension_zipped, jit=False).source
+    assert "d_a = _t4 * 2" in src and "d_b = _t5 * 2" in src and "_t4 = vals[0]" in src
+
+
+def over_items(x):
+    d = {"a": x[0], "b": x[1]}
+    t = 0.0
+    for _k, v in d.items():
+        t = t + v * v
+    return t
+
+
+def over_keys_and_values(x):
+    d = {"a": x[0], "b": x[1] * x[2]}
+    w = {"a": 2.0, "b": 3.0}
+    t = 0.0
+    for k in d:
+        t = t + d[k] * w[k]
+    for v in d.values():
+        t = t + v ** 2
+    return t + sum(d.values()) + len(d.keys())
+
+
+def test_loops_over_a_dict_by_hand(jit):
+    x0, x1, x2 = X
+    assert_by_hand_and_differences(over_items, (X,), [2 * x0, 2 * x1, 0.0], jit)
+    # 2 x0 + 3 x1 x2 + x0^2 + (x1 x2)^2 + x0 + x1 x2 + 2
+    b = x1 * x2
+    want = [3 + 2 * x0, (4 + 2 * b) * x2, (4 + 2 * b) * x1]
+    assert_by_hand_and_differences(over_keys_and_values, (X,), want, jit)
+
+
+def over_a_dict_argument(p):
+    t = 0.0
+    for name, v in p.items():
+        t = t + np.sum(v ** 2) * len(name)
+    return t
+
+
+def test_loop_over_a_dict_argument(jit):
+    # sum(W^2) + 4 b^2
+    g = srcgrad.grad(over_a_dict_argument, jit=jit)({"W": X, "bias": 2.0})
+    assert list(g) == ["W", "bias"]
+    np.testing.assert_allclose(g["W"], 2 * X, rtol=1e-12)
+    assert g["bias"] == pytest.approx(16.0, rel=1e-12)
+
+
+def comprehension_over_an_array(x):
+    d = {i: v for i, v in enumerate(x)}
+    return d[0]
+
+
+def comprehension_filtered(x):
+    d = {k: x[i] for i, k in enumerate("ab") if i > 0}
+    return d["b"]
+
+
+def loop_with_break(x):
+    d = {"a": x[0], "b": x[1]}
+    t = 0.0
+    for v in d.values():
+        t = t + v
+        if t > 0:
+            break
+    return t
+
+
+@pytest.mark.parametrize("fun, construct, line", [
+    (comprehension_over_an_array, "dict comprehensions (but one assigned once",
+     "d = {i: v for i, v in enumerate(x)}"),
+    (comprehension_filtered, "dict comprehensions (but one assigned once", "d = {k: x[i]"),
+    (loop_with_break, "a `for` over it with `break`", "for v in d.values()"),
+])
+def test_dict_forms_refused(fun, construct, line):
+    refused(fun, (X,), construct, line)

@@ -1,8 +1,10 @@
 """comprehensions: a comprehension reduced by the call it is passed to becomes a loop.
 
 Requires a tree accepted by `reject_unsupported` (set and dict comprehensions are refused
-there). `normalize` calls `lower` on each call that is passed a list comprehension or a
-generator expression, and normalizes the statements it returns as the user's own code,
+there; before it, `pytrees` makes a dict comprehension whose keys are known when srcgrad
+compiles the dict display `displayed` gives, and one name per entry). `normalize` calls
+`lower` on each call that is passed a list comprehension or a generator expression, and
+normalizes the statements it returns as the user's own code,
 at the line of the statement the comprehension is in; so the generated source shows a
 loop under that line's comment, and reverse and forward mode differentiate the loop.
 Guarantees the statements compute the call's value into a fresh name, evaluating what
@@ -226,10 +228,84 @@ def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.
 MAX_ITEMS = 256
 
 
-def _substituted(node: gast.AST, values: dict[str, int]) -> gast.AST:
-    """`node` with each read of a name in `values` its int literal."""
+def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | None]
+              ) -> gast.Dict | None:
+    """The dict display a dict comprehension stands for when its keys are known when
+    srcgrad compiles: each `for` clause runs over what `items(iterable)` gives the items
+    of (a display, a range of int literals, `enumerate` or `zip` of such), with no `if`,
+    and each key is a constant once the variables are the items. An item that is not a
+    constant, a name or a constant index of a name is put in once at most (it is not
+    evaluated twice). None for any other (`reject` refuses it). At most `MAX_ITEMS` items.
+
+    >>> import astor
+    >>> comp = gast.parse("{k: x[i] * 2 for i, k in enumerate('ab')}").body[0].value
+    >>> comp.generators[0].iter.args = [gast.parse("['a', 'b']").body[0].value]
+    >>> enum = lambda it: [b.tuple_([b.const(k), e]) for k, e in enumerate(it.args[0].elts)]
+    >>> print(astor.to_source(gast.gast_to_ast(displayed(comp, enum))).strip())
+    {'a': x[0] * 2, 'b': x[1] * 2}
+    """
+    keys: list[gast.AST] = []
+    values: list[gast.AST] = []
+
+    def bind(target: gast.AST, item: gast.AST, into: dict[str, gast.AST]) -> bool:
+        if isinstance(target, gast.Name):
+            into[target.id] = item
+            return True
+        return isinstance(target, (gast.Tuple, gast.List)) and \
+            isinstance(item, (gast.Tuple, gast.List)) and \
+            len(item.elts) == len(target.elts) and \
+            all(bind(t, e, into) for t, e in zip(target.elts, item.elts, strict=True))
+
+    def expand(k: int, bound: dict[str, gast.AST]) -> bool:
+        if k == len(comp.generators):
+            uses = [n.id for part in (comp.key, comp.value) for n in gast.walk(part)
+                    if isinstance(n, gast.Name) and n.id in bound]
+            if any(uses.count(name) > 1 and not _cheap(bound[name]) for name in bound):
+                return False
+            key = _substituted(copy.deepcopy(comp.key), bound)
+            if not isinstance(key, gast.Constant):
+                return False
+            keys.append(key)
+            values.append(_substituted(copy.deepcopy(comp.value), bound))
+            return len(keys) <= MAX_ITEMS
+        gen = comp.generators[k]
+        found = items(_substituted(copy.deepcopy(gen.iter), bound))
+        if gen.ifs or gen.is_async or found is None:
+            return False
+        for item in found:
+            inner = dict(bound)
+            if not bind(gen.target, item, inner) or not expand(k + 1, inner):
+                return False
+        return True
+
+    binds = {n.id for g in comp.generators for n in gast.walk(g.target)
+             if isinstance(n, gast.Name)}
+    nested = [n for n in gast.walk(comp) if n is not comp and isinstance(
+        n, (*COMPREHENSIONS, gast.SetComp, gast.DictComp, gast.Lambda))]
+    if nested and any(isinstance(n, gast.Name) and n.id in binds
+                      for c in nested for n in gast.walk(c)):
+        return None   # (a nested scope that may rebind a variable: not substituted)
+    if not expand(0, {}):
+        return None
+    return b.make(gast.Dict, keys=keys, values=values)
+
+
+def _cheap(node: gast.AST) -> bool:
+    """Whether reading `node` twice costs nothing: a constant, a name or a constant
+    index of a name."""
+    return isinstance(node, (gast.Constant, gast.Name)) or \
+        isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+        isinstance(node.slice, gast.Constant)
+
+
+def _substituted(node: gast.AST, values: dict[str, int | gast.AST]) -> gast.AST:
+    """`node` with each read of a name in `values` its int literal (or a copy of the
+    node it maps to)."""
     if isinstance(node, gast.Name) and node.id in values:
-        return b.located(b.const(values[node.id]), node)
+        value = values[node.id]
+        if isinstance(value, gast.AST):
+            return copy.deepcopy(value)
+        return b.located(b.const(value), node)
     return b.map_children(node, lambda child: _substituted(child, values))
 
 
