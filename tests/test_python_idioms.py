@@ -225,3 +225,58 @@ def loop_with_break(x):
 ])
 def test_dict_forms_refused(fun, construct, line):
     refused(fun, (X,), construct, line)
+
+
+# ---- sorted of a list display: np.sort of its array, then its items ----
+
+
+def sorted_bound_list(x):
+    items = [x[0], x[1] * 2, x[2] ** 2]
+    s = sorted(items)
+    return s[0] + 2 * s[2]
+
+
+def sorted_reversed(x):
+    s = sorted([x[0], x[1], x[2] * 0.1], reverse=True)
+    return s[0] * 3 + s[1] * 2 + s[2]
+
+
+def sorted_ties(x):
+    up = sorted([x[0], x[1], x[2]])
+    down = sorted((x[0], x[1], x[2]), reverse=True)
+    return up[0] * 3 + up[1] * 2 + up[2] + 10 * down[0] + 100 * down[1]
+
+
+def test_sorted_by_hand(jit):
+    x0, x1, x2 = X
+    # items (0.3, 0.4, 0.81): x0 + 2 x2^2
+    assert_by_hand_and_differences(sorted_bound_list, (X,), [1.0, 0.0, 4 * x2], jit)
+    # (0.3, 0.2, 0.09) descending: 3 x0 + 2 x1 + 0.1 x2
+    assert_by_hand_and_differences(sorted_reversed, (X,), [3.0, 2.0, 0.1], jit)
+    # ties stay in their order, as Python's sort is stable: at x = (1, 0.5, 1), up is
+    # (x1, x0, x2), down is (x0, x2, x1)
+    tie = np.array([1.0, 0.5, 1.0])
+    value, dx = srcgrad.value_and_grad(sorted_ties, jit=jit)(tie)
+    assert value == sorted_ties(tie)
+    np.testing.assert_array_equal(dx, [2 + 10, 3, 1 + 100])
+
+
+def test_sorted_forward_mode(jit):
+    direction = np.array([1.0, -2.0, 0.5])
+    slope = srcgrad.jvp(sorted_bound_list, jit=jit)(X, direction)[1]
+    assert slope == pytest.approx(1.0 - 2 * 0.0 + 4 * X[2] * 0.5, rel=1e-12)
+
+
+def sorted_with_key(x):
+    return sorted([x[0], x[1]], key=abs)[0]
+
+
+def sorted_of_arrays(x):
+    return np.sum(sorted([x[:2], x[1:]])[0])
+
+
+def test_sorted_refused():
+    refused(sorted_with_key, (X,), "sorted(..., key=...) cannot be differentiated",
+            "return sorted([x[0], x[1]], key=abs)[0]")
+    with pytest.raises(AssertionError, match="sorted\\(\\) of a list of numbers"):
+        srcgrad.grad(sorted_of_arrays, jit=False)(X)

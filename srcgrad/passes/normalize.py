@@ -32,9 +32,10 @@ one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
 `first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on
 constants are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
-`np.sum(np.where(m, x, 0))`). Each new statement keeps the line of the statement it
-came from, which is how the adjoint comments name the user's line. Exists so that
-`reverse` needs one rule per operation and one form per construct.
+`np.sum(np.where(m, x, 0))`), and `sorted` of a display (`sorted_items`). Each new
+statement keeps the line of the statement it came from, which is how the adjoint
+comments name the user's line. Exists so that `reverse` needs one rule per operation
+and one form per construct.
 """
 
 from __future__ import annotations
@@ -491,6 +492,8 @@ class _Normalizer:
                 return self.comprehension(node)
             if (pairs := self.pairwise(node)) is not None:
                 return self.operation(pairs)
+            if (items := self.sorted_items(node)) is not None:
+                return items
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -555,6 +558,53 @@ class _Normalizer:
         for item in items[1:]:
             folded = pair(folded, item)
         return folded
+
+    def sorted_items(self, node: gast.Call) -> gast.List | None:
+        """`sorted(L)` of a list or tuple display, or of a name `fixed_displays` knows,
+        not all constants: the list display of the items of `np.sort(np.array(L))`
+        (whose rule gives each position's gradient to the item that lands there, ties in
+        their order, as Python's sort is stable); `reverse=True` sorts the negated
+        items. A guard refuses items that are not numbers (np.array would make rows of
+        arrays). None for any other call; `key=` refused."""
+        if self.env.resolve(node.func, self.locals) is not sorted or len(node.args) != 1:
+            return None
+        arg = node.args[0]
+        if isinstance(arg, (gast.List, gast.Tuple)) and \
+                not any(isinstance(e, gast.Starred) for e in arg.elts):
+            items = list(arg.elts)
+        elif isinstance(arg, gast.Name) and arg.id in self.displays:
+            items = [b.subscript(b.name(arg.id), b.const(k))
+                     for k in range(self.displays[arg.id])]
+        else:
+            return None
+        if all(isinstance(e, gast.Constant) for e in items):
+            return None
+        options = {k.arg: k.value for k in node.keywords}
+        if "key" in options:
+            raise self.error(node, "sorted(..., key=...) cannot be differentiated: sort the "
+                                   "keys' values yourself (np.argsort of them picks the "
+                                   "items)")
+        reverse = options.pop("reverse", b.const(False))
+        if options or not isinstance(reverse, gast.Constant):
+            raise self.error(node, "sorted(...) is differentiated with a constant "
+                                   "reverse= as its only option")
+        if not items:
+            return b.make(gast.List, elts=[], ctx=gast.Load())
+        np_ = bound_name(self.env, "np", np)
+        array = self.atom(b.call(b.dotted(f"{np_}.array"), arg if isinstance(arg, gast.Name)
+                                 else b.make(gast.List, elts=items, ctx=gast.Load())))
+        rank = self.atom(b.make(gast.Attribute, value=array, attr="ndim", ctx=gast.Load()))
+        one = self.atom(b.make(gast.Compare, left=rank, ops=[gast.Eq()],
+                               comparators=[b.const(1)]))
+        self.emit(b.make(gast.Assert, test=one, msg=b.const(
+            "srcgrad differentiates sorted() of a list of numbers")))
+        if reverse.value:   # descending, equal items in their order (Python's stable sort)
+            array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
+        ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
+        if reverse.value:
+            ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
+        return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
+                                       for k in range(len(items))], ctx=gast.Load())
 
     def expanded(self, node: gast.Call) -> gast.AST | None:
         """A call given options its rule lacks, written by its record's `expanded`
