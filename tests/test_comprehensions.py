@@ -218,8 +218,8 @@ def with_list_value(x):
     return parts[0]
 
 
-def with_key(x):
-    return max((v for v in x), key=abs)
+def with_a_second_argument(x):
+    return min((v for v in x), 0.0)
 
 
 def with_dict_comprehension(x):
@@ -253,7 +253,8 @@ def rows_of_a_matrix(m):
 
 
 @pytest.mark.parametrize("fun,construct,line", [
-    (with_key, "with the comprehension as its only argument", "return max((v for v"),
+    (with_a_second_argument, "with the comprehension as its only argument",
+     "return min((v for v"),
     (with_dict_comprehension, "dict comprehensions (but one assigned once",
      "return sum({i: v"),
 ])

@@ -280,3 +280,36 @@ def test_sorted_refused():
             "return sorted([x[0], x[1]], key=abs)[0]")
     with pytest.raises(AssertionError, match="sorted\\(\\) of a list of numbers"):
         srcgrad.grad(sorted_of_arrays, jit=False)(X)
+
+
+# ---- max and min with key=: the first item whose key is best, as Python picks it ----
+
+
+def max_by_abs_of_a_bound_list(x):
+    items = [x[0], x[1], x[2]]
+    return max(items, key=abs)
+
+
+def min_by_abs_of_arguments_and_ties(x):
+    # max of (x0, -x0) by abs ties: the first, x0, as Python
+    return min(x[0], x[1] * 2, x[2], key=np.abs) + max([x[0], -x[0]], key=abs)
+
+
+def over_an_array_and_a_generator(x):
+    return max(x, key=abs) * min((v * 2 for v in x), key=abs)
+
+
+def test_max_min_with_key_by_hand(jit):
+    x = np.array([0.3, -1.2, 0.9])
+    assert_by_hand_and_differences(max_by_abs_of_a_bound_list, (x,), [0.0, 1.0, 0.0], jit)
+    assert_by_hand_and_differences(min_by_abs_of_arguments_and_ties, (x,), [2.0, 0.0, 0.0],
+                                   jit)
+    # x1 * 2 x0: (2 x1, 2 x0, 0)
+    assert_by_hand_and_differences(over_an_array_and_a_generator, (x,), [-2.4, 0.6, 0.0], jit)
+    slope = srcgrad.jvp(over_an_array_and_a_generator, jit=jit)(x, np.array([1.0, 2.0, 3.0]))[1]
+    assert slope == pytest.approx(-2.4 + 1.2, rel=1e-12)
+
+
+def test_max_with_key_source_compares_the_keys():
+    src = srcgrad.grad(max_by_abs_of_a_bound_list, jit=False).source
+    assert "_t5 = abs(_t4)" in src and "_t8 = _t7 > _t5" in src

@@ -28,6 +28,7 @@ first of equal items, as Python does, and its gradient goes to that one.
 | `sum(c)`, `sum(c, start)` | `acc = start` (0), each item: `acc = acc + elt` |
 | `np.sum([...])` | `acc = 0`, each item: `acc = acc + np.sum(elt)` |
 | `max(c)`, `min(c)` | each item: `if n == 0 or elt > acc: acc = elt` (`<` for min) |
+| `max(c, key=f)` | each item: `if n == 0 or f(elt) > best: acc, best = elt, f(elt)` |
 | | after: `if n == 0: raise ValueError(...)` (or `acc = default`) |
 | `any(c)`, `all(c)` | `acc = False`, each item: `if elt: acc = True` (`all` negated) |
 """
@@ -100,14 +101,15 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
                           f"only sum, max, min, any, all (and np.sum of a list "
                           f"comprehension) of one are lowered to a loop")
     keywords = {k.arg: k.value for k in call.keywords}
-    allowed = {"sum": {"start"}, "max": {"default"}, "min": {"default"}}.get(kind, set())
+    allowed = {"sum": {"start"}, "max": {"default", "key"},
+               "min": {"default", "key"}}.get(kind, set())
     extra = [a for a in call.args if a is not comp]
     if call.args[0] is not comp or set(keywords) - allowed or \
             len(extra) > (1 if kind == "sum" else 0):
         raise error(comp, f"{_dotted(call.func)}(...) of {what} can be differentiated with "
                           f"the comprehension as its only argument"
                           + (" (and start=)" if kind == "sum" else
-                             " (and default=)" if kind in ("max", "min") else ""))
+                             " (and default=, key=)" if kind in ("max", "min") else ""))
     comp = _renamed_targets(copy.deepcopy(comp), namer, shared)
     names = {"sum": "total", "np.sum": "total", "max": "largest", "min": "smallest",
              "any": "found", "all": "every"}
@@ -121,15 +123,24 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
         after = []
     elif kind in ("max", "min"):
         count, value = namer.fresh("count"), namer.temp()
-        better = b.make(gast.Compare, left=b.name(value),
+        key = keywords.get("key")
+        if isinstance(key, gast.Constant) and key.value is None:
+            key = None
+        # with key=f, the item whose key beats the best key so far (`score`)
+        score, mark = (acc, value) if key is None else (namer.fresh("score"), namer.temp())
+        better = b.make(gast.Compare, left=b.name(mark),
                         ops=[gast.Gt() if kind == "max" else gast.Lt()],
-                        comparators=[b.name(acc)])
+                        comparators=[b.name(score)])
         first = b.make(gast.Compare, left=b.name(count), ops=[gast.Eq()],
                        comparators=[b.const(0)])
         before = [b.assign(count, b.const(0)), b.assign(acc, b.const(0))]
-        inner = [b.assign(value, elt),
+        scored = [] if key is None else [b.assign(mark, b.call(copy.deepcopy(key),
+                                                               b.name(value)))]
+        kept = [] if key is None else [b.assign(score, b.name(mark))]
+        before += [] if key is None else [b.assign(score, b.const(0))]
+        inner = [b.assign(value, elt), *scored,
                  b.make(gast.If, test=b.make(gast.BoolOp, op=gast.Or(), values=[first, better]),
-                        body=[b.assign(acc, b.name(value))]),
+                        body=[b.assign(acc, b.name(value)), *kept]),
                  b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1)))]
         empty = [b.assign(acc, keywords["default"])] if "default" in keywords else \
             [b.make(gast.Raise, exc=b.call(b.name("ValueError"),

@@ -523,7 +523,7 @@ class _Normalizer:
 
     def pairwise(self, node: gast.Call) -> gast.AST | None:
         """`max(a, b, c)`, `max([a, b, c])` or `max(L)` of a fixed display
-        (`fixed_displays`; min alike) as `max(max(a, b), c)`, and
+        (`fixed_displays`; min alike) as `max(max(a, b), c)` (with `key=`: `keyed`), and
         `math.prod([a, b, c])` as `a * b * c`: the operations Python makes, in its order
         (so ties pick the same item); None for any other call."""
         func = self.env.resolve(node.func, self.locals)
@@ -538,7 +538,8 @@ class _Normalizer:
             pair = lambda a, c: b.binop(a, gast.Mult(), c)  # noqa: E731
         elif func is max or func is min:
             items = node.args
-            if node.keywords:
+            key = next((k.value for k in node.keywords if k.arg == "key"), None)
+            if len(node.keywords) != (key is not None):
                 return None
             if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
                 items = items[0].elts
@@ -546,6 +547,12 @@ class _Normalizer:
                     items[0].id in self.displays:   # L = [a, b, c]; max(L)
                 items = [b.subscript(b.name(items[0].id), b.const(k))
                          for k in range(self.displays[items[0].id])]
+            elif key is not None and len(items) == 1:   # max(x, key=f): x's items
+                item = self.namer.fresh("item")
+                return self.comprehension(b.make(gast.Call, func=node.func, args=[b.make(
+                    gast.GeneratorExp, elt=b.name(item), generators=[b.make(
+                        gast.comprehension, target=b.name(item, store=True), iter=items[0],
+                        ifs=[], is_async=0)])], keywords=node.keywords))
             elif len(items) < 3:
                 return None
             pair = lambda a, c: b.make(gast.Call, func=copy.deepcopy(node.func),  # noqa: E731
@@ -554,10 +561,32 @@ class _Normalizer:
             return None
         if not items or any(isinstance(e, gast.Starred) for e in items):
             return None
+        if func in (max, min) and key is not None:
+            return self.keyed(items, key, gast.Gt() if func is max else gast.Lt())
         folded = items[0]
         for item in items[1:]:
             folded = pair(folded, item)
         return folded
+
+    def keyed(self, items: list[gast.AST], key: gast.AST, better: gast.cmpop) -> gast.Name:
+        """`max(items, key=f)` (`min`: `better` is `<`): the first item whose key no
+        later one beats, as Python picks it; the gradient goes to that item (the keys
+        only compare)."""
+        best = self.atom(items[0])
+        score = self.atom(b.make(gast.Call, func=copy.deepcopy(key), args=[best],
+                                 keywords=[]))
+        for item in items[1:]:
+            value = self.atom(item)
+            mark = self.atom(b.make(gast.Call, func=copy.deepcopy(key), args=[value],
+                                    keywords=[]))
+            test = self.atom(b.make(gast.Compare, left=mark, ops=[copy.deepcopy(better)],
+                                    comparators=[score]))
+            pick, top = self.namer.temp(), self.namer.temp()
+            self.emit(b.make(gast.If, test=test,
+                             body=[b.assign(pick, value), b.assign(top, mark)],
+                             orelse=[b.assign(pick, best), b.assign(top, score)]))
+            best, score = b.name(pick), b.name(top)
+        return best
 
     def sorted_items(self, node: gast.Call) -> gast.List | None:
         """`sorted(L)` of a list or tuple display, or of a name `fixed_displays` knows,
