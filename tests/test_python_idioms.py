@@ -313,3 +313,69 @@ def test_max_min_with_key_by_hand(jit):
 def test_max_with_key_source_compares_the_keys():
     src = srcgrad.grad(max_by_abs_of_a_bound_list, jit=False).source
     assert "_t5 = abs(_t4)" in src and "_t8 = _t7 > _t5" in src
+
+
+# ---- an item of a list display replaced: the name bound to a new display ----
+
+
+def item_replaced(x):
+    items = [x[0], x[1]]
+    items[0] = x[2] * 3
+    return items[0] * items[1]
+
+
+def items_replaced_and_read(x):
+    items = [x[0], x[1], 1.0]
+    items[0] = items[1] * 0.5
+    items[-1] += items[0] * x[2]
+    t = 0.0
+    for v in items:
+        t = t + v
+    return sum(items) + t + len(items)
+
+
+def test_list_items_replaced_by_hand(jit):
+    x0, x1, x2 = X
+    # 3 x2 x1
+    assert_by_hand_and_differences(item_replaced, (X,), [0.0, 3 * x2, 3 * x1], jit=jit)
+    # items (x1 / 2, x1, 1 + x1 x2 / 2): 2 (1 + 1.5 x1 + x1 x2 / 2) + 3
+    assert_by_hand_and_differences(items_replaced_and_read, (X,), [0.0, 3 + x2, x1], jit=jit)
+
+
+def test_list_item_source_binds_a_new_list():
+    src = srcgrad.grad(item_replaced, jit=False).source
+    assert "items_1 = [_t4, _t5]" in src
+
+
+def item_written_in_a_loop(x):
+    items = [x[0], x[1], 1.0]
+    for i in range(2):
+        items[i] = x[i] * 2
+    return items[0] * items[1]
+
+
+def item_of_an_aliased_list(x):
+    items = [1.0, 2.0]
+    same = items
+    items[0] = x[0] * 2
+    return same[0] * items[1]
+
+
+def item_out_of_range(x):
+    items = [x[0], x[1]]
+    items[2] = x[2]
+    return items[0]
+
+
+def test_list_item_out_of_range_refused():
+    refused(item_out_of_range, (X,), "list assignment index 2 out of range: 'items' has 2",
+            "items[2] = x[2]")
+
+
+@pytest.mark.parametrize("fun, line", [
+    (item_written_in_a_loop, "items[i] = x[i] * 2"),
+    (item_of_an_aliased_list, "items[0] = x[0] * 2"),
+])
+def test_list_item_writes_refused(fun, line):
+    refused(fun, (X,), "'items' is a list: an item write (items[k] = v) is differentiated "
+                       "in straight-line code", line)

@@ -32,10 +32,11 @@ one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
 `first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on
 constants are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
-`np.sum(np.where(m, x, 0))`), and `sorted` of a display (`sorted_items`). Each new
-statement keeps the line of the statement it came from, which is how the adjoint
-comments name the user's line. Exists so that `reverse` needs one rule per operation
-and one form per construct.
+`np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`) and an item
+write into a list display nothing else holds (`replace_items`). Each new statement
+keeps the line of the statement it came from, which is how the adjoint comments name
+the user's line. Exists so that `reverse` needs one rule per operation and one form per
+construct.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
     body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
+    body = replace_items(body, [a.id for a in fn.args.args], env, assigned_names(fn),
+                         filename)
     body = copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
@@ -133,6 +136,96 @@ def fixed_displays(body: list[gast.stmt], params: list[str]) -> dict[str, int]:
             return None if left is None or right is None else left + right
         return None
     return {n: k for n in fixed if (k := length(b.name(n), frozenset())) is not None}
+
+
+def item_lists(body: list[gast.stmt], params: list[str], env: Env,
+               local: frozenset[str]) -> dict[str, int]:
+    """The names `body` binds only to list displays of n items each (not a parameter),
+    changes only by item writes at constant indices (`L[0] = v`, `L[-1] += v`), and
+    reads only by index or slice, `len`, a loop over it, or as an argument of a builtin
+    or NumPy function (which keep no reference to it), all in straight-line code (the
+    adjoint of a list display bound in a loop or branch is not one srcgrad writes into):
+    name -> n. Such a write is the name bound to a new display (`L = [v, L[1]]`), as
+    nothing else can see the list."""
+    parents: dict[int, gast.AST] = {}
+    for stmt in body:
+        for node in gast.walk(stmt):
+            for child in gast.iter_child_nodes(node):
+                parents[id(child)] = node
+    lengths: dict[str, set[int]] = {}
+    bad = set(params) | {   # (bound or written in a loop or branch: `Items` adjoints)
+        n.id for stmt in body if isinstance(stmt, (gast.For, gast.While, gast.If, gast.With))
+        for node in gast.walk(stmt) for n in [node, getattr(node, "value", None)]
+        if isinstance(n, gast.Name) and isinstance(node, (gast.Name, gast.Subscript)) and
+        not isinstance(node.ctx, gast.Load)}
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if not isinstance(node, gast.Name):
+                continue
+            up = parents.get(id(node))
+            if isinstance(node.ctx, gast.Store):
+                if isinstance(up, gast.Assign) and up.targets == [node] and \
+                        isinstance(up.value, gast.List) and \
+                        not any(isinstance(e, gast.Starred) for e in up.value.elts):
+                    lengths.setdefault(node.id, set()).add(len(up.value.elts))
+                else:
+                    bad.add(node.id)
+            elif isinstance(up, gast.Subscript) and up.value is node:
+                if not isinstance(up.ctx, gast.Load) and _item_index(up) is None:
+                    bad.add(node.id)
+            elif isinstance(up, gast.For) and up.iter is node:
+                continue
+            elif not (isinstance(up, gast.Call) and node in up.args and (
+                    (obj := env.resolve(up.func, local)) in (len, sum, max, min, sorted) or
+                    (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy")):
+                bad.add(node.id)
+    return {n: next(iter(k)) for n, k in lengths.items() if n not in bad and len(k) == 1}
+
+
+def replace_items(body: list[gast.stmt], params: list[str], env: Env,
+                  local: frozenset[str], filename: str) -> list[gast.stmt]:
+    """`body` with each item write into a list of `item_lists` (`L[0] = v`, `L[-1] += v`)
+    the name bound to a new display, `L = [v, L[1]]` (`L = [L[0], L[1] + v]`), at the
+    line of the write. Before `copy_written_params`, which so sees no write."""
+    lists = item_lists(body, params, env, local)
+    if not lists:
+        return body
+
+    class Items(gast.NodeTransformer):
+        def visit_Assign(self, node):
+            if len(node.targets) == 1:
+                return self.replaced(node.targets[0], node.value, node)
+            return node
+
+        def visit_AugAssign(self, node):
+            return self.replaced(node.target, node.value, node, node.op)
+
+        def replaced(self, target, value, node, op=None):
+            if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                    and target.value.id in lists):
+                return node
+            name, n, k = target.value.id, lists[target.value.id], _item_index(target)
+            if not -n <= k < n:
+                raise UnsupportedSyntax(f"list assignment index {k} out of range: {name!r} "
+                                        f"has {n} items", filename=filename,
+                                        lineno=node.lineno, col=node.col_offset)
+            read = [b.subscript(b.name(name), b.const(i)) for i in range(n)]
+            read[k % n] = value if op is None else b.binop(read[k % n], op, value)
+            return b.located(b.assign(name, b.make(gast.List, elts=read, ctx=gast.Load())),
+                             node)
+
+    return [Items().visit(s) for s in body]
+
+
+def _item_index(node: gast.Subscript) -> int | None:
+    """The int constant index of `L[k]` (`L[-1]` too), else None."""
+    index = node.slice
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) and \
+            isinstance(index.operand, gast.Constant) and type(index.operand.value) is int:
+        return -index.operand.value
+    if isinstance(index, gast.Constant) and type(index.value) is int:
+        return index.value
+    return None
 
 
 class _Updates(gast.NodeTransformer):
