@@ -296,7 +296,8 @@ def min_by_abs_of_arguments_and_ties(x):
 
 
 def over_an_array_and_a_generator(x):
-    return max(x, key=abs) * min((v * 2 for v in x), key=abs)
+    return max(x, key=abs) * min((v * 2 for v in x), key=abs) + max(x[0], x[2], key=None) \
+        - min(x[0], x[2], key=abs)
 
 
 def test_max_min_with_key_by_hand(jit):
@@ -304,10 +305,10 @@ def test_max_min_with_key_by_hand(jit):
     assert_by_hand_and_differences(max_by_abs_of_a_bound_list, (x,), [0.0, 1.0, 0.0], jit)
     assert_by_hand_and_differences(min_by_abs_of_arguments_and_ties, (x,), [2.0, 0.0, 0.0],
                                    jit)
-    # x1 * 2 x0: (2 x1, 2 x0, 0)
-    assert_by_hand_and_differences(over_an_array_and_a_generator, (x,), [-2.4, 0.6, 0.0], jit)
+    # x1 * 2 x0 + x2 - x0: (2 x1 - 1, 2 x0, 1)
+    assert_by_hand_and_differences(over_an_array_and_a_generator, (x,), [-3.4, 0.6, 1.0], jit)
     slope = srcgrad.jvp(over_an_array_and_a_generator, jit=jit)(x, np.array([1.0, 2.0, 3.0]))[1]
-    assert slope == pytest.approx(-2.4 + 1.2, rel=1e-12)
+    assert slope == pytest.approx(-3.4 + 1.2 + 3.0, rel=1e-12)
 
 
 def test_max_with_key_source_compares_the_keys():

@@ -634,6 +634,8 @@ class _Normalizer:
             key = next((k.value for k in node.keywords if k.arg == "key"), None)
             if len(node.keywords) != (key is not None):
                 return None
+            if isinstance(key, gast.Constant) and key.value is None:   # Python's default
+                return b.make(gast.Call, func=node.func, args=items, keywords=[])
             if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
                 items = items[0].elts
             elif len(items) == 1 and isinstance(items[0], gast.Name) and \
@@ -646,7 +648,7 @@ class _Normalizer:
                     gast.GeneratorExp, elt=b.name(item), generators=[b.make(
                         gast.comprehension, target=b.name(item, store=True), iter=items[0],
                         ifs=[], is_async=0)])], keywords=node.keywords))
-            elif len(items) < 3:
+            elif len(items) < 3 and key is None:
                 return None
             pair = lambda a, c: b.make(gast.Call, func=copy.deepcopy(node.func),  # noqa: E731
                                        args=[a, c], keywords=[])
