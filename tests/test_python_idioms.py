@@ -380,3 +380,38 @@ def test_list_item_out_of_range_refused():
 def test_list_item_writes_refused(fun, line):
     refused(fun, (X,), "'items' is a list: an item write (items[k] = v) is differentiated "
                        "in straight-line code", line)
+
+
+# ---- map of a function: the generator expression it stands for ----
+
+
+def map_of_a_nested_def(x):
+    def sq(v):
+        return v * v
+    return sum(map(sq, x))
+
+
+def map_of_a_lambda_over_two(x, w):
+    return max(map(lambda a, c: a * c, x, w)) + sum(map(np.sin, x))
+
+
+def test_map_by_hand(jit):
+    assert_by_hand_and_differences(map_of_a_nested_def, (X,), 2 * X, jit)
+    # max(x * w) is x2 w2 here (0.3, 0.4, 0.45): w2 e_2 + cos(x)
+    w = np.array([1.0, 2.0, 0.5])
+    value, dx = srcgrad.value_and_grad(map_of_a_lambda_over_two, jit=jit)(X, w)
+    assert value == pytest.approx(map_of_a_lambda_over_two(X, w), rel=1e-12)
+    np.testing.assert_allclose(dx, np.cos(X) + [0.0, 0.0, 0.5], rtol=1e-12)
+    assert_grad(map_of_a_lambda_over_two, (dx,), (X, w), [0])
+
+
+def map_kept_as_a_list(x):
+    def sq(v):
+        return v * v
+    return np.sum(np.array(list(map(sq, x))))
+
+
+def test_map_not_reduced_refused():
+    refused(map_kept_as_a_list, (X,), "a generator expression can be differentiated where "
+                                      "sum, max, min, any or all reduces it",
+            "return np.sum(np.array(list(map(sq, x))))")
