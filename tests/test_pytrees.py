@@ -243,7 +243,7 @@ def jumps(abc):
     (whole, {"W": np.ones(2), "b": 0.0}, "using it whole"),
     (computed, {"W": np.ones(2)}, "computed at run time"),
     (written, {"W": np.ones(2)}, "writing into it"),
-    (iterated, {"W": np.ones(2)}, "iterating a dict"),
+    (iterated, Layer(np.ones(2), np.ones(2)), "iterating a dataclass"),
     (aliased, {"W": np.ones(2)}, "using it whole"),
     (missing, {"W": np.ones(2)}, "the key 'V'"),
     (jumps, (np.ones(2), np.ones(2)), "`break`"),

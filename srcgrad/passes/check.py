@@ -258,6 +258,14 @@ def check_writes(fp: FunctionPass) -> None:
                            f"(it may return it, or a view of it), and {arg!r} is read "
                            f"again: writing into {name!r} would change it unseen; copy "
                            f"the result first ({name} = {fun}(...).copy())")
+        if any(target_of(t) == name and isinstance(t.value, gast.List)
+               for t in fp.statements):
+            raise fp.error(UnsupportedSyntax, s,
+                           f"{name!r} is a list: an item write ({name}[k] = v) is "
+                           f"differentiated in straight-line code, at a constant index, "
+                           f"where the list is read only by index, len, a loop over it "
+                           f"or a builtin or NumPy function; here, write into an "
+                           f"array of its items instead (a = np.array({name}))")
         if name in shared:
             base = root
             user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy

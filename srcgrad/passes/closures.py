@@ -28,7 +28,8 @@ call, which is when Python reads a closure's free variable too (late binding).
 
 What cannot be followed is refused at the user's line: a closure that writes into
 (`buf[i] = ...`) or through (`obj.a = ...`) a captured value, `nonlocal`, a function value
-that escapes (returned, stored, compared, passed to a library function), a name bound
+that escapes (returned, stored, compared, passed to a library function: but `map(f, x)`
+is the generator expression `(f(v) for v in x)` it stands for, `_mapped`), a name bound
 to a function value more than once, a closure defined inside a `with` block, and
 recursion (a closure that calls itself, or a function value passed around a cycle).
 Exists so that the helper machinery, not a second one, differentiates closures.
@@ -360,6 +361,10 @@ class _Lifter(gast.NodeTransformer):
                                "yours: it cannot be returned or stored")
 
     def visit_Call(self, node: gast.Call) -> gast.AST:
+        if self.env.resolve(node.func, self.locals) is map and len(node.args) >= 2 and \
+                not node.keywords and self.value_of(node.args[0]) is not None and \
+                not any(isinstance(a, gast.Starred) for a in node.args):
+            return self.visit(_mapped(node, self.namer))
         value = self.value_of(node.func, local_only=True)
         obj = self.env.resolve(node.func, self.locals)
         if value is None and isinstance(obj, functools.partial):
@@ -512,6 +517,19 @@ class _Lifter(gast.NodeTransformer):
         spec = self.session.specs[key] = materialize(inner.run(), inner.glob,
                                                       callee.__qualname__)
         return spec
+
+
+def _mapped(call: gast.Call, namer: Namer) -> gast.GeneratorExp:
+    """`map(f, a, b)` as the generator expression it stands for, `(f(v, w) for v, w in
+    zip(a, b))`: a closure is called there, and `sum`, `max`... reduce it as a loop."""
+    func, *seqs = call.args
+    names = [namer.fresh("item") for _ in seqs]
+    target = b.name(names[0], store=True) if len(seqs) == 1 else \
+        b.tuple_([b.name(n, store=True) for n in names], store=True)
+    it = seqs[0] if len(seqs) == 1 else b.call(b.name("zip"), *seqs)
+    elt = b.make(gast.Call, func=func, args=[b.name(n) for n in names], keywords=[])
+    return b.located(b.make(gast.GeneratorExp, elt=elt, generators=[b.make(
+        gast.comprehension, target=target, iter=it, ifs=[], is_async=0)]), call)
 
 
 def materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionType:

@@ -1,8 +1,10 @@
 """comprehensions: a comprehension reduced by the call it is passed to becomes a loop.
 
 Requires a tree accepted by `reject_unsupported` (set and dict comprehensions are refused
-there). `normalize` calls `lower` on each call that is passed a list comprehension or a
-generator expression, and normalizes the statements it returns as the user's own code,
+there; before it, `pytrees` makes a dict comprehension whose keys are known when srcgrad
+compiles the dict display `displayed` gives, and one name per entry). `normalize` calls
+`lower` on each call that is passed a list comprehension or a generator expression, and
+normalizes the statements it returns as the user's own code,
 at the line of the statement the comprehension is in; so the generated source shows a
 loop under that line's comment, and reverse and forward mode differentiate the loop.
 Guarantees the statements compute the call's value into a fresh name, evaluating what
@@ -26,6 +28,7 @@ first of equal items, as Python does, and its gradient goes to that one.
 | `sum(c)`, `sum(c, start)` | `acc = start` (0), each item: `acc = acc + elt` |
 | `np.sum([...])` | `acc = 0`, each item: `acc = acc + np.sum(elt)` |
 | `max(c)`, `min(c)` | each item: `if n == 0 or elt > acc: acc = elt` (`<` for min) |
+| `max(c, key=f)` | each item: `if n == 0 or f(elt) > best: acc, best = elt, f(elt)` |
 | | after: `if n == 0: raise ValueError(...)` (or `acc = default`) |
 | `any(c)`, `all(c)` | `acc = False`, each item: `if elt: acc = True` (`all` negated) |
 """
@@ -98,14 +101,15 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
                           f"only sum, max, min, any, all (and np.sum of a list "
                           f"comprehension) of one are lowered to a loop")
     keywords = {k.arg: k.value for k in call.keywords}
-    allowed = {"sum": {"start"}, "max": {"default"}, "min": {"default"}}.get(kind, set())
+    allowed = {"sum": {"start"}, "max": {"default", "key"},
+               "min": {"default", "key"}}.get(kind, set())
     extra = [a for a in call.args if a is not comp]
     if call.args[0] is not comp or set(keywords) - allowed or \
             len(extra) > (1 if kind == "sum" else 0):
         raise error(comp, f"{_dotted(call.func)}(...) of {what} can be differentiated with "
                           f"the comprehension as its only argument"
                           + (" (and start=)" if kind == "sum" else
-                             " (and default=)" if kind in ("max", "min") else ""))
+                             " (and default=, key=)" if kind in ("max", "min") else ""))
     comp = _renamed_targets(copy.deepcopy(comp), namer, shared)
     names = {"sum": "total", "np.sum": "total", "max": "largest", "min": "smallest",
              "any": "found", "all": "every"}
@@ -119,15 +123,24 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
         after = []
     elif kind in ("max", "min"):
         count, value = namer.fresh("count"), namer.temp()
-        better = b.make(gast.Compare, left=b.name(value),
+        key = keywords.get("key")
+        if isinstance(key, gast.Constant) and key.value is None:
+            key = None
+        # with key=f, the item whose key beats the best key so far (`score`)
+        score, mark = (acc, value) if key is None else (namer.fresh("score"), namer.temp())
+        better = b.make(gast.Compare, left=b.name(mark),
                         ops=[gast.Gt() if kind == "max" else gast.Lt()],
-                        comparators=[b.name(acc)])
+                        comparators=[b.name(score)])
         first = b.make(gast.Compare, left=b.name(count), ops=[gast.Eq()],
                        comparators=[b.const(0)])
         before = [b.assign(count, b.const(0)), b.assign(acc, b.const(0))]
-        inner = [b.assign(value, elt),
+        scored = [] if key is None else [b.assign(mark, b.call(copy.deepcopy(key),
+                                                               b.name(value)))]
+        kept = [] if key is None else [b.assign(score, b.name(mark))]
+        before += [] if key is None else [b.assign(score, b.const(0))]
+        inner = [b.assign(value, elt), *scored,
                  b.make(gast.If, test=b.make(gast.BoolOp, op=gast.Or(), values=[first, better]),
-                        body=[b.assign(acc, b.name(value))]),
+                        body=[b.assign(acc, b.name(value)), *kept]),
                  b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1)))]
         empty = [b.assign(acc, keywords["default"])] if "default" in keywords else \
             [b.make(gast.Raise, exc=b.call(b.name("ValueError"),
@@ -226,10 +239,84 @@ def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.
 MAX_ITEMS = 256
 
 
-def _substituted(node: gast.AST, values: dict[str, int]) -> gast.AST:
-    """`node` with each read of a name in `values` its int literal."""
+def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | None]
+              ) -> gast.Dict | None:
+    """The dict display a dict comprehension stands for when its keys are known when
+    srcgrad compiles: each `for` clause runs over what `items(iterable)` gives the items
+    of (a display, a range of int literals, `enumerate` or `zip` of such), with no `if`,
+    and each key is a constant once the variables are the items. An item that is not a
+    constant, a name or a constant index of a name is put in once at most (it is not
+    evaluated twice). None for any other (`reject` refuses it). At most `MAX_ITEMS` items.
+
+    >>> import astor
+    >>> comp = gast.parse("{k: x[i] * 2 for i, k in enumerate('ab')}").body[0].value
+    >>> comp.generators[0].iter.args = [gast.parse("['a', 'b']").body[0].value]
+    >>> enum = lambda it: [b.tuple_([b.const(k), e]) for k, e in enumerate(it.args[0].elts)]
+    >>> print(astor.to_source(gast.gast_to_ast(displayed(comp, enum))).strip())
+    {'a': x[0] * 2, 'b': x[1] * 2}
+    """
+    keys: list[gast.AST] = []
+    values: list[gast.AST] = []
+
+    def bind(target: gast.AST, item: gast.AST, into: dict[str, gast.AST]) -> bool:
+        if isinstance(target, gast.Name):
+            into[target.id] = item
+            return True
+        return isinstance(target, (gast.Tuple, gast.List)) and \
+            isinstance(item, (gast.Tuple, gast.List)) and \
+            len(item.elts) == len(target.elts) and \
+            all(bind(t, e, into) for t, e in zip(target.elts, item.elts, strict=True))
+
+    def expand(k: int, bound: dict[str, gast.AST]) -> bool:
+        if k == len(comp.generators):
+            uses = [n.id for part in (comp.key, comp.value) for n in gast.walk(part)
+                    if isinstance(n, gast.Name) and n.id in bound]
+            if any(uses.count(name) > 1 and not _cheap(bound[name]) for name in bound):
+                return False
+            key = _substituted(copy.deepcopy(comp.key), bound)
+            if not isinstance(key, gast.Constant):
+                return False
+            keys.append(key)
+            values.append(_substituted(copy.deepcopy(comp.value), bound))
+            return len(keys) <= MAX_ITEMS
+        gen = comp.generators[k]
+        found = items(_substituted(copy.deepcopy(gen.iter), bound))
+        if gen.ifs or gen.is_async or found is None:
+            return False
+        for item in found:
+            inner = dict(bound)
+            if not bind(gen.target, item, inner) or not expand(k + 1, inner):
+                return False
+        return True
+
+    binds = {n.id for g in comp.generators for n in gast.walk(g.target)
+             if isinstance(n, gast.Name)}
+    nested = [n for n in gast.walk(comp) if n is not comp and isinstance(
+        n, (*COMPREHENSIONS, gast.SetComp, gast.DictComp, gast.Lambda))]
+    if nested and any(isinstance(n, gast.Name) and n.id in binds
+                      for c in nested for n in gast.walk(c)):
+        return None   # (a nested scope that may rebind a variable: not substituted)
+    if not expand(0, {}):
+        return None
+    return b.make(gast.Dict, keys=keys, values=values)
+
+
+def _cheap(node: gast.AST) -> bool:
+    """Whether reading `node` twice costs nothing: a constant, a name or a constant
+    index of a name."""
+    return isinstance(node, (gast.Constant, gast.Name)) or \
+        isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+        isinstance(node.slice, gast.Constant)
+
+
+def _substituted(node: gast.AST, values: dict[str, int | gast.AST]) -> gast.AST:
+    """`node` with each read of a name in `values` its int literal (or a copy of the
+    node it maps to)."""
     if isinstance(node, gast.Name) and node.id in values:
-        return b.located(b.const(values[node.id]), node)
+        value = values[node.id]
+        if isinstance(value, gast.AST):
+            return copy.deepcopy(value)
+        return b.located(b.const(value), node)
     return b.map_children(node, lambda child: _substituted(child, values))
 
 

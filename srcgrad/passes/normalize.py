@@ -27,13 +27,16 @@ passes do, and a new FunctionDef whose body is a list of:
 A name assigned only outside loops and branches is assigned once (a reassigned `x`
 becomes `x_1` from that point on), so the adjoint reads its values without a tape; a
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
-restores what its overwrites destroy. Augmented assignment, tuple targets, chained
-comparisons, multiple targets and unary minus on constants are desugared, and so is a
-call given options its rule lacks (`np.sum(x, where=m)`: the operations its record's
-`expanded` gives, `np.sum(np.where(m, x, 0))`). Each new
-statement keeps the line of the statement it came from, which is how the adjoint
-comments name the user's line. Exists so that `reverse` needs one rule per operation
-and one form per construct.
+restores what its overwrites destroy. Augmented assignment, tuple targets (a starred
+one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
+`first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on
+constants are desugared, and so is a call given options its rule lacks
+(`np.sum(x, where=m)`: the operations its record's `expanded` gives,
+`np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`) and an item
+write into a list display nothing else holds (`replace_items`). Each new statement
+keeps the line of the statement it came from, which is how the adjoint comments name
+the user's line. Exists so that `reverse` needs one rule per operation and one form per
+construct.
 """
 
 from __future__ import annotations
@@ -88,6 +91,8 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
     body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
+    body = replace_items(body, [a.id for a in fn.args.args], env, assigned_names(fn),
+                         filename)
     body = copy_written_params(fn, body, env, filename, copy_args)
     body = structure_jumps(body, namer)
     norm.locals = assigned_names(b.function(fn.name, [a.id for a in fn.args.args], body))
@@ -131,6 +136,96 @@ def fixed_displays(body: list[gast.stmt], params: list[str]) -> dict[str, int]:
             return None if left is None or right is None else left + right
         return None
     return {n: k for n in fixed if (k := length(b.name(n), frozenset())) is not None}
+
+
+def item_lists(body: list[gast.stmt], params: list[str], env: Env,
+               local: frozenset[str]) -> dict[str, int]:
+    """The names `body` binds only to list displays of n items each (not a parameter),
+    changes only by item writes at constant indices (`L[0] = v`, `L[-1] += v`), and
+    reads only by index or slice, `len`, a loop over it, or as an argument of a builtin
+    or NumPy function (which keep no reference to it), all in straight-line code (the
+    adjoint of a list display bound in a loop or branch is not one srcgrad writes into):
+    name -> n. Such a write is the name bound to a new display (`L = [v, L[1]]`), as
+    nothing else can see the list."""
+    parents: dict[int, gast.AST] = {}
+    for stmt in body:
+        for node in gast.walk(stmt):
+            for child in gast.iter_child_nodes(node):
+                parents[id(child)] = node
+    lengths: dict[str, set[int]] = {}
+    bad = set(params) | {   # (bound or written in a loop or branch: `Items` adjoints)
+        n.id for stmt in body if isinstance(stmt, (gast.For, gast.While, gast.If, gast.With))
+        for node in gast.walk(stmt) for n in [node, getattr(node, "value", None)]
+        if isinstance(n, gast.Name) and isinstance(node, (gast.Name, gast.Subscript)) and
+        not isinstance(node.ctx, gast.Load)}
+    for stmt in body:
+        for node in gast.walk(stmt):
+            if not isinstance(node, gast.Name):
+                continue
+            up = parents.get(id(node))
+            if isinstance(node.ctx, gast.Store):
+                if isinstance(up, gast.Assign) and up.targets == [node] and \
+                        isinstance(up.value, gast.List) and \
+                        not any(isinstance(e, gast.Starred) for e in up.value.elts):
+                    lengths.setdefault(node.id, set()).add(len(up.value.elts))
+                else:
+                    bad.add(node.id)
+            elif isinstance(up, gast.Subscript) and up.value is node:
+                if not isinstance(up.ctx, gast.Load) and _item_index(up) is None:
+                    bad.add(node.id)
+            elif isinstance(up, gast.For) and up.iter is node:
+                continue
+            elif not (isinstance(up, gast.Call) and node in up.args and (
+                    (obj := env.resolve(up.func, local)) in (len, sum, max, min, sorted) or
+                    (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy")):
+                bad.add(node.id)
+    return {n: next(iter(k)) for n, k in lengths.items() if n not in bad and len(k) == 1}
+
+
+def replace_items(body: list[gast.stmt], params: list[str], env: Env,
+                  local: frozenset[str], filename: str) -> list[gast.stmt]:
+    """`body` with each item write into a list of `item_lists` (`L[0] = v`, `L[-1] += v`)
+    the name bound to a new display, `L = [v, L[1]]` (`L = [L[0], L[1] + v]`), at the
+    line of the write. Before `copy_written_params`, which so sees no write."""
+    lists = item_lists(body, params, env, local)
+    if not lists:
+        return body
+
+    class Items(gast.NodeTransformer):
+        def visit_Assign(self, node):
+            if len(node.targets) == 1:
+                return self.replaced(node.targets[0], node.value, node)
+            return node
+
+        def visit_AugAssign(self, node):
+            return self.replaced(node.target, node.value, node, node.op)
+
+        def replaced(self, target, value, node, op=None):
+            if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                    and target.value.id in lists):
+                return node
+            name, n, k = target.value.id, lists[target.value.id], _item_index(target)
+            if not -n <= k < n:
+                raise UnsupportedSyntax(f"list assignment index {k} out of range: {name!r} "
+                                        f"has {n} items", filename=filename,
+                                        lineno=node.lineno, col=node.col_offset)
+            read = [b.subscript(b.name(name), b.const(i)) for i in range(n)]
+            read[k % n] = value if op is None else b.binop(read[k % n], op, value)
+            return b.located(b.assign(name, b.make(gast.List, elts=read, ctx=gast.Load())),
+                             node)
+
+    return [Items().visit(s) for s in body]
+
+
+def _item_index(node: gast.Subscript) -> int | None:
+    """The int constant index of `L[k]` (`L[-1]` too), else None."""
+    index = node.slice
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub) and \
+            isinstance(index.operand, gast.Constant) and type(index.operand.value) is int:
+        return -index.operand.value
+    if isinstance(index, gast.Constant) and type(index.value) is int:
+        return index.value
+    return None
 
 
 class _Updates(gast.NodeTransformer):
@@ -386,9 +481,14 @@ class _Normalizer:
             self.emit(b.assign(b.subscript(b.name(target.value.id), index, store=True),
                                self.atom(value)))
         elif isinstance(target, (gast.Tuple, gast.List)):
+            if any(isinstance(t, gast.Starred) for t in target.elts):
+                target, value = self.starred(target, value)
             if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
                 # `a, b = b, a`: take every value before binding any target
-                parts = [self.copy_if_bound(self.atom(v), target) for v in value.elts]
+                parts = [self.copy_if_bound(self.atom(v), target) if not isinstance(
+                    v, (gast.Tuple, gast.List)) else b.make(type(v), elts=[
+                        self.copy_if_bound(self.atom(e), target) for e in v.elts],
+                    ctx=gast.Load()) for v in value.elts]   # (`rest = [_t2, _t3]`)
             else:
                 whole = self.atom(value)
                 parts = [b.subscript(copy.deepcopy(whole), b.const(i))
@@ -398,6 +498,31 @@ class _Normalizer:
         else:
             raise self.error(target, f"assignment to a {type(target).__name__.lower()} "
                                      f"cannot be differentiated")
+
+    def starred(self, target: gast.Tuple | gast.List, value: gast.AST
+                ) -> tuple[gast.Tuple, gast.Tuple]:
+        """`first, *rest = <n items>` as `first, rest = item0, [item1, ...]`: the items of
+        a list or tuple display, or of a name `fixed_displays` knows, whose length is known
+        when srcgrad compiles (Python's starred target is a list of the items left)."""
+        star = next(k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred))
+        if isinstance(value, (gast.Tuple, gast.List)) and \
+                not any(isinstance(e, gast.Starred) for e in value.elts):
+            items = list(value.elts)
+        elif isinstance(value, gast.Name) and value.id in self.displays:
+            items = [b.subscript(b.name(value.id), b.const(k))
+                     for k in range(self.displays[value.id])]
+        else:
+            raise self.error(target, "a starred target unpacks a list or tuple display, or a "
+                                     "name bound once to one (its length known when srcgrad "
+                                     "compiles); index the value instead")
+        after = len(target.elts) - star - 1
+        if len(items) < len(target.elts) - 1:
+            raise self.error(target, f"not enough values to unpack: {len(items)} items into "
+                                     f"{len(target.elts) - 1} names and a starred one")
+        rest = b.make(gast.List, elts=items[star:len(items) - after], ctx=gast.Load())
+        names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
+        return b.tuple_(names, store=True), b.tuple_(items[:star] + [rest] +
+                                                     items[len(items) - after:])
 
     def copy_if_bound(self, atom: gast.AST, target: gast.AST) -> gast.AST:
         bound = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
@@ -460,6 +585,8 @@ class _Normalizer:
                 return self.comprehension(node)
             if (pairs := self.pairwise(node)) is not None:
                 return self.operation(pairs)
+            if (items := self.sorted_items(node)) is not None:
+                return items
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -489,7 +616,7 @@ class _Normalizer:
 
     def pairwise(self, node: gast.Call) -> gast.AST | None:
         """`max(a, b, c)`, `max([a, b, c])` or `max(L)` of a fixed display
-        (`fixed_displays`; min alike) as `max(max(a, b), c)`, and
+        (`fixed_displays`; min alike) as `max(max(a, b), c)` (with `key=`: `keyed`), and
         `math.prod([a, b, c])` as `a * b * c`: the operations Python makes, in its order
         (so ties pick the same item); None for any other call."""
         func = self.env.resolve(node.func, self.locals)
@@ -504,15 +631,24 @@ class _Normalizer:
             pair = lambda a, c: b.binop(a, gast.Mult(), c)  # noqa: E731
         elif func is max or func is min:
             items = node.args
-            if node.keywords:
+            key = next((k.value for k in node.keywords if k.arg == "key"), None)
+            if len(node.keywords) != (key is not None):
                 return None
+            if isinstance(key, gast.Constant) and key.value is None:   # Python's default
+                return b.make(gast.Call, func=node.func, args=items, keywords=[])
             if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
                 items = items[0].elts
             elif len(items) == 1 and isinstance(items[0], gast.Name) and \
                     items[0].id in self.displays:   # L = [a, b, c]; max(L)
                 items = [b.subscript(b.name(items[0].id), b.const(k))
                          for k in range(self.displays[items[0].id])]
-            elif len(items) < 3:
+            elif key is not None and len(items) == 1:   # max(x, key=f): x's items
+                item = self.namer.fresh("item")
+                return self.comprehension(b.make(gast.Call, func=node.func, args=[b.make(
+                    gast.GeneratorExp, elt=b.name(item), generators=[b.make(
+                        gast.comprehension, target=b.name(item, store=True), iter=items[0],
+                        ifs=[], is_async=0)])], keywords=node.keywords))
+            elif len(items) < 3 and key is None:
                 return None
             pair = lambda a, c: b.make(gast.Call, func=copy.deepcopy(node.func),  # noqa: E731
                                        args=[a, c], keywords=[])
@@ -520,10 +656,79 @@ class _Normalizer:
             return None
         if not items or any(isinstance(e, gast.Starred) for e in items):
             return None
+        if func in (max, min) and key is not None:
+            return self.keyed(items, key, gast.Gt() if func is max else gast.Lt())
         folded = items[0]
         for item in items[1:]:
             folded = pair(folded, item)
         return folded
+
+    def keyed(self, items: list[gast.AST], key: gast.AST, better: gast.cmpop) -> gast.Name:
+        """`max(items, key=f)` (`min`: `better` is `<`): the first item whose key no
+        later one beats, as Python picks it; the gradient goes to that item (the keys
+        only compare)."""
+        best = self.atom(items[0])
+        score = self.atom(b.make(gast.Call, func=copy.deepcopy(key), args=[best],
+                                 keywords=[]))
+        for item in items[1:]:
+            value = self.atom(item)
+            mark = self.atom(b.make(gast.Call, func=copy.deepcopy(key), args=[value],
+                                    keywords=[]))
+            test = self.atom(b.make(gast.Compare, left=mark, ops=[copy.deepcopy(better)],
+                                    comparators=[score]))
+            pick, top = self.namer.temp(), self.namer.temp()
+            self.emit(b.make(gast.If, test=test,
+                             body=[b.assign(pick, value), b.assign(top, mark)],
+                             orelse=[b.assign(pick, best), b.assign(top, score)]))
+            best, score = b.name(pick), b.name(top)
+        return best
+
+    def sorted_items(self, node: gast.Call) -> gast.List | None:
+        """`sorted(L)` of a list or tuple display, or of a name `fixed_displays` knows,
+        not all constants: the list display of the items of `np.sort(np.array(L))`
+        (whose rule gives each position's gradient to the item that lands there, ties in
+        their order, as Python's sort is stable); `reverse=True` sorts the negated
+        items. A guard refuses items that are not numbers (np.array would make rows of
+        arrays). None for any other call; `key=` refused."""
+        if self.env.resolve(node.func, self.locals) is not sorted or len(node.args) != 1:
+            return None
+        arg = node.args[0]
+        if isinstance(arg, (gast.List, gast.Tuple)) and \
+                not any(isinstance(e, gast.Starred) for e in arg.elts):
+            items = list(arg.elts)
+        elif isinstance(arg, gast.Name) and arg.id in self.displays:
+            items = [b.subscript(b.name(arg.id), b.const(k))
+                     for k in range(self.displays[arg.id])]
+        else:
+            return None
+        if all(isinstance(e, gast.Constant) for e in items):
+            return None
+        options = {k.arg: k.value for k in node.keywords}
+        if "key" in options:
+            raise self.error(node, "sorted(..., key=...) cannot be differentiated: sort the "
+                                   "keys' values yourself (np.argsort of them picks the "
+                                   "items)")
+        reverse = options.pop("reverse", b.const(False))
+        if options or not isinstance(reverse, gast.Constant):
+            raise self.error(node, "sorted(...) is differentiated with a constant "
+                                   "reverse= as its only option")
+        if not items:
+            return b.make(gast.List, elts=[], ctx=gast.Load())
+        np_ = bound_name(self.env, "np", np)
+        array = self.atom(b.call(b.dotted(f"{np_}.array"), arg if isinstance(arg, gast.Name)
+                                 else b.make(gast.List, elts=items, ctx=gast.Load())))
+        rank = self.atom(b.make(gast.Attribute, value=array, attr="ndim", ctx=gast.Load()))
+        one = self.atom(b.make(gast.Compare, left=rank, ops=[gast.Eq()],
+                               comparators=[b.const(1)]))
+        self.emit(b.make(gast.Assert, test=one, msg=b.const(
+            "srcgrad differentiates sorted() of a list of numbers")))
+        if reverse.value:   # descending, equal items in their order (Python's stable sort)
+            array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
+        ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
+        if reverse.value:
+            ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
+        return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
+                                       for k in range(len(items))], ctx=gast.Load())
 
     def expanded(self, node: gast.Call) -> gast.AST | None:
         """A call given options its rule lacks, written by its record's `expanded`

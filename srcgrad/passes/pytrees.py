@@ -15,18 +15,23 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
 * every read of a leaf by constant keys, indices and fields (`params["W"]`, `abc[0]`,
   `abc[-1]`, `p.W`, nested) is a load of that leaf's parameter; `len(c)` of a container
   is its length; `a, b = c` (a tuple, list or NamedTuple, nested targets too) assigns the
-  leaves; `for v in c` over one is unrolled, one copy of the body per entry, with
-  `v = <entry>` first;
+  leaves (`a, *rest = c`: `a, *rest = c_0, c_1, ...`, which `normalize` unpacks);
+  `for v in c` over one is unrolled, one copy of the body per entry, with `v = <entry>`
+  first (over a dict, its keys: `for k in d`, `d.keys()`, `d.values()`, `d.items()`,
+  a key read in the copy as its constant, so that `d[k]` is an entry); `d.values()`
+  (`keys`, `items`) elsewhere is the list display of its entries;
 * (a parameter that is not differentiated is flattened only where `readable` says
   that nothing below is refused; else it stays the container it is.)
 * any other use of the container (passed whole, bound to another name, a computed key,
-  written into, iterated as a dict, a method or unknown field, a loop over it with
+  written into, a method or unknown field, a loop over it with
   `break`, `continue` or `else`) is refused with `UnsupportedSyntax` naming the line and
   the construct: its derivative would otherwise be lost silently;
 * every statement made keeps the line of the one it comes from.
 
 `flatten_dicts` does the same for a dict literal of constant keys assigned once to a
-local name (`p = {"W": a}`): one name per entry, assigned where the literal was.
+local name (`p = {"W": a}`): one name per entry, assigned where the literal was; a call
+of `dict`, or a dict comprehension, whose keys are known when srcgrad compiles is such a
+literal first (`displayed_dicts`).
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from .. import builder as b
 from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import names_in
+from .comprehensions import displayed
+from .normalize import fixed_displays
 
 
 class Tree(NamedTuple):
@@ -223,7 +230,10 @@ def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
     tuple or list display of constants (or a global name bound to a tuple of them) and
     `V` a display of as many values (more or fewer: `zip` stops at the shorter, and so
     does the literal). Any other `dict(...)` stays as it is (a differentiated value
-    passed to it is refused by `check`: `dict` has no rule). The input is untouched.
+    passed to it is refused by `check`: `dict` has no rule). So does each dict
+    comprehension over what `_known_items` knows the items of, with constant keys
+    (`comprehensions.displayed`): `{k: x[i] for i, k in enumerate(["a", "b"])}`. The
+    input is untouched.
 
     >>> import astor
     >>> fn = gast.parse("def f(x):\\n    d = dict(zip(('a', 'b'), (x, 2 * x)))").body[0]
@@ -234,11 +244,17 @@ def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
     local = frozenset(n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
                       isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)))
     if not any(isinstance(n, gast.Call) and env.resolve(n.func, local) is builtins.dict
-               for n in gast.walk(fn)) or \
+               or isinstance(n, gast.DictComp) for n in gast.walk(fn)) or \
             any(isinstance(n, gast.keyword) and n.arg is None for n in gast.walk(fn)):
         return fn   # (`f(**kw)` is refused as such, whatever made kw)
+    lists = _bound_displays(fn)
 
     class Display(gast.NodeTransformer):
+        def visit_DictComp(self, node):
+            self.generic_visit(node)
+            shown = displayed(node, lambda it: _known_items(it, env, local, lists))
+            return node if shown is None else b.located(shown, node)
+
         def visit_Call(self, node):
             self.generic_visit(node)
             if env.resolve(node.func, local) is not builtins.dict:
@@ -272,6 +288,59 @@ def _dict_pairs(call: gast.Call, env: Env, local: frozenset[str]
                                 and _constant(i.elts[0]) is not None for i in items):
         return None
     return [(_constant(i.elts[0])[0], i.elts[1]) for i in items]
+
+
+def _bound_displays(fn: gast.FunctionDef) -> dict[str, gast.AST]:
+    """The names `fn` binds once to a list or tuple display and never changes
+    (`normalize.fixed_displays`), each to its value."""
+    fixed = fixed_displays(fn.body, [a.id for a in fn.args.args])
+    return {s.targets[0].id: s.value for s in gast.walk(fn) if isinstance(s, gast.Assign)
+            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and s.targets[0].id in fixed and fixed[s.targets[0].id] == len(
+                getattr(s.value, "elts", ()))}
+
+
+def _known_items(node: gast.AST, env: Env, local: frozenset[str],
+                 lists: dict[str, gast.AST]) -> list[gast.expr] | None:
+    """The items of an iterable whose length is known when srcgrad compiles: a display, a
+    name `lists` binds to one (its constant items as such, the others `L[k]`), a global
+    tuple of constants, `range` of int literals, `enumerate` (with an int literal start)
+    and `zip` of such (`strict=True`: of equal lengths); else None."""
+    if (shown := _items(node)) is not None:
+        return shown
+    if isinstance(node, gast.Name) and node.id in lists:
+        return [e if isinstance(e, gast.Constant) else
+                b.subscript(b.name(node.id), b.const(k))
+                for k, e in enumerate(lists[node.id].elts)]
+    if isinstance(node, gast.Name):
+        keys = _constants(node, env, local)
+        return None if keys is None else [b.const(k) for k in keys]
+    if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    func = env.resolve(node.func, local)
+    keywords = {k.arg: k.value for k in node.keywords}
+    if func is builtins.range and not keywords:
+        bounds = [_constant(a) for a in node.args]
+        if not 1 <= len(bounds) <= 3 or None in bounds or \
+                any(type(v[0]) is not int for v in bounds) or len(bounds) == 3 and \
+                bounds[2][0] == 0:
+            return None
+        return [b.const(k) for k in range(*(v[0] for v in bounds))]
+    if func is builtins.enumerate and len(node.args) in (1, 2) and \
+            set(keywords) <= {"start"} and len(node.args) + len(keywords) <= 2:
+        start = node.args[1] if len(node.args) == 2 else keywords.get("start", b.const(0))
+        first, seq = _constant(start), _known_items(node.args[0], env, local, lists)
+        if first is None or type(first[0]) is not int or seq is None:
+            return None
+        return [b.tuple_([b.const(first[0] + k), e]) for k, e in enumerate(seq)]
+    if func is builtins.zip and node.args and set(keywords) <= {"strict"}:
+        seqs = [_known_items(a, env, local, lists) for a in node.args]
+        strict = keywords.get("strict")
+        if None in seqs or strict is not None and not isinstance(strict, gast.Constant) or \
+                strict is not None and strict.value and len({len(q) for q in seqs}) > 1:
+            return None
+        return [b.tuple_(list(t)) for t in zip(*seqs, strict=False)]   # (the shorter decides)
+    return None
 
 
 def _items(node: gast.AST) -> list[gast.expr] | None:
@@ -322,8 +391,8 @@ class _Flatten(gast.NodeTransformer):
         kind = self.trees[root].kind
         return UnsupportedSyntax(
             f"{root!r} is a {kind} of arrays, differentiated entry by entry: srcgrad reads "
-            f"its entries by constant keys, indices or fields, `len` of it, unpacking and "
-            f"`for` over a tuple or list; not {what}",
+            f"its entries by constant keys, indices or fields, `len` of it, unpacking, "
+            f"`for` over a tuple, a list or a dict (keys, values, items); not {what}",
             filename=self.filename, lineno=getattr(node, "lineno", None) or self.line)
 
     def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
@@ -367,8 +436,8 @@ class _Flatten(gast.NodeTransformer):
         """The leaf at `path` as a name (a container: refused, where it is not unpacked)."""
         if not tree.leaf:
             raise self.refuse(node, "using it whole (passing it to a function, returning "
-                                    "it, binding it to another name, iterating a dict); "
-                                    "pass its entries instead")
+                                    "it, binding it to another name); pass its entries "
+                                    "instead")
         whole = self.trees[root]
         index = sum(count(c) for c in _before(whole, path))
         return b.located(b.name(self.names[root][index]), node)
@@ -378,8 +447,8 @@ class _Flatten(gast.NodeTransformer):
             if not isinstance(node.ctx, gast.Load):
                 raise self.refuse(node, "assigning to its name")
             raise self.refuse(node, "using it whole (passing it to a function, returning "
-                                    "it, binding it to another name, iterating a dict); "
-                                    "pass its entries instead")
+                                    "it, binding it to another name); pass its entries "
+                                    "instead")
         return node
 
     def _entry(self, node):
@@ -396,6 +465,11 @@ class _Flatten(gast.NodeTransformer):
             found = self.resolve(node.args[0])
             if found is not None and not found[0].leaf:
                 return b.located(b.const(len(found[0].children)), node)
+        viewed = self.dict_view(node) if isinstance(node.func, gast.Attribute) else None
+        if viewed is not None:   # `sum(d.values())`: the list of its entries
+            found, view = viewed
+            return b.located(b.make(gast.List, elts=self.entries(found, view, None, node),
+                                    ctx=gast.Load()), node)
         return self.generic_visit(node)
 
     def unpacked(self, target: gast.AST, found, node: gast.AST) -> gast.AST:
@@ -405,12 +479,18 @@ class _Flatten(gast.NodeTransformer):
             return self.load(tree, path, root, node)
         if not isinstance(target, (gast.Tuple, gast.List)) or not tree.sequence:
             return self.load(tree, path, root, node)   # refused: a whole container
-        if len(target.elts) != len(tree.children) or \
-                any(isinstance(e, gast.Starred) for e in target.elts):
+        targets = list(target.elts)
+        star = next((k for k, t in enumerate(targets) if isinstance(t, gast.Starred)), None)
+        if star is not None and len(targets) - 1 <= len(tree.children):
+            # `first, *rest = c`: the starred name takes the entries left, a list of leaves
+            # (`normalize` splits the display)
+            rest = len(tree.children) - len(targets) + 1
+            targets[star:star + 1] = [None] * rest
+        if len(targets) != len(tree.children):
             raise self.refuse(node, f"unpacking its {len(tree.children)} entries into "
-                                    f"{len(target.elts)} targets (or a starred one)")
+                                    f"{len(target.elts)} targets")
         return b.located(b.tuple_([self.unpacked(t, (c, path + [k], root), node)
-                                   for k, (t, c) in enumerate(zip(target.elts, tree.children,
+                                   for k, (t, c) in enumerate(zip(targets, tree.children,
                                                                   strict=True))]), node)
 
     def visit_Assign(self, node):
@@ -421,23 +501,86 @@ class _Flatten(gast.NodeTransformer):
             return node
         return self.generic_visit(node)
 
+    def dict_view(self, node: gast.AST) -> tuple[tuple[Tree, list[Any], str], str] | None:
+        """A dict and which of its views `node` is (`d.keys()`, `d.values()`,
+        `d.items()`, or `d` itself: "keys"), else None."""
+        view = "keys"
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr in ("keys", "values", "items") and not node.args and \
+                not node.keywords:
+            node, view = node.func.value, node.func.attr
+        found = self.resolve(node)
+        if found is None or found[0].kind != "dict":
+            return None
+        return found, view
+
+    def entries(self, found, view: str, target: gast.AST | None, node: gast.AST
+                ) -> list[gast.AST]:
+        """The items of a view of a dict: its keys as constants, its values as leaves
+        (unpacked into `target`), or (key, value) pairs."""
+        tree, path, root = found
+        out = []
+        for k, (key, child) in enumerate(zip(tree.keys, tree.children, strict=True)):
+            if view == "keys":
+                out.append(b.const(key))
+                continue
+            sub = target.elts[1] if view == "items" and isinstance(
+                target, (gast.Tuple, gast.List)) and len(target.elts) == 2 else target
+            value = self.unpacked(sub, (child, path + [k], root), node)
+            out.append(value if view == "values" else b.tuple_([b.const(key), value]))
+        return out
+
     def visit_For(self, node):
-        found = self.resolve(node.iter)
+        viewed = self.dict_view(node.iter)
+        found = self.resolve(node.iter) if viewed is None else viewed[0]
         if found is None or found[0].leaf:
             return self.generic_visit(node)
         tree, path, root = found
-        if not tree.sequence:
+        if not tree.sequence and viewed is None:
             raise self.refuse(node.iter, f"iterating a {tree.kind}")
         jumps = any(isinstance(n, (gast.Break, gast.Continue)) for s in node.body
                     for n in gast.walk(s))
         if node.orelse or jumps:
             raise self.refuse(node, "a `for` over it with `break`, `continue` or `else`")
+        if viewed is not None:   # a dict's keys are constants: the copies read them so
+            values = self.entries(found, viewed[1], node.target, node.iter)
+        else:
+            values = [self.unpacked(node.target, (child, path + [k], root), node.iter)
+                      for k, child in enumerate(tree.children)]
         out = []
-        for k, child in enumerate(tree.children):
-            value = self.unpacked(node.target, (child, path + [k], root), node.iter)
+        for value in values:
             head = b.located(b.assign(copy.deepcopy(node.target), value), node)
-            out += self.block([head] + copy.deepcopy(node.body))
+            out += self.block([head] + _with_keys(node.target, value, node.body))
         return out
+
+
+def _with_keys(target: gast.AST, value: gast.AST, body: list[gast.stmt]) -> list[gast.stmt]:
+    """A copy of `body`, a loop's over a dict, with each read of a name `target` binds to
+    a key (a constant of `value`) that key, so that `d[k]` reads an entry; where the body
+    assigns the name, the copy as it is."""
+    keys: dict[str, gast.AST] = {}
+
+    def bind(t: gast.AST, v: gast.AST) -> None:
+        if isinstance(t, gast.Name) and isinstance(v, gast.Constant):
+            keys[t.id] = v
+        elif isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, gast.Tuple) and \
+                len(t.elts) == len(v.elts):
+            for sub, part in zip(t.elts, v.elts, strict=True):
+                bind(sub, part)
+
+    bind(target, value)
+    body = copy.deepcopy(body)
+    stored = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and
+              not isinstance(n.ctx, gast.Load)}
+    keys = {k: v for k, v in keys.items() if k not in stored}
+
+    class Keys(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in keys and isinstance(node.ctx, gast.Load):
+                return b.located(copy.deepcopy(keys[node.id]), node)
+            return node
+
+    return [Keys().visit(s) for s in body]
 
 
 def _constant(node: gast.AST) -> tuple[Any] | None:

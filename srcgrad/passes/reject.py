@@ -27,7 +27,9 @@ _FORBIDDEN = {
     gast.FunctionDef: "nested function definitions",
     gast.Lambda: "lambdas inside a differentiated function",
     gast.SetComp: "set comprehensions",
-    gast.DictComp: "dict comprehensions",
+    gast.DictComp: "dict comprehensions (but one assigned once to a name whose keys are "
+                   "known when srcgrad compiles: over a display, a global tuple, a range, "
+                   "enumerate or zip of them, with no `if`)",
     gast.Delete: "'del' statements",
     gast.Import: "imports inside a differentiated function",
     gast.ImportFrom: "imports inside a differentiated function",
@@ -85,6 +87,8 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     for stmt in fn.body:
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
+            if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Store):
+                what = None   # `first, *rest = ...`: `normalize` unpacks it
             if isinstance(node, gast.keyword) and node.arg is None:
                 what = "'**' arguments in calls"
             if isinstance(node, gast.Call):

@@ -65,6 +65,8 @@ REDUCE = {
 # Newer operations, swapped in for a unary or reduction template NEWER of the time, drawn
 # from a generator of their own (a seed's program keeps its structure).
 NEWER = 0.15
+# The chance that a tuple statement is written with a Python idiom (`Grammar.idiom`).
+IDIOMS = 0.3
 NEWER_UNARY = [
     "np.interp({}, np.array([-1.0, 0.0, 1.5]), np.array([0.5, 2.0, -1.0]))",
     "np.interp({}, np.array([-2.0, 0.5, 1.0, 3.0]), np.array([1.0, -0.5, 0.25, 2.0]), -1.0, 0.5)",
@@ -142,6 +144,8 @@ class Grammar:
         self.grown = np.random.default_rng([seed, 23])
         # and the newer operations swapped in for a template (`newer`)
         self.newest = np.random.default_rng([seed, 24])
+        # and the Python idioms a tuple statement is written with (`stmt_tuple`)
+        self.idioms = np.random.default_rng([seed, 25])
         self.context = "function"   # where code goes: function | method | static | class
         self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
@@ -448,7 +452,32 @@ class Grammar:
                     f"{a} = {q}[0] * {q}[2]", f"{b} = {last}"]
         if swapped:
             return [f"{a}, {b} = {one}, {two}", f"{a}, {b} = {b}, {a}"]
+        if self.idioms.random() < IDIOMS:
+            return self.idiom(p, a, b, one, two, shape)
         return [f"{p} = ({one}, {two})", f"{a} = {p}[0] * {p}[1]", f"{b} = {p}[1]"]
+
+    def idiom(self, p: str, a: str, b: str, one: str, two: str, shape: tuple) -> list[str]:
+        """Two values bound to `a` and `b` through a Python idiom: a starred target, a
+        dict comprehension and a loop over its items, an item of a list replaced, or
+        (numbers) `sorted` and `max(..., key=abs)`."""
+        q = self.fresh("q")
+        forms = ["starred", "dict", "item"] + (["sorted"] if shape == () else [])
+        form = forms[int(self.idioms.integers(len(forms)))]
+        if form == "starred":
+            return [f"{p}, *{q} = [{one}, {two}, ({one}) * 0.5]",
+                    f"{a} = {p} * {q}[0] + {q}[1]", f"{b} = {q}[0]"]
+        if form == "dict":
+            i, k, v = self.fresh("i"), self.fresh("k"), self.fresh("v")
+            return [f"{q} = {{{k}: {v} * ({i} + 1) for {i}, ({k}, {v}) in enumerate(zip("
+                    f"('u', 'v'), [{one}, {two}]))}}", f"{a} = {q}['u'] * {q}['v']",
+                    f"{b} = 0.0", f"for {k}, {v} in {q}.items():",
+                    f"    {b} = {b} + {v} * len({k})"]
+        if form == "item":
+            return [f"{p} = [{one}, {two}]", f"{p}[0] = ({two}) * 0.5", f"{p}[-1] += {p}[0]",
+                    f"{a} = {p}[0] * {p}[1]", f"{b} = {p}[1]"]
+        down = bool(self.idioms.random() < 0.5)
+        return [f"{q} = sorted([{one}, {two}, ({one}) * 0.5], reverse={down})",
+                f"{a} = {q}[0] * {q}[2]", f"{b} = max([{one}, {two}], key=abs) + {q}[1]"]
 
     def stmt_helper_tuple(self, env, depth):
         shape = self.pick(SHAPES)
