@@ -14,8 +14,8 @@ import numpy as np
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
-from numba.np.unsafe.ndarray import to_fixed_tuple
 from numba.np.numpy_support import as_dtype
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..errors import NONSCALAR_MARKER, NonScalarOutput, RuleError
 from .common import (
