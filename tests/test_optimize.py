@@ -336,3 +336,20 @@ def test_a_like_whose_value_is_needed_is_kept(rng):
     assert "like_" not in g.source, g.source
     W, X, Y = rng.standard_normal((4, 3)), rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
     assert_grad(scaled_cross_entropy, [g(W, X, Y)], (W, X, Y), [0])
+
+
+def column_means(a, b):
+    return np.sum(np.mean(np.sin(a) * b, axis=0))
+
+
+def kept_rows(a, b):
+    return np.mean(np.sum(np.sin(a) + b, axis=-1, keepdims=True) * 2.0)
+
+
+@pytest.mark.parametrize("f", [column_means, kept_rows])
+def test_stand_ins_for_broadcasts(f, jit, rng):
+    g = srcgrad.grad(f, wrt=(0, 1), jit=jit)
+    assert "like_broadcast(a, b)" in g.source and "np.sum" not in code(
+        g.source.split("# adjoint")[0]), g.source
+    a, b = rng.standard_normal((3, 1)), rng.standard_normal(4)
+    assert_grad(f, g(a, b), (a, b), [0, 1])

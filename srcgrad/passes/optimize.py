@@ -357,7 +357,7 @@ def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
                           and _as_complex(fact, like) and _as_complex(like, fact)), None)
             if first is not None and first != call.args[1].id:
                 call.args[1] = b.name(first)
-            elif helper in _SHAPE_ONLY and (like.numpyish or like.floating):
+            if helper in _SHAPE_ONLY and (like.numpyish or like.floating):
                 standin = _stand_in(like.shape, ns)
                 if standin is not None:
                     standins[id(call)] = (call, standin)
@@ -372,9 +372,17 @@ def _stand_in(parts: frozenset, ns: Namespace) -> gast.expr | None:
     """A call that makes a value with no data of the shape whose `parts` broadcast
     (`analysis.shapes`): `like_broadcast` of the atoms, `like_reduced` of a reduction's;
     the number 0.0 for no parts. None for one atom (a value of its own shape, not stood
-    in for) and where a part's axis is not a constant int or tuple."""
+    in for), where a part's axis is not a constant int or tuple, and past the budget."""
     made = _made(parts, ns)
-    return None if made is None or isinstance(made, gast.Name) else made
+    if made is None or isinstance(made, gast.Name) or \
+            sum(isinstance(n, gast.Call) for n in gast.walk(made)) > _STAND_IN_CALLS:
+        return None
+    return made
+
+
+# a stand-in of more calls reads worse than the value it saves (gmm's prior, a
+# broadcast of four vectors, is one subtraction)
+_STAND_IN_CALLS = 2
 
 
 def _made(parts: frozenset, ns: Namespace) -> gast.expr | None:
