@@ -4,6 +4,7 @@ pruned function computes what the original does."""
 import textwrap
 
 import gast
+import numba
 import numpy as np
 import pytest
 from fd import assert_grad
@@ -258,3 +259,97 @@ def test_a_name_assigned_to_itself_goes():
     ''', (1.5, 2), (np.arange(3.0), 0))
     assert "a = a + 1" in new
     assert not any(line.strip() in ("a = a", "b = b") for line in new.splitlines()), new
+
+
+def cross_entropy(W, X, Y):
+    logits = X @ W
+    m = np.max(logits, axis=1, keepdims=True)
+    lse = m + np.log(np.sum(np.exp(logits - m), axis=1, keepdims=True))
+    return np.mean(np.sum(Y * (lse - logits), axis=1))
+
+
+def test_a_value_read_for_its_shape_only_is_not_computed(jit, rng):
+    # the adjoint reads Y * (lse - logits) and its row sums for their shapes only
+    # (sum_grad, mean_grad), and no earlier value has them: stand-ins with no data take
+    # their place, and the forward work that made them (and lse) goes
+    g = srcgrad.grad(cross_entropy, jit=jit)
+    forward = code(g.source.split("# adjoint")[0])
+    assert "axis=1)" not in forward and "np.log" not in forward, g.source
+    assert "sum_grad(d_t7, like_broadcast(Y, logits), 1)" in g.source, g.source
+    W, X = rng.standard_normal((4, 3)), rng.standard_normal((5, 4))
+    Y = np.eye(3)[[0, 2, 1, 1, 0]]
+    got = g(W, X, Y)
+    e = np.exp(X @ W)
+    softmax = e / np.sum(e, axis=1, keepdims=True)
+    np.testing.assert_allclose(got, X.T @ (softmax * np.sum(Y, axis=1, keepdims=True) - Y) / 5,
+                               rtol=1e-12, atol=1e-14)   # by hand
+    assert_grad(cross_entropy, [got], (W, X, Y), [0])
+    with pytest.raises(ValueError):   # Y does not broadcast with the logits
+        g(W, X, Y[:, :2])
+
+
+def code(source: str) -> str:
+    """`source` without its comments."""
+    return "\n".join(line for line in source.splitlines() if not line.strip().startswith("#"))
+
+
+def mean_of_sums(x, y):
+    return np.mean(np.sum(np.exp(x) * y, axis=-1, keepdims=True)) + np.mean(np.sum(x, axis=1))
+
+
+def test_stand_ins_of_reductions(jit, rng):
+    g = srcgrad.grad(mean_of_sums, wrt=(0, 1), jit=jit)
+    assert "like_reduced(x, 1)" in g.source, g.source
+    assert "like_reduced(like_broadcast(x, y), -1, True)" in g.source, g.source
+    assert "np.sum" not in code(g.source.split("# adjoint")[0].split("if checking")[0]), \
+        g.source
+    x, y = rng.standard_normal((2, 3, 4)), rng.standard_normal(4)
+    got = g(x, y)
+    np.testing.assert_allclose(got[0], np.exp(x) * y / 6 + 1 / 8)   # by hand
+    np.testing.assert_allclose(got[1], np.sum(np.exp(x), axis=(0, 1)) / 6)
+    assert_grad(mean_of_sums, got, (x, y), [0, 1])
+
+
+def test_stand_ins_have_the_shapes_of_what_they_stand_for():
+    x = np.zeros((2, 3, 4))
+    for axis, keepdims in [(1, False), ((0, -1), True), ((2, 0), False), (None, True)]:
+        want = np.sum(x, axis, keepdims=keepdims).shape
+        assert runtime.like_reduced(x, axis, keepdims).shape == want
+        compiled = numba.njit(lambda x, a=axis, k=keepdims: runtime.like_reduced(x, a, k).shape)
+        assert compiled(x) == want, (axis, keepdims)
+    assert runtime.like_reduced(x, None) == 0.0
+    assert runtime.like_broadcast(np.zeros((3, 1)), np.zeros(4)).shape == (3, 4)
+    assert numba.njit(lambda a, b: runtime.like_broadcast(a, b).shape)(
+        np.zeros((3, 1)), np.zeros((2, 1, 4))) == (2, 3, 4)
+    with pytest.raises(ValueError):
+        numba.njit(lambda a, b: runtime.like_broadcast(a, b))(np.zeros(3), np.zeros(4))
+
+
+def scaled_cross_entropy(W, X, Y):
+    t = Y * (X @ W)
+    return np.mean(np.sum(t, axis=1)) * np.sum(t)
+
+
+def test_a_like_whose_value_is_needed_is_kept(rng):
+    # t's value is needed (the product's adjoint reads it): no stand-in for it
+    g = srcgrad.grad(scaled_cross_entropy, jit=False)
+    assert "like_" not in g.source, g.source
+    W, X, Y = rng.standard_normal((4, 3)), rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
+    assert_grad(scaled_cross_entropy, [g(W, X, Y)], (W, X, Y), [0])
+
+
+def column_means(a, b):
+    return np.sum(np.mean(np.sin(a) * b, axis=0))
+
+
+def kept_rows(a, b):
+    return np.mean(np.sum(np.sin(a) + b, axis=-1, keepdims=True) * 2.0)
+
+
+@pytest.mark.parametrize("f", [column_means, kept_rows])
+def test_stand_ins_for_broadcasts(f, jit, rng):
+    g = srcgrad.grad(f, wrt=(0, 1), jit=jit)
+    assert "like_broadcast(a, b)" in g.source and "np.sum" not in code(
+        g.source.split("# adjoint")[0]), g.source
+    a, b = rng.standard_normal((3, 1)), rng.standard_normal(4)
+    assert_grad(f, g(a, b), (a, b), [0, 1])

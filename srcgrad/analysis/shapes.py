@@ -32,7 +32,8 @@ is a NumPy value or a float: a list `+` a list, or `*` an int, is not a broadcas
 
 Exists so `passes.optimize` can drop `unbroadcast(g, like)` where g has like's shape
 and kind, and replace a `like` computed only for its shape by a value that has it and is
-kept anyway ("an adjoint has its primal's shape"), so the forward work goes.
+kept anyway ("an adjoint has its primal's shape"), or by a stand-in made from its parts,
+so the forward work goes.
 """
 
 from __future__ import annotations

@@ -307,8 +307,11 @@ def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     g where g has like's shape and is a float that is complex only where like is; and
     where a helper reads its `like` only for its shape and kind (`unbroadcast`,
     `sum_grad`, `mean_grad`, `reshape_as`), a like that has the shape of a value named
-    earlier, and is complex exactly where it is, replaced by that value. A like made
-    only for its shape is then dead code.
+    earlier, and is complex exactly where it is, replaced by that value. Where none has
+    it, a like of `sum_grad`, `mean_grad`, `reshape_as` (which read no kind) whose value
+    nothing else needs (a gradient's check of its result aside) is replaced by a stand-in
+    with no data of its shape (`like_broadcast`, `like_reduced` of the values its shape
+    is made of). A like made only for its shape is then dead code.
 
     >>> from srcgrad import runtime
     >>> ns = Namespace(); _ = [ns.bind(n, getattr(runtime, n)) for n in ("unbroadcast", "seed")]
@@ -334,6 +337,7 @@ def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
     shapes = shape_facts(fn, ns)
     helpers = shape_helpers()
     same: set[int] = set()   # the unbroadcasts that are their g, by id
+    standins: dict = {}   # the likes no named value has the shape of: call id -> stand-in
     for call in [n for n in gast.walk(fn) if isinstance(n, gast.Call) and id(n) in shapes.at]:
         helper = helpers.get(ns.resolve(call.func))
         if len(call.args) < 2 or call.keywords and helper == "unbroadcast":
@@ -353,7 +357,92 @@ def shaped(fn: gast.FunctionDef, ns: Namespace) -> gast.FunctionDef:
                           and _as_complex(fact, like) and _as_complex(like, fact)), None)
             if first is not None and first != call.args[1].id:
                 call.args[1] = b.name(first)
-    return _Unwrap(same).visit(fn)
+            if helper in _SHAPE_ONLY and (like.numpyish or like.floating):
+                standin = _stand_in(like.shape, ns)
+                if standin is not None:
+                    standins[id(call)] = (call, standin)
+    return _Unwrap(same).visit(_unneeded(fn, standins, ns))
+
+
+# the helpers that read their like's shape only, not its kind: the stand-in is real
+_SHAPE_ONLY = frozenset(["sum_grad", "mean_grad", "reshape_as"])
+
+
+def _stand_in(parts: frozenset, ns: Namespace) -> gast.expr | None:
+    """A call that makes a value with no data of the shape whose `parts` broadcast
+    (`analysis.shapes`): `like_broadcast` of the atoms, `like_reduced` of a reduction's;
+    the number 0.0 for no parts. None for one atom (a value of its own shape, not stood
+    in for), where a part's axis is not a constant int or tuple, and past the budget."""
+    made = _made(parts, ns)
+    if made is None or isinstance(made, gast.Name) or \
+            sum(isinstance(n, gast.Call) for n in gast.walk(made)) > _STAND_IN_CALLS:
+        return None
+    return made
+
+
+# a stand-in of more calls reads worse than the value it saves (gmm's prior, a
+# broadcast of four vectors, is one subtraction)
+_STAND_IN_CALLS = 2
+
+
+def _made(parts: frozenset, ns: Namespace) -> gast.expr | None:
+    """`_stand_in`'s expression, a name for one atom."""
+    from ..runtime import like_broadcast, like_reduced
+    made = []
+    for part in sorted(parts, key=repr):
+        if part[0] == "atom":
+            made.append(b.name(part[1]))
+            continue
+        _, inner, axis, keepdims = part
+        x = _made(inner, ns)
+        if x is None or not inner or not (axis is None or isinstance(axis, (int, tuple))):
+            return None
+        axis_node = b.const(None) if axis is None else b.const(axis) if isinstance(axis, int) \
+            else b.make(gast.Tuple, elts=[b.const(a) for a in axis], ctx=gast.Load())
+        args = [x, axis_node] + ([b.const(True)] if keepdims else [])
+        made.append(b.call(ns.bind("like_reduced", like_reduced), *args))
+    if not made:
+        return b.const(0.0)
+    out = made[0]
+    for m in made[1:]:
+        out = b.call(ns.bind("like_broadcast", like_broadcast), out, m)
+    return out
+
+
+def _unneeded(fn: gast.FunctionDef, standins: dict, ns: Namespace) -> gast.FunctionDef:
+    """`fn` with each like of `standins` (call id -> (call, stand-in)) replaced by its
+    stand-in where that makes the like's value unneeded (no statement that assigns it left
+    once dead code goes, the check of a gradient's result aside: `unvalued`); to a fixed
+    point, since a like kept makes those its value reads needed again."""
+    chosen = dict(standins)
+    while chosen:
+        likes = {k: call.args[1] for k, (call, _) in chosen.items()}
+        for call, standin in chosen.values():
+            call.args[1] = standin
+        kept = _assigned_after_sweep(fn, ns)
+        for k, (call, _) in chosen.items():
+            call.args[1] = likes[k]
+        dropped = {k for k in chosen if likes[k].id in kept}
+        if not dropped:
+            break
+        chosen = {k: v for k, v in chosen.items() if k not in dropped}
+    for call, standin in chosen.values():
+        call.args[1] = standin
+    return fn
+
+
+def _assigned_after_sweep(fn: gast.FunctionDef, ns: Namespace) -> set[str]:
+    """The names some statement of `fn` assigns once dead code goes, a gradient's check
+    of its result reading nothing."""
+    body = list(fn.body)
+    check = seed_position(body, ns)
+    if check is not None:
+        body[check] = b.assign(body[check].targets[0], b.const(1.0))
+    kept = _Sweep(ns, prune=True).block(body, set(), set()) or []
+    return {n.id for s in kept for n in gast.walk(s)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} | {
+        n.target.id for s in kept for n in gast.walk(s)
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
 
 
 def _as_complex(a, b) -> bool:

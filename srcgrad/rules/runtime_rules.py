@@ -14,6 +14,8 @@ from ..runtime import (
     broadcast_like,
     checked_grad,
     extremum_grad,
+    like_broadcast,
+    like_reduced,
     matmul_jvp,
     matmul_lhs_grad,
     matmul_lhs_grad_jvp,
@@ -67,6 +69,8 @@ linear(scattered, positions=(2,))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit, same_shape)
+# stand-ins with no data of the shape of a value not computed (`passes.optimize.shaped`)
+nondifferentiable(like_broadcast, like_reduced, pure=True)
 
 # helpers that only return a value (record, put_flat, add_at and the in-place adders write
 # into an argument; seed's check that the result is a scalar is its point)

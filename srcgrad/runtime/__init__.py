@@ -28,6 +28,7 @@ from .broadcasting import (  # noqa: F401
     broadcast_like,
     checked_grad,
     checking,
+    like_broadcast,
     reshape_as,
     seed,
     tree_vdot,
@@ -70,6 +71,7 @@ from .matmul import (  # noqa: F401
 )
 from .reductions import (  # noqa: F401
     extremum_grad,
+    like_reduced,
     mean_grad,
     sum_grad,
 )

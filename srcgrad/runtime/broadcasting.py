@@ -15,6 +15,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..errors import NONSCALAR_MARKER, NonScalarOutput, RuleError
 from .common import (
@@ -351,6 +352,67 @@ def _broadcast_like_typer(d, y):
             return d + np.zeros(y.shape, d.dtype)
         return same_rank
     return lambda d, y: d + np.zeros(y.shape, d.dtype)
+
+
+def like_broadcast(a, b):
+    """A stand-in with no data (zero strides) of the shape of ``a + b``, for a helper that
+    reads its argument for its shape only (`sum_grad`, `mean_grad`, `reshape_as`): the
+    value it stands for is not computed (`passes.optimize.shaped`). A number where both are.
+
+    >>> like_broadcast(np.zeros((2, 1)), np.zeros(3)).shape
+    (2, 3)
+    """
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return np.broadcast_to(0.0, shape) if shape else 0.0
+
+
+@overload(like_broadcast)
+def _like_broadcast_typer(a, b):
+    na, nb = _rank(a), _rank(b)
+    if na is None or nb is None:
+        return None
+    n = max(na, nb)
+    if n == 0:
+        return lambda a, b: 0.0
+
+    def impl(a, b):
+        shape = np.ones(n, np.intp)
+        for dims in (_dims(a), _dims(b)):
+            lead = n - dims.size
+            for i in range(dims.size):
+                d, have = dims[i], shape[lead + i]
+                if have == 1:
+                    shape[lead + i] = d
+                elif d != 1 and d != have:
+                    raise ValueError("operands could not be broadcast together")
+        return np.broadcast_to(np.zeros(1), to_fixed_tuple(shape, n))
+    return impl
+
+
+def _rank(t) -> int | None:
+    """The rank of a value of numba type `t` (array or number), else None."""
+    if isinstance(t, types.Array):
+        return t.ndim
+    return 0 if isinstance(t, (types.Number, types.Boolean)) else None
+
+
+def _dims(x):
+    """The shape of `x` (an array or a number), as an array: numba's form only."""
+    return np.asarray(np.shape(x), np.intp)
+
+
+@overload(_dims)
+def _dims_typer(x):
+    n = _rank(x)
+    if n is None:
+        return None
+
+    def impl(x):
+        out = np.empty(n, np.intp)
+        for i in range(n):
+            out[i] = x.shape[i]
+        return out
+    return (lambda x: np.empty(0, np.intp)) if not isinstance(x, types.Array) else impl
 
 
 def reshape_as(dy, x):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..numba_ext import normalize_axis
 from .broadcasting import _sum_to
@@ -54,6 +55,84 @@ def _mean_grad_typer(dy, x, axis=None, keepdims=False):
         return lambda dy, x, axis=None, keepdims=False: dy
     if isinstance(x, types.Array):
         return lambda dy, x, axis=None, keepdims=False: _spread(dy, x, axis, _count(x, axis))
+
+
+def like_reduced(x, axis=None, keepdims=False):
+    """A stand-in with no data (zero strides) of the shape of ``np.sum(x, axis,
+    keepdims=keepdims)``, like `like_broadcast`'s. A number where that is.
+
+    >>> like_reduced(np.zeros((2, 3)), 1).shape
+    (2,)
+    """
+    shape = np.shape(x)
+    axes = range(len(shape)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    gone = {a % len(shape) for a in axes if -len(shape) <= a < len(shape)}
+    if len(gone) != len(axes):
+        raise ValueError(f"axis {axis} is out of bounds or repeated for rank {len(shape)}")
+    shape = tuple(1 if i in gone else n for i, n in enumerate(shape)
+                  if keepdims or i not in gone)
+    return np.broadcast_to(0.0, shape) if shape else 0.0
+
+
+@overload(like_reduced, prefer_literal=True)
+def _like_reduced_typer(x, axis=None, keepdims=False):
+    if not isinstance(x, types.Array):
+        return None
+    keep = keepdims if isinstance(keepdims, bool) else \
+        getattr(keepdims, "literal_value", getattr(keepdims, "value", None))
+    if not isinstance(keep, bool):
+        return None
+    if _is_none(axis):
+        gone = x.ndim
+    elif isinstance(axis, types.Integer):
+        gone = 1
+    elif isinstance(axis, types.BaseTuple) and \
+            all(isinstance(t, types.Integer) for t in getattr(axis, "types", ())):
+        gone = len(axis.types)   # (a tuple of literals: numba's second try, with literals)
+        if not all(isinstance(t, types.IntegerLiteral) for t in axis.types):
+            return None if not isinstance(axis, types.UniTuple) else \
+                _reduced_like(x.ndim if keep else x.ndim - gone, keep)
+        axes = sorted(a % x.ndim if -x.ndim <= a < x.ndim else -1
+                      for a in (t.literal_value for t in axis.types))
+        if -1 in axes or len(set(axes)) != len(axes):
+            return None
+        fixed = tuple(i in axes for i in range(x.ndim))
+    else:
+        return None
+    n = x.ndim if keep else x.ndim - gone
+    if not isinstance(axis, types.BaseTuple) or n <= 0:
+        return _reduced_like(n, keep)
+
+    def literal(x, axis=None, keepdims=False):
+        return _kept_shape(x.shape, fixed, n, keep)
+    return literal
+
+
+def _reduced_like(n: int, keep: bool):
+    """`like_reduced`'s numba form for an axis known at run time, leaving `n` axes."""
+    if n <= 0:
+        return lambda x, axis=None, keepdims=False: 0.0
+
+    def impl(x, axis=None, keepdims=False):
+        return _kept_shape(x.shape, _reduced_axes(x.ndim, axis), n, keep)
+    return impl
+
+
+@register_jitable
+def _kept_shape(shape, reduced, n, keep):
+    """The stand-in of `like_reduced`: of `shape` without (or, to `keep`, at 1 on) the
+    axes `reduced`, which leaves `n` of them."""
+    out = np.empty(n, np.intp)
+    j = 0
+    for i in range(len(shape)):
+        if not reduced[i] or keep:
+            if j == n:
+                raise ValueError("repeated axis in the reduction")
+            out[j] = 1 if reduced[i] else shape[i]
+            j += 1
+    if j != n:
+        raise ValueError("repeated axis in the reduction")
+    return np.broadcast_to(np.zeros(1), to_fixed_tuple(out, n))
 
 
 def extremum_grad(dy, y, x, axis=None, keepdims=False):
