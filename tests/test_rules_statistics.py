@@ -28,7 +28,8 @@ def cov_op(m, y, a):
         np.sum(np.cov(m, y, aweights=a) * np.arange(16.0).reshape(4, 4)) + \
         np.sum(np.cov(m, fweights=F, aweights=a, ddof=2) ** 2) + \
         np.sum(np.cov(m, y, fweights=F, bias=True) ** 2) + np.cov(y, aweights=a, ddof=0) ** 2 + \
-        np.sum(np.sin(np.cov(m.T, rowvar=False, fweights=F)))
+        np.sum(np.sin(np.cov(m.T, rowvar=False, fweights=F))) + \
+        np.sum(np.cov(m, y, dtype=np.float64) * W[0, 0]) + np.cov(y, dtype="f8") ** 3
 
 
 def corrcoef_op(m, y):
@@ -71,6 +72,10 @@ def correlation_of(x, y):
     return np.corrcoef(x, y)[0, 1]
 
 
+def variance_of_float64(x):
+    return np.cov(x, dtype=float)
+
+
 def weighted_variance_of(x, a):
     return np.cov(x, aweights=a, bias=True)
 
@@ -79,6 +84,9 @@ def test_by_hand(jit):
     # var(x) = sum (x - mean)^2 / (n - 1): its gradient 2 (x - mean) / (n - 1)
     x = np.array([1.0, 2.0, 6.0])
     np.testing.assert_allclose(srcgrad.grad(variance_of, jit=jit)(x), [-2.0, -1.0, 3.0])
+    # (a float64 dtype= changes nothing)
+    np.testing.assert_allclose(srcgrad.grad(variance_of_float64, jit=jit)(x),
+                               [-2.0, -1.0, 3.0])
     # v = sum a (x - mu)^2 / s, mu = sum a x / s = 9 / 4, s = 4, v = 4.75 / 4:
     # dv/dx = 2 a (x - mu) / s, dv/da = ((x - mu)^2 - v) / s
     dx, da = srcgrad.grad(weighted_variance_of, wrt=(0, 1), jit=jit)(

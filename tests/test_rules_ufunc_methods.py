@@ -84,6 +84,12 @@ def extrema_tuple_op(x):
         + np.sum(np.fmin.reduce(x, axis=1, keepdims=True) * x)
 
 
+def logaddexp_accumulate_op(x):
+    # the running log-sum-exp along each axis, and in base 2
+    return np.sum(np.logaddexp.accumulate(x, axis=1) * W) + \
+        np.sum(np.sin(np.logaddexp2.accumulate(x))) + np.sum(np.logaddexp.accumulate(x) ** 2)
+
+
 def accumulate_3d_op(x):
     return np.sum(np.multiply.accumulate(x, axis=1) ** 2) \
         + np.sum(np.maximum.accumulate(x, 2) ** 3) + np.sum(np.add.accumulate(x) * x)
@@ -103,6 +109,8 @@ CASES = [
     ("ufunc_reduce", reduced(*um.REDUCED), reduce_op, (distinct(3, 4),), [0], True),
     ("ufunc_accumulate", accumulated(np.add, np.multiply, np.maximum, np.minimum),
      accumulate_op, (distinct(3, 4),), [0], True),
+    ("ufunc_accumulate_logaddexp", accumulated(np.logaddexp, np.logaddexp2),
+     logaddexp_accumulate_op, (any_(3, 4),), [0], True),
     ("ufunc_outer", OUTERS, outer_unrolled, (POINT_A, POINT_B), [0, 1], True),
     ("ufunc_reduce_tuples", reduced(np.add, np.multiply, np.logaddexp), sums_tuple_op,
      (unit(2, 3, 2),), [0], False),
@@ -166,6 +174,22 @@ def test_ties_nans_and_zeros_by_hand(jit):
         1.0, 7.0, 0.0, 2.0])   # (jax.grad of lax.cummax gives the same four)
 
 
+def running_logsumexp(x):
+    return np.sum(np.logaddexp.accumulate(x) * np.array([1.0, 2.0, 4.0])) + \
+        np.logaddexp2.accumulate(x)[2]
+
+
+def test_logaddexp_accumulate_by_hand(jit):
+    # x = log [1, 1, 2]: y = log [1, 2, 4]; d y_j / d x_i = x's weights e^(x_i - y_j):
+    # x_0 gets 1 + 2/2 + 4/4, x_1 2/2 + 4/4, x_2 4 * 2/4; in base 2, d y_2 / d x_i =
+    # 2^x_i / sum(2^x), 2^x = e^(x ln 2) = [1, 1, 2]^ln 2
+    x = np.log([1.0, 1.0, 2.0])
+    g = srcgrad.grad(running_logsumexp, jit=jit)(x)
+    base2 = np.array([1.0, 1.0, 2.0]) ** np.log(2.0) / np.sum(np.array([1.0, 1.0, 2.0]) **
+                                                                np.log(2.0))
+    np.testing.assert_allclose(g, np.array([3.0, 2.0, 2.0]) + base2, rtol=1e-14)
+
+
 def test_by_hand():
     jit = False   # (compiled: the cases' forms)
     m = np.array([[0.0, 1.0], [2.0, 3.0]])
@@ -202,15 +226,10 @@ def accumulate_out(x):
     return np.sum(np.multiply.accumulate(x, out=np.empty_like(x)))
 
 
-def logaddexp_accumulate(x):
-    return np.sum(np.logaddexp.accumulate(x))
-
-
 @pytest.mark.parametrize("fun,match", [
     (with_dtype, "dtype= is not supported"), (with_out, "out= is not supported"),
     (with_initial, "initial= is not supported"), (with_where, "where= is not supported"),
-    (accumulate_flat, "axis=None"), (accumulate_out, "'out=' writes into an array"),
-    (logaddexp_accumulate, "no gradient rule")])
+    (accumulate_flat, "axis=None"), (accumulate_out, "'out=' writes into an array")])
 def test_refused(fun, match):
     # (out= as a keyword is the syntax check's refusal, before any rule's)
     with pytest.raises(srcgrad.SrcgradError, match=match):

@@ -252,17 +252,6 @@ def outer_tangent(dx, y, a, b):
     return np.outer(dx, b), np.outer(a, dx)
 
 
-@rule(np.cross)
-def cross(dy, y, a, b):
-    # dy . (a x b) = a . (b x dy) = b . (dy x a): the scalar triple product's cycle
-    return unbroadcast(np.cross(b, dy), a), unbroadcast(np.cross(dy, a), b)
-
-
-@tangent(np.cross)
-def cross_tangent(dx, y, a, b):
-    return np.cross(dx, b), np.cross(a, dx)
-
-
 @rule(np.take, methods=("take",))
 def take(dy, y, a, indices, axis=None, mode="raise"):
     return take_grad(dy, a, indices, axis, mode), None

@@ -20,8 +20,9 @@ without aweights and s - ddof sum(w aweights) / s with them; the gradient of X i
 real numbers NumPy's formula reads them; it refuses ones that are not integers).
 Second order along weights being differentiated: hvp along the aweights alone (through
 the helpers' source); where the gradient of X would need it, it is refused.
-With bias= or ddof= (deprecated, without effect) np.corrcoef is refused, and np.cov with
-dtype=. The rules hold for real values (complex ones are refused).
+With bias= or ddof= (deprecated, without effect) np.corrcoef is refused; np.cov's dtype=
+is differentiated where it is float64 (`casts`: the gradient is the one without it), and
+refused otherwise. The rules hold for real values (complex ones are refused).
 """
 
 import numpy as np
@@ -32,6 +33,7 @@ from numba.extending import overload, register_jitable
 from ..numba_ext import _is_none
 from ..runtime import reshape_as
 from . import describe, linear, real_only, rule, tangent
+from .reduction_options import _float64
 
 # ---- the observations: one variable per row ----
 
@@ -322,8 +324,8 @@ def covariance(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, awe
 
 
 def _weights_given(fweights, aweights, dtype):
-    if not _is_none(dtype):
-        raise TypingError("srcgrad: np.cov with dtype= has no gradient rule")
+    if not (_is_none(dtype) or _float64(dtype)):   # (float64: what np.cov gives anyway)
+        raise TypingError("srcgrad: np.cov compiles with dtype=np.float64 alone")
     for w in (fweights, aweights):
         if not (_is_none(w) or isinstance(w, types.Array) and w.ndim == 1):
             raise TypingError("srcgrad: np.cov's fweights= and aweights= are vectors")
@@ -371,28 +373,22 @@ def _covariance_typer(m, y=None, rowvar=True, bias=False, ddof=None, fweights=No
     return matrix
 
 
-def _cov_refused(options) -> str | None:
-    if options.get("dtype") is not None:
-        return "dtype= has no gradient rule"
-    return None
-
-
-@rule(np.cov, covariance, refuse=_cov_refused)
-def cov(dc, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
-        dtype=None):
+# (dtype= is not a parameter of the rules: a float64 one is differentiated as if not
+# given, others refused, as the reductions' are: `casts`, passes/base.py)
+@rule(np.cov, covariance)
+def cov(dc, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
     return (unobserved(cov_grad(dc, observations(m, y, rowvar), bias, ddof, fweights,
                                 aweights), m, y, rowvar, 0),
             unobserved(cov_grad(dc, observations(m, y, rowvar), bias, ddof, fweights,
                                 aweights), m, y, rowvar, 1),
             None, None, None,
             cov_weights_grad(dc, observations(m, y, rowvar), bias, ddof, fweights, aweights, 0),
-            cov_weights_grad(dc, observations(m, y, rowvar), bias, ddof, fweights, aweights, 1),
-            None)
+            cov_weights_grad(dc, observations(m, y, rowvar), bias, ddof, fweights, aweights, 1))
 
 
 @tangent(np.cov, covariance)
 def cov_tangent(dx, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
-                aweights=None, dtype=None):
+                aweights=None):
     return (reshape_as(cov_cross(observed(dx, m, y, rowvar, 0), observations(m, y, rowvar),
                                  bias, ddof, fweights, aweights), c),
             reshape_as(cov_cross(observed(dx, m, y, rowvar, 1), observations(m, y, rowvar),
@@ -401,8 +397,7 @@ def cov_tangent(dx, c, m, y=None, rowvar=True, bias=False, ddof=None, fweights=N
             reshape_as(cov_weights_cross(dx, observations(m, y, rowvar), bias, ddof,
                                          fweights, aweights, 0), c),
             reshape_as(cov_weights_cross(dx, observations(m, y, rowvar), bias, ddof,
-                                         fweights, aweights, 1), c),
-            None)
+                                         fweights, aweights, 1), c))
 
 
 # second order along weights being differentiated is refused: cov_grad's tangent rule
@@ -522,7 +517,8 @@ def corrcoef_tangent(dx, r, x, y=None, rowvar=True, bias=None, ddof=None, dtype=
 linear(observations, positions=(0, 1))
 linear(unobserved, observed)
 real_only(np.cov, covariance, np.corrcoef, correlation)
-describe(np.cov, compiled_as=covariance)
+describe(np.cov, compiled_as=covariance, casts=True)
+describe(covariance, casts=True)
 describe(np.corrcoef, compiled_as=correlation)
 describe(observations, unobserved, observed, covariance_matrix, cov_grad, cov_cross,
          cov_weights_grad, cov_weights_cross, correlation_matrix, corr_grad, corr_slope,

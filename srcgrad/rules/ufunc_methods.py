@@ -19,8 +19,12 @@ dy_i goes to a_i where a_i exceeds y_{i-1}, back along the run where it does not
 half each way on a tie. JAX's lax.cummax applies the same rule over the tree of its
 associative scan: off ties, and on ties of up to three entries, the two agree; on a
 longer tie JAX splits by its tree (jax.grad of cummax([1, 1, 1, 1])[-1] is 1/4 each,
-this 1/8, 1/8, 1/4, 1/2). `axis=None` is refused by NumPy itself, `dtype=` and `out=`
-by srcgrad. logaddexp's accumulation has no rule.
+this 1/8, 1/8, 1/4, 1/2). logaddexp's is the running log-sum-exp y_j = log sum_{i<=j}
+exp(a_i): dy_j reaches a_i (i <= j) weighted by exp(a_i - y_j), so a_i gets
+exp(a_i - y_i) c_i with c_i = dy_i + exp(y_i - y_{i+1}) c_{i+1} summed from the end, and
+the tangent is t_j = exp(y_{j-1} - y_j) t_{j-1} + exp(a_j - y_j) da_j; y never decreases
+and y_i >= a_i, so no exponential exceeds 1 (logaddexp2's: powers of 2). `axis=None` is refused by
+NumPy itself, `dtype=` (but float64) and `out=` by srcgrad.
 
 ``ufunc.outer(a, b)`` is the ufunc of a reshaped to a.shape + (1,) * b.ndim and b
 (`outer_operand`): its rule and tangent are made from the ufunc's own elementwise rule,
@@ -45,13 +49,24 @@ from ..errors import RuleError
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import broadcast_like, extremum_grad, reshape_as, sum_grad, unbroadcast
 from ..runtime.reductions import _reduced_axes, _reduced_index
-from . import Rule, Tangent, _op, describe, linear, lookup, records, rule, tangent
+from . import (
+    Rule,
+    Tangent,
+    _op,
+    describe,
+    linear,
+    lookup,
+    nondifferentiable,
+    records,
+    rule,
+    tangent,
+)
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, lanes
 from .elementwise import prod_others
 
 REDUCED = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logaddexp,
            np.logaddexp2)
-ACCUMULATED = (np.add, np.multiply, np.maximum, np.minimum)
+ACCUMULATED = (np.add, np.multiply, np.maximum, np.minimum, np.logaddexp, np.logaddexp2)
 
 
 def _refused(options) -> str | None:
@@ -443,6 +458,139 @@ def minimum_accumulate_rule(dy, y, a, axis=0, dtype=None, out=None):
 @tangent(np.minimum.accumulate, _ACCUMULATE[np.minimum])
 def minimum_accumulate_tangent(dx, y, a, axis=0, dtype=None, out=None):
     return running_extremum_tangent(dx, y, a, axis, False)
+
+
+def running_logsumexp_grad(dy, y, a, axis, base2):
+    """The gradient of a of ``y = np.logaddexp.accumulate(a, axis)`` (np.logaddexp2's if
+    `base2`): a_i gets exp(a_i - y_i) c_i, c_i = dy_i + exp(y_i - y_{i+1}) c_{i+1}.
+
+    >>> running_logsumexp_grad(np.array([0.0, 1.0]), np.log([1.0, 2.0]), np.zeros(2), 0,
+    ...                        False)
+    array([0.5, 0.5])
+    """
+    power = np.exp2 if base2 else np.exp
+    ys, xs, gs = lanes(y, axis), lanes(a, axis), lanes(np.broadcast_to(dy, np.shape(a)), axis)
+    out = np.zeros(xs.shape)
+    c = np.zeros((xs.shape[0], xs.shape[2]))
+    for i in range(xs.shape[1] - 1, -1, -1):
+        c = gs[:, i, :] + (c * power(ys[:, i, :] - ys[:, i + 1, :]) if i + 1 < xs.shape[1]
+                           else 0.0)
+        out[:, i, :] = power(xs[:, i, :] - ys[:, i, :]) * c
+    return out.reshape(np.shape(a))
+
+
+def running_logsumexp_tangent(dx, y, a, axis, base2):
+    """The tangent of ``y = np.logaddexp.accumulate(a, axis)`` (np.logaddexp2's if
+    `base2`) in the direction dx: t_j = exp(y_{j-1} - y_j) t_{j-1} + exp(a_j - y_j) dx_j.
+
+    >>> running_logsumexp_tangent(np.array([1.0, 3.0]), np.log([1.0, 2.0]), np.zeros(2),
+    ...                           0, False)
+    array([1., 2.])
+    """
+    power = np.exp2 if base2 else np.exp
+    ys, xs, ts = lanes(y, axis), lanes(a, axis), lanes(np.broadcast_to(dx, np.shape(a)), axis)
+    out = np.zeros(xs.shape)
+    for i in range(xs.shape[1]):
+        out[:, i, :] = power(xs[:, i, :] - ys[:, i, :]) * ts[:, i, :]
+        if i:
+            out[:, i, :] += power(ys[:, i - 1, :] - ys[:, i, :]) * out[:, i - 1, :]
+    return out.reshape(np.shape(a))
+
+
+@register_jitable
+def _power(v, base2):
+    return np.exp2(v) if base2 else np.exp(v)
+
+
+@register_jitable
+def _logsumexp_lanes(g, y, a, axis, base2, adjoint):
+    """`running_logsumexp_grad` (`adjoint`) or `running_logsumexp_tangent` of g, by loops."""
+    ys, xs, gs = lanes(y, axis), lanes(a, axis), lanes(g, axis)
+    before, n, after = xs.shape
+    out = np.zeros(xs.shape)
+    for p in range(before):
+        for q in range(after):
+            carry = 0.0
+            for j in range(n):
+                i = n - 1 - j if adjoint else j
+                if adjoint:
+                    step = _power(ys[p, i, q] - ys[p, i + 1, q], base2) if j else 0.0
+                    carry = gs[p, i, q] + carry * step
+                    out[p, i, q] = _power(xs[p, i, q] - ys[p, i, q], base2) * carry
+                else:
+                    step = _power(ys[p, i - 1, q] - ys[p, i, q], base2) if i else 0.0
+                    carry = carry * step + _power(xs[p, i, q] - ys[p, i, q], base2) * gs[p, i, q]
+                    out[p, i, q] = carry
+    return out.reshape(a.shape)
+
+
+@overload(running_logsumexp_grad)
+def _running_logsumexp_grad_typer(dy, y, a, axis, base2):
+    if isinstance(a, types.Array):
+        return lambda dy, y, a, axis, base2: _logsumexp_lanes(
+            np.broadcast_to(dy, a.shape), y, a, axis, base2, True)
+
+
+@overload(running_logsumexp_tangent)
+def _running_logsumexp_tangent_typer(dx, y, a, axis, base2):
+    if isinstance(a, types.Array):
+        return lambda dx, y, a, axis, base2: _logsumexp_lanes(
+            np.broadcast_to(dx, a.shape), y, a, axis, base2, False)
+
+
+@rule(np.logaddexp.accumulate, _ACCUMULATE[np.logaddexp], refuse=_one_axis)
+def logaddexp_accumulate_rule(dy, y, a, axis=0, dtype=None, out=None):
+    return running_logsumexp_grad(dy, y, a, axis, False)
+
+
+@tangent(np.logaddexp.accumulate, _ACCUMULATE[np.logaddexp])
+def logaddexp_accumulate_tangent(dx, y, a, axis=0, dtype=None, out=None):
+    return running_logsumexp_tangent(dx, y, a, axis, False)
+
+
+@rule(np.logaddexp2.accumulate, _ACCUMULATE[np.logaddexp2], refuse=_one_axis)
+def logaddexp2_accumulate_rule(dy, y, a, axis=0, dtype=None, out=None):
+    return running_logsumexp_grad(dy, y, a, axis, True)
+
+
+@tangent(np.logaddexp2.accumulate, _ACCUMULATE[np.logaddexp2])
+def logaddexp2_accumulate_tangent(dx, y, a, axis=0, dtype=None, out=None):
+    return running_logsumexp_tangent(dx, y, a, axis, True)
+
+
+def log_base(base2):
+    """d/dv of 2^v over 2^v where `base2`, of e^v over e^v otherwise.
+
+    >>> log_base(False)
+    1.0
+    """
+    return 0.6931471805599453 if base2 else 1.0
+
+
+@overload(log_base)
+def _log_base_typer(base2):
+    return lambda base2: 0.6931471805599453 if base2 else 1.0
+
+
+# (second order) each helper is linear in its first argument; each of its terms
+# e^(a_i - y_j) g moves with a_i by itself, and with y_j by minus itself
+@tangent(running_logsumexp_grad)
+def running_logsumexp_grad_tangent(dx, y, dy, ys, a, axis, base2):
+    return (running_logsumexp_grad(dx, ys, a, axis, base2),
+            -running_logsumexp_grad(dy * dx, ys, a, axis, base2) * log_base(base2),
+            y * dx * log_base(base2), None, None)
+
+
+@tangent(running_logsumexp_tangent)
+def running_logsumexp_tangent_tangent(dx, y, da, ys, a, axis, base2):
+    return (running_logsumexp_tangent(dx, ys, a, axis, base2),
+            -y * dx * log_base(base2),
+            running_logsumexp_tangent(da * dx, ys, a, axis, base2) * log_base(base2),
+            None, None)
+
+
+nondifferentiable(log_base)
+describe(running_logsumexp_grad, running_logsumexp_tangent, log_base, pure=True)
 
 
 # piecewise constant in y and a: linear in the cotangent (the tangent) alone
