@@ -51,7 +51,6 @@ from ..errors import SrcgradError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import names_in
 from .comprehensions import displayed
-from .normalize import fixed_displays
 
 
 class Tree(NamedTuple):
@@ -293,6 +292,7 @@ def _dict_pairs(call: gast.Call, env: Env, local: frozenset[str]
 def _bound_displays(fn: gast.FunctionDef) -> dict[str, gast.AST]:
     """The names `fn` binds once to a list or tuple display and never changes
     (`normalize.fixed_displays`), each to its value."""
+    from .normalize import fixed_displays  # normalize loads the runtime, so numba
     fixed = fixed_displays(fn.body, [a.id for a in fn.args.args])
     return {s.targets[0].id: s.value for s in gast.walk(fn) if isinstance(s, gast.Assign)
             and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
