@@ -328,7 +328,7 @@ def item_replaced(x):
 def items_replaced_and_read(x):
     items = [x[0], x[1], 1.0]
     items[0] = items[1] * 0.5
-    items[-1] += items[0] * x[2]
+    items[-1] = items[-1] + items[0] * x[2]
     t = 0.0
     for v in items:
         t = t + v
@@ -415,3 +415,16 @@ def test_map_not_reduced_refused():
     refused(map_kept_as_a_list, (X,), "a generator expression can be differentiated where "
                                       "sum, max, min, any or all reduces it",
             "return np.sum(np.array(list(map(sq, x))))")
+
+
+def item_added_in_place(x0):
+    p = [x0[0], x0[0]]
+    p[0] = x0[0] * 0.5
+    p[-1] += p[0]   # x0[0] itself, changed in place
+    return np.sum(x0 ** 2)
+
+
+def test_an_item_added_in_place_is_refused():
+    # fuzz seed 9996700: rewritten as a new display, x0's row stayed unchanged (wrong)
+    with pytest.raises(srcgrad.SrcgradError, match="list"):
+        srcgrad.grad(item_added_in_place, jit=False)(np.ones((2, 3)))
