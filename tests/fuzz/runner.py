@@ -4,8 +4,9 @@ For one seed: write the program to a file (srcgrad reads source), import it, dra
 inputs, and check `grad` (every float argument) against central differences, `jvp` along a
 random direction against <differences, v>, the values against the primal, and that the
 caller's arrays are bit-identical after each call. Outcomes: "ok", "refused" (a
-SrcgradError: fine), "discarded" (not finite, an intermediate value that overflows, or
-the differences are ill-conditioned: a kink near the point), "wrong" and "crashed"
+SrcgradError: fine), "discarded" (not finite, an intermediate value that overflows or is so large
+that float64 cancels what follows, or the differences are ill-conditioned: a kink near the
+point), "wrong" and "crashed"
 (failures).
 """
 
@@ -29,6 +30,12 @@ from srcgrad.checks import numerical_grad
 from .grammar import Grammar
 
 RTOL, ATOL = 1e-4, 1e-6   # against differences at h = 1e-6 (error ~ 1e-9 relative)
+# A local past this magnitude, in programs whose inputs are O(1), makes products of order
+# its square, whose rounding error (1e-16 relative) can exceed the O(1) values they are
+# combined with: a cancellation can make the primal as computed flat where its mathematics
+# is not (fuzz seed 9991072: x1 reaches 2e9, and det(2I + 0.2 v v^T) of v = (x1, x1)
+# computes as 0.0).
+HUGE = 1e8
 
 
 @dataclass
@@ -95,6 +102,37 @@ def close(got, want) -> bool:
         np.allclose(got, want, rtol=RTOL, atol=ATOL * scale))
 
 
+def largest_intermediate(f, args) -> float:
+    """The largest magnitude any float local of `f`'s frame takes while `f` runs on `args`
+    (read at every line event, so it sees the values the primal computes on the way)."""
+    code, largest = f.__code__, 0.0
+
+    def measure(value):
+        nonlocal largest
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                measure(item)
+        elif isinstance(value, (float, np.floating, np.ndarray)) and np.size(value):
+            with np.errstate(all="ignore"):
+                largest = max(largest, float(np.nanmax(np.abs(value))))
+
+    def trace(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event in ("line", "return"):
+            for value in frame.f_locals.values():
+                measure(value)
+        return trace
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        f(*copies(args))
+    finally:
+        sys.settrace(previous)
+    return largest
+
+
 def tangent_overflows(f, wrt, args, v) -> bool:
     """Whether an intermediate's tangent leaves the float range in the Python form of
     jvp(f): then an inf times a derivative of 0 (a saturated tanh) is nan, in any forward
@@ -127,12 +165,15 @@ def check(seed: int, jit: bool, directory: Path, source: str | None = None,
         with np.errstate(all="ignore", over="raise"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             value = float(primal(*args))   # an overflow on the way (exp(756)) discards it
+            largest = largest_intermediate(f, args)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fd = [numerical_grad(primal, args, k, h=1e-6) for k in floats]
             coarse = [numerical_grad(primal, args, k, h=1e-4) for k in floats]
     except Exception:
         return Outcome(seed, "discarded", source, traceback.format_exc())
+    if largest > HUGE:
+        return Outcome(seed, "discarded", source, f"an intermediate reaches {largest:.3g}")
     if not (np.isfinite(value) and abs(value) < 1e6 and all(np.all(np.isfinite(g)) for g in fd)
             and all(close(a, b) for a, b in zip(fd, coarse, strict=True))):
         return Outcome(seed, "discarded", source, "not finite or ill-conditioned")
