@@ -748,14 +748,14 @@ class _Normalizer:
         if how is None:
             return None
         try:
-            bound = inspect.signature(obj).bind(*args, **{k.arg: k.value
-                                                           for k in node.keywords})
+            bound = inspect.signature(fact(obj, "signature") or obj).bind(
+                *args, **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError):
             return None
         defaults = bound.signature.parameters
-        given = {k: v for k, v in bound.arguments.items()   # (out=None given by position)
-                 if not (isinstance(v, gast.Constant) and v.value is None and
-                         defaults[k].default is None)}
+        given = {k: v for k, v in bound.arguments.items()   # (out=None, where=True given)
+                 if not (isinstance(v, gast.Constant) and v.value is defaults[k].default
+                         and v.value in (None, True))}
         if "out" in given:
             return None
         try:

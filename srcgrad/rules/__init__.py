@@ -179,6 +179,9 @@ class Op:
     # `axis`, `where`, ...) by operations with rules (or that source and a dict of the
     # helpers it names), or None: normalize writes a call with options its rule lacks
     # (np.sum's initial= and where=) as that expression
+    signature: Callable | None = None   # a function whose signature `expanded`'s call binds
+    # the call's arguments to, where the primal's own cannot place them (ufunc.reduce's
+    # initial= and where= are in its **kwargs)
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)

@@ -146,7 +146,9 @@ def markdown() -> str:
               ". Given `initial=` or `where=`, these are "
               "differentiated as the operations they stand for (the reduction of the array "
               "with the reduction's identity where `where` is False, combined with "
-              "`initial`; `srcgrad/rules/reduction_options.py`): " + ", ".join(sorted(
+              "`initial`; `srcgrad/rules/reduction_options.py`, the ufuncs' in "
+              "`srcgrad/rules/ufunc_methods.py`, where np.logaddexp's where= is "
+              "refused): " + ", ".join(sorted(
                   n[1] for r in records if r.expanded is not None
                   and (n := _name(r.primal)) is not None)) + ".", ""]
     return "\n".join(lines)

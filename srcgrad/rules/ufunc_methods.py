@@ -10,7 +10,9 @@ a slice of NaNs alone gives NaN), logaddexp's the log of the sum of the exponent
 (scipy.special.logsumexp: its gradient is exp(a - y)), logaddexp2's in base 2 (2^(a - y)).
 Their rules call the reductions' own helpers (`sum_grad`, `extremum_grad`,
 `prod_others`). NumPy's default axis is 0 here, not None; None and tuples of axes are
-taken as NumPy takes them. `dtype=`, `out=`, `initial=` and `where=` are refused.
+taken as NumPy takes them. `initial=c` and `where=m` are written by normalize as
+``ufunc(ufunc.reduce(np.where(m, a, identity), ...), c)`` (`_reduce_expanded`), but
+logaddexp's where=; `dtype=` and `out=` are refused.
 
 An accumulation is np.cumsum (add) or np.cumprod (multiply) along the axis (their rules'
 helpers, zeros in the array included); maximum's and minimum's is the running extremum
@@ -321,6 +323,50 @@ def logaddexp2_reduce_tangent(dx, y, a, axis=0, dtype=None, out=None, keepdims=F
                               initial=None, where=True):
     return add_reduce(dx * np.exp2(a - sum_grad(y, a, axis, keepdims)), axis, None, None,
                       keepdims)
+
+
+# ---- initial= and where= of reduce, written by normalize (the records' `expanded`) ----
+
+
+def reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                     where=True):
+    """NumPy's signature of ufunc.reduce, to which normalize binds a call's arguments (the
+    method's own has initial= and where= in its **kwargs)."""
+
+
+# what where= puts in place of a masked entry: the reduction's identity
+_MASKED = {np.add: "0", np.multiply: "1", np.maximum: "-np.inf", np.minimum: "np.inf",
+           np.fmax: "-np.inf", np.fmin: "np.inf"}
+
+
+def _reduce_expanded(ufunc):
+    """``ufunc.reduce(a, ..., initial=c, where=m)`` as ``ufunc(ufunc.reduce(np.where(m,
+    a, identity), ...), c)``: the masked entries the reduction's identity, c combined
+    with the result as one more entry (the extrema's ties with c split dy in half, as
+    np.max's initial= does). logaddexp's where= is refused: a slice whose entries are
+    all masked reduces to -inf, where its tangent is NaN."""
+    name = f"np.{ufunc.__name__}"
+
+    def expanded(given):
+        if not {"initial", "where"} & given:
+            return None
+        a = "array"
+        if "where" in given:
+            if ufunc not in _MASKED:
+                raise RuleError(f"{name}.reduce(..., where=...) is not supported (a slice "
+                                f"whose entries are all masked has no gradient): mask "
+                                f"the entries with -np.inf instead")
+            if "initial" not in given and ufunc.identity is None:
+                raise RuleError(f"{name}.reduce(..., where=...) needs initial= (as in "
+                                f"NumPy: the reduction has no identity)")
+            a = f"np.where(where, array, {_MASKED[ufunc]})"
+        value = f"{name}.reduce({a}, axis=axis, dtype=dtype, keepdims=keepdims)"
+        return f"{name}({value}, initial)" if "initial" in given else value
+    return expanded
+
+
+for _u in REDUCED:
+    describe(_u.reduce, expanded=_reduce_expanded(_u), signature=reduce_signature)
 
 
 # ---- accumulations ----
