@@ -54,7 +54,7 @@ from ..analysis.aliasing import assigned_names
 from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from ..rules import fact, methods
+from ..rules import NOT_CONSTANT, fact, methods
 from .comprehensions import (
     COMPREHENSIONS,
     appended,
@@ -755,11 +755,12 @@ class _Normalizer:
         defaults = bound.signature.parameters
         given = {k: v for k, v in bound.arguments.items()   # (out=None, where=True given)
                  if not (isinstance(v, gast.Constant) and v.value is defaults[k].default
-                         and v.value in (None, True))}
+                         and (v.value is None or isinstance(v.value, bool)))}
         if "out" in given:
             return None
         try:
-            source = how(frozenset(given))
+            source = how({k: v.value if isinstance(v, gast.Constant) else NOT_CONSTANT
+                          for k, v in given.items()})
         except RuleError as exc:
             raise RuleError(exc.message, filename=self.filename,
                             lineno=getattr(node, "lineno", None)) from None

@@ -348,7 +348,7 @@ def _reduce_expanded(ufunc):
     name = f"np.{ufunc.__name__}"
 
     def expanded(given):
-        if not {"initial", "where"} & given:
+        if not {"initial", "where"} & given.keys():
             return None
         a = "array"
         if "where" in given:
