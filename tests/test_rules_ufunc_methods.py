@@ -1,7 +1,8 @@
 """The methods of NumPy's ufuncs (srcgrad/rules/ufunc_methods.py): reduce, accumulate
 and outer against central differences (grad, jvp and hvp; compiled and as Python, with
 NumPy's default axis 0, an axis, None, a tuple of axes and keepdims), by hand (ties,
-NaNs, zeros), the compiled stand-ins against NumPy's values, and the refused options."""
+NaNs, zeros; initial= and where=), a float64 dtype=, the compiled stand-ins against NumPy's
+values, and the refused options."""
 
 import inspect
 
@@ -119,6 +120,17 @@ def reduce_initial_where_op(x, c):
         + np.logaddexp.reduce(x, None, initial=c) + np.sum(np.logaddexp2.reduce(x, initial=c))
 
 
+def float64_dtype_op(x):
+    # a float64 dtype= in its spellings, by keyword and by position; an int array's too
+    ints = np.arange(5)
+    return np.sum(np.logaddexp.accumulate(x, dtype=np.float64) * W) \
+        + np.sum(np.logaddexp2.accumulate(x, 1, float) ** 2) \
+        + np.sum(np.add.reduce(x, 1, "f8") ** 2) \
+        + np.sum(np.maximum.accumulate(x, axis=1, dtype="float64") * W) \
+        + np.sum(np.multiply.reduce(x, dtype=np.float64, initial=1.5) * np.add.accumulate(
+            ints, dtype=np.float64)[1:])
+
+
 POINT_A = np.array([0.6, 1.7, 2.9])
 POINT_B = np.array([1.1, 2.3])
 OUTERS = outers(*um.OUTER) + (um.outer_operand,)
@@ -138,6 +150,9 @@ CASES = [
      (distinct(2, 3, 2),), [0], False),
     ("ufunc_reduce_initial_where", reduced(*um.REDUCED), reduce_initial_where_op,
      (distinct(3, 4), 0.41), [0, 1], True),
+    ("ufunc_float64_dtype", reduced(np.add, np.multiply) + accumulated(
+        np.logaddexp, np.logaddexp2, np.maximum, np.add), float64_dtype_op, (distinct(3, 4),),
+     [0], True),
     ("ufunc_outer_shapes", outers(np.multiply, np.subtract, np.power), outer_shapes_op,
      (pos(2, 2), pos(3)), [0, 1], False),
 ]
@@ -199,12 +214,18 @@ def running_logsumexp(x):
         np.logaddexp2.accumulate(x)[2]
 
 
-def test_logaddexp_accumulate_by_hand(jit):
+def running_logsumexp_float64(x):
+    return np.sum(np.logaddexp.accumulate(x, dtype=np.float64) * np.array([1.0, 2.0, 4.0])) \
+        + np.logaddexp2.accumulate(x, 0, float)[2]
+
+
+@pytest.mark.parametrize("fun", [running_logsumexp, running_logsumexp_float64])
+def test_logaddexp_accumulate_by_hand(jit, fun):
     # x = log [1, 1, 2]: y = log [1, 2, 4]; d y_j / d x_i = x's weights e^(x_i - y_j):
     # x_0 gets 1 + 2/2 + 4/4, x_1 2/2 + 4/4, x_2 4 * 2/4; in base 2, d y_2 / d x_i =
     # 2^x_i / sum(2^x), 2^x = e^(x ln 2) = [1, 1, 2]^ln 2
     x = np.log([1.0, 1.0, 2.0])
-    g = srcgrad.grad(running_logsumexp, jit=jit)(x)
+    g = srcgrad.grad(fun, jit=jit)(x)
     base2 = np.array([1.0, 1.0, 2.0]) ** np.log(2.0) / np.sum(np.array([1.0, 1.0, 2.0]) **
                                                                 np.log(2.0))
     np.testing.assert_allclose(g, np.array([3.0, 2.0, 2.0]) + base2, rtol=1e-14)
@@ -253,7 +274,7 @@ def test_initial_and_where_by_hand(jit):
 
 
 def with_dtype(x):
-    return np.sum(np.add.reduce(x, dtype=np.float32))
+    return np.sum(np.logaddexp.accumulate(x, dtype=np.float32))
 
 
 def with_out(x):
@@ -285,8 +306,8 @@ def accumulate_out(x):
 
 
 @pytest.mark.parametrize("fun,match", [
-    (with_dtype, "dtype= is not supported"), (with_out, "out= is not supported"),
-    (with_initial_dtype, "dtype= is not supported"),
+    (with_dtype, "takes no dtype=float32: srcgrad differentiates a float64 dtype alone"),
+    (with_out, "out= is not supported"), (with_initial_dtype, "takes no dtype=float32"),
     (with_initial_out, "out=, initial= are not supported"),
     (with_where_alone, "np.maximum.reduce\\(..., where=...\\) needs initial="),
     (with_where_logaddexp, "np.logaddexp.reduce\\(..., where=...\\) is not supported"),
