@@ -611,8 +611,10 @@ def by_name(fun, args: list, kwargs: dict, count: int, names: list[str]
     new name where the rule's parameters, `names`, have it."""
     try:
         every = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return args, kwargs
+    except (TypeError, ValueError):   # (a ufunc's method before NumPy 2): its stand-in's
+        if (form := fact(fun, "compiled_as")) is None:
+            return args, kwargs
+        every = list(inspect.signature(form).parameters.values())
     params = every[:len(args)]
     if len(params) < len(args) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                       for p in params):

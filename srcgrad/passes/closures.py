@@ -385,7 +385,7 @@ class _Lifter(gast.NodeTransformer):
         if not mine:   # (a global function as it is passes as the global it is)
             found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
         bound = {k: v for k, v in found.items() if v is not None}
-        if callee in (sorted, max, min) and set(bound) == {"key"}:
+        if any(callee is f for f in (sorted, max, min)) and set(bound) == {"key"}:
             return self.keyed(node, bound["key"])
         if bound and not mine:
             raise self.error(node, "a closure, lambda or partial can only be called, or "
