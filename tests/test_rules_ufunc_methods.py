@@ -293,6 +293,18 @@ def with_where_alone(x):
     return np.sum(np.maximum.reduce(x, where=x > 0))
 
 
+def with_a_larger_mask(x):
+    return np.sum(np.add.reduce(x, where=np.ones((4,) + x.shape, bool)))
+
+
+def test_a_mask_larger_than_the_array_raises_as_in_numpy():
+    x = np.ones((2, 3))
+    with pytest.raises(ValueError):
+        with_a_larger_mask(x)
+    with pytest.raises(ValueError):
+        srcgrad.grad(with_a_larger_mask, jit=False)(x)
+
+
 def with_where_logaddexp(x):
     return np.sum(np.logaddexp.reduce(x, initial=0.0, where=x > 0))
 

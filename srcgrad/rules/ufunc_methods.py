@@ -368,7 +368,9 @@ def _reduce_expanded(ufunc):
             if "initial" not in given and ufunc.identity is None:
                 raise RuleError(f"{name}.reduce(..., where=...) needs initial= (as in "
                                 f"NumPy: the reduction has no identity)")
-            a = f"np.where(where, array, {_MASKED[ufunc]})"
+            # (the mask broadcast to the array's shape, not the array to the mask's: a
+            # larger mask raises, as in NumPy)
+            a = f"np.where(np.broadcast_to(where, np.shape(array)), array, {_MASKED[ufunc]})"
         value = f"{name}.reduce({a}, axis=axis, dtype=dtype, keepdims=keepdims)"
         return f"{name}({value}, initial)" if "initial" in given else value
     return expanded
