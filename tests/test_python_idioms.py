@@ -267,19 +267,89 @@ def test_sorted_forward_mode(jit):
     assert slope == pytest.approx(1.0 - 2 * 0.0 + 4 * X[2] * 0.5, rel=1e-12)
 
 
-def sorted_with_key(x):
-    return sorted([x[0], x[1]], key=abs)[0]
+# with key=: the items in the order of the keys' stable argsort, on primal values
+
+
+def sorted_by_abs(x):
+    s = sorted([x[0], x[1] * 2, x[2]], key=abs)
+    return s[0] + 2 * s[1] + 4 * s[2]
+
+
+def sorted_by_a_nested_def_reversed(x):
+    items = [x[0], x[1], x[2], -x[0]]
+
+    def distance(v):
+        return (v - 0.5) ** 2
+    s = sorted(items, key=distance, reverse=True)
+    return s[0] + 10 * s[1] + 100 * s[2] + 1000 * s[3]
+
+
+def sorted_by_a_lambda(x):
+    s = sorted((x[0], x[1] * x[2], x[2]), key=lambda v: -v)
+    return s[0] + 2 * s[1] + 4 * s[2]
+
+
+def max_by_a_lambda(x):
+    return max([x[0], x[1], x[2]], key=lambda v: (v - 0.5) ** 2)
+
+
+def test_sorted_with_key_by_hand(jit):
+    # abs of (-0.3, 0.2, 0.25): s = (2 x1, x2, x0), s0 + 2 s1 + 4 s2
+    x = np.array([-0.3, 0.1, 0.25])
+    assert_by_hand_and_differences(sorted_by_abs, (x,), [4.0, 2.0, 2.0], jit)
+    # distances of (0.3, 0.9, 0.45, -0.3) to 0.5, descending: s = (-x0, x1, x0, x2)
+    assert_by_hand_and_differences(sorted_by_a_nested_def_reversed,
+                                   (np.array([0.3, 0.9, 0.45]),), [-1.0 + 100.0, 10.0, 1000.0],
+                                   jit)
+    # keys -(0.3, 0.18, 0.9): s = (x2, x0, x1 x2): x2 + 2 x0 + 4 x1 x2
+    assert_by_hand_and_differences(sorted_by_a_lambda, (X,), [2.0, 4 * X[2], 1 + 4 * X[1]],
+                                   jit)
+    # the distances to 0.5 of X: x2's 0.16 is the largest
+    assert_by_hand_and_differences(max_by_a_lambda, (X,), [0.0, 0.0, 1.0], jit)
+    # tied keys keep the items' order, as Python's sort (reverse=True too): at
+    # x = (0.25, 0.75, 0.5) the distances are (1/16, 1/16, 0, 9/16): s = (-x0, x0, x1, x2)
+    tie = np.array([0.25, 0.75, 0.5])
+    value, dx = srcgrad.value_and_grad(sorted_by_a_nested_def_reversed, jit=jit)(tie)
+    assert value == sorted_by_a_nested_def_reversed(tie)
+    np.testing.assert_array_equal(dx, [-1.0 + 10.0, 100.0, 1000.0])
+
+
+def test_sorted_with_key_forward_mode(jit):
+    x, direction = np.array([-0.3, 0.1, 0.25]), np.array([1.0, -2.0, 0.5])
+    value, slope = srcgrad.jvp(sorted_by_abs, jit=jit)(x, direction)
+    assert value == pytest.approx(sorted_by_abs(x), rel=1e-15)
+    assert slope == pytest.approx(4.0 * 1.0 + 2.0 * -2.0 + 2.0 * 0.5, rel=1e-12)
 
 
 def sorted_of_arrays(x):
     return np.sum(sorted([x[:2], x[1:]])[0])
 
 
+def sorted_by_a_captured_value(x):
+    c = x[0]
+    return sorted([x[1], x[2]], key=lambda v: abs(v - c))[0]
+
+
+def sorted_by_pairs(x):
+    return sorted([x[0], x[1]], key=lambda v: (v, 1.0))[0]
+
+
+def sorted_with_a_variable_reverse(x, up):
+    return sorted([x[0], x[1]], key=abs, reverse=up)[0]
+
+
 def test_sorted_refused():
-    refused(sorted_with_key, (X,), "sorted(..., key=...) cannot be differentiated",
-            "return sorted([x[0], x[1]], key=abs)[0]")
     with pytest.raises(AssertionError, match="sorted\\(\\) of a list of numbers"):
         srcgrad.grad(sorted_of_arrays, jit=False)(X)
+    refused(sorted_by_a_captured_value, (X,), "a key= lambda or nested def that reads values "
+            "of the function it is in", "return sorted([x[1], x[2]], key=lambda v: abs(v - c))[0]")
+    with pytest.raises(AssertionError, match="sorted\\(..., key=f\\) where f gives numbers"):
+        srcgrad.grad(sorted_by_pairs, jit=False)(X)
+    with pytest.raises(UnsupportedSyntax, match="a constant reverse= and a key= as its only "
+                                                "options") as info:
+        srcgrad.grad(sorted_with_a_variable_reverse, jit=False)(X, True)
+    assert f"{HERE}:" in str(info.value)
+    assert "return sorted([x[0], x[1]], key=abs, reverse=up)[0]" in str(info.value)
 
 
 # ---- max and min with key=: the first item whose key is best, as Python picks it ----

@@ -1,7 +1,7 @@
 """np.average (srcgrad/rules/averages.py): the gradients of a and of the weights against
 central differences (grad and jvp, compiled and as Python; along an axis, keepdims, 1-D
-weights along an axis of a larger a), by hand, and what is refused (weights of another
-shape, returned=True)."""
+weights along an axis of a larger a, returned=True), by hand, and what is refused (weights
+of another shape, a returned= that is not a constant)."""
 
 import numpy as np
 import pytest
@@ -33,12 +33,23 @@ def weighted_columns(a, w, v):
         np.sum(np.average(a.reshape(3, 2, 2), axis=1, weights=v[1:3]) ** 3)
 
 
+def returned(a, w, v):
+    # the sums of the weights: of a's shape, 1-D along an axis, none (a's count), by
+    # position, unpacked and indexed
+    avg, total = np.average(a, weights=w, returned=True)
+    rows = np.average(a, 1, v, True)
+    cols, count = np.average(a, axis=0, returned=True, keepdims=True)
+    return avg * total ** 2 + np.sum(np.sin(rows[0]) * rows[1] ** 2) + np.sum(cols * count * a)
+
+
 CASES = [
     ("average", (np.average, weighted_mean), plain, (any_(3, 4),), [0], True),
     ("average_axis", (np.average, weighted_mean), rows, (any_(3, 4),), [0], True),
     ("average_weights", (np.average, weighted_mean), weighted, (any_(5), pos(5)), [0, 1], True),
     ("average_weights_axis", (np.average, weighted_mean, spread_weights, gather_weights),
      weighted_columns,
+     (any_(3, 4), pos(3, 4), pos(4)), [0, 1, 2], True),
+    ("average_returned", (np.average, weighted_mean, spread_weights), returned,
      (any_(3, 4), pos(3, 4), pos(4)), [0, 1, 2], True),
 ]
 
@@ -83,12 +94,35 @@ def test_one_d_weights_by_hand(jit):
     np.testing.assert_allclose(dw, [-0.375, 0.125])
 
 
+def average_and_sum(a, w):
+    avg, total = np.average(a, weights=w, returned=True)
+    return avg * total ** 2
+
+
+def count_of(a):
+    return np.sum(np.average(a, axis=1, returned=True)[1] * a[:, 0])
+
+
+def test_returned_by_hand(jit):
+    # avg = (1 * 3 + 3 * 5) / 4 = 4.5, total = 4, f = avg total^2: df/da = total w,
+    # df/dw = total (a - avg) + 2 avg total; without weights the sum is the count, 2
+    a, w = np.array([3.0, 5.0]), np.array([1.0, 3.0])
+    da, dw = srcgrad.grad(average_and_sum, wrt=(0, 1), jit=jit)(a, w)
+    np.testing.assert_allclose(da, [4.0, 12.0], rtol=1e-15)
+    np.testing.assert_allclose(dw, [30.0, 38.0], rtol=1e-15)
+    value, t = srcgrad.jvp(average_and_sum, wrt=(0, 1), jit=jit)(
+        a, w, (np.array([1.0, 0.0]), np.array([0.0, 1.0])))
+    assert value == pytest.approx(72.0) and t == pytest.approx(4.0 + 38.0, rel=1e-15)
+    np.testing.assert_allclose(srcgrad.grad(count_of, jit=jit)(np.ones((3, 2))),
+                               [[2.0, 0.0]] * 3)
+
+
 def along_two_axes(a, w):
     return np.sum(np.average(a, axis=(1, 2), weights=w))
 
 
-def with_sum(a):
-    return np.average(a, weights=a * a, returned=True)[1]
+def with_sum(a, returned):
+    return np.average(a, weights=a * a, returned=returned)[1]
 
 
 def test_refused():
@@ -101,5 +135,8 @@ def test_refused():
     else:
         with pytest.raises(srcgrad.MissingRule, match="weights of another shape"):
             srcgrad.grad(along_two_axes, wrt=(0, 1), jit=False)(a, w)
-    with pytest.raises(srcgrad.MissingRule, match="returned=True"):
-        srcgrad.grad(with_sum, jit=False)(np.ones(3))
+    with pytest.raises(srcgrad.SrcgradError, match="returned=...\\) is differentiated with "
+                                                   "a constant True or False alone") as info:
+        srcgrad.grad(with_sum, jit=False)(np.ones(3), True)
+    assert "test_rules_average.py:" in str(info.value)
+    assert "return np.average(a, weights=a * a, returned=returned)[1]" in str(info.value)

@@ -1,7 +1,10 @@
 """The methods of NumPy's ufuncs (srcgrad/rules/ufunc_methods.py): reduce, accumulate
 and outer against central differences (grad, jvp and hvp; compiled and as Python, with
 NumPy's default axis 0, an axis, None, a tuple of axes and keepdims), by hand (ties,
-NaNs, zeros), the compiled stand-ins against NumPy's values, and the refused options."""
+NaNs, zeros; initial= and where=), a float64 dtype=, the compiled stand-ins against NumPy's
+values, and the refused options."""
+
+import inspect
 
 import numpy as np
 import pytest
@@ -101,6 +104,33 @@ def outer_shapes_op(a, b):
         + np.sum(np.power.outer(b, a) * np.sum(a))
 
 
+MASK = np.array([[True, False, True, True], [False, True, True, False],
+                 [True, True, False, True]])
+
+
+def reduce_initial_where_op(x, c):
+    # initial= differentiated and constant, where= a mask of x's shape and a row of it,
+    # by position and keyword, with NumPy's default axis 0, an axis, None and keepdims
+    return np.sum(np.add.reduce(x, 1, initial=c, where=MASK) ** 2) \
+        + np.sum(np.multiply.reduce(x, axis=0, initial=c, where=MASK[0]) * W[0]) \
+        + np.sum(np.maximum.reduce(x, None, None, None, True, c, MASK) * x) \
+        + np.sum(np.minimum.reduce(x, initial=0.3, where=MASK) ** 3) \
+        + np.sum(np.fmax.reduce(x, axis=1, initial=c, where=MASK) ** 2) \
+        + np.sum(np.fmin.reduce(x, axis=1, initial=-c) * W[:, 0]) \
+        + np.logaddexp.reduce(x, None, initial=c) + np.sum(np.logaddexp2.reduce(x, initial=c))
+
+
+def float64_dtype_op(x):
+    # a float64 dtype= in its spellings, by keyword and by position; an int array's too
+    ints = np.arange(5)
+    return np.sum(np.logaddexp.accumulate(x, dtype=np.float64) * W) \
+        + np.sum(np.logaddexp2.accumulate(x, 1, float) ** 2) \
+        + np.sum(np.add.reduce(x, 1, "f8") ** 2) \
+        + np.sum(np.maximum.accumulate(x, axis=1, dtype="float64") * W) \
+        + np.sum(np.multiply.reduce(x, dtype=np.float64, initial=1.5) * np.add.accumulate(
+            ints, dtype=np.float64)[1:])
+
+
 POINT_A = np.array([0.6, 1.7, 2.9])
 POINT_B = np.array([1.1, 2.3])
 OUTERS = outers(*um.OUTER) + (um.outer_operand,)
@@ -118,6 +148,11 @@ CASES = [
      extrema_tuple_op, (distinct(3, 2, 2),), [0], False),
     ("ufunc_accumulate_3d", accumulated(np.add, np.multiply, np.maximum), accumulate_3d_op,
      (distinct(2, 3, 2),), [0], False),
+    ("ufunc_reduce_initial_where", reduced(*um.REDUCED), reduce_initial_where_op,
+     (distinct(3, 4), 0.41), [0, 1], True),
+    ("ufunc_float64_dtype", reduced(np.add, np.multiply) + accumulated(
+        np.logaddexp, np.logaddexp2, np.maximum, np.add), float64_dtype_op, (distinct(3, 4),),
+     [0], True),
     ("ufunc_outer_shapes", outers(np.multiply, np.subtract, np.power), outer_shapes_op,
      (pos(2, 2), pos(3)), [0, 1], False),
 ]
@@ -179,12 +214,18 @@ def running_logsumexp(x):
         np.logaddexp2.accumulate(x)[2]
 
 
-def test_logaddexp_accumulate_by_hand(jit):
+def running_logsumexp_float64(x):
+    return np.sum(np.logaddexp.accumulate(x, dtype=np.float64) * np.array([1.0, 2.0, 4.0])) \
+        + np.logaddexp2.accumulate(x, 0, float)[2]
+
+
+@pytest.mark.parametrize("fun", [running_logsumexp, running_logsumexp_float64])
+def test_logaddexp_accumulate_by_hand(jit, fun):
     # x = log [1, 1, 2]: y = log [1, 2, 4]; d y_j / d x_i = x's weights e^(x_i - y_j):
     # x_0 gets 1 + 2/2 + 4/4, x_1 2/2 + 4/4, x_2 4 * 2/4; in base 2, d y_2 / d x_i =
     # 2^x_i / sum(2^x), 2^x = e^(x ln 2) = [1, 1, 2]^ln 2
     x = np.log([1.0, 1.0, 2.0])
-    g = srcgrad.grad(running_logsumexp, jit=jit)(x)
+    g = srcgrad.grad(fun, jit=jit)(x)
     base2 = np.array([1.0, 1.0, 2.0]) ** np.log(2.0) / np.sum(np.array([1.0, 1.0, 2.0]) **
                                                                 np.log(2.0))
     np.testing.assert_allclose(g, np.array([3.0, 2.0, 2.0]) + base2, rtol=1e-14)
@@ -202,20 +243,70 @@ def test_by_hand():
     np.testing.assert_allclose(db, np.full((2, 2), 3.0))
 
 
+HAND_MASK = np.array([[True, False, True], [False, True, True]])
+
+
+def initial_where_by_hand(x, c):
+    return np.sum(np.add.reduce(x, 1, initial=c, where=HAND_MASK) * np.array([1.0, 2.0])) \
+        + np.sum(np.maximum.reduce(x, axis=0, initial=c, where=HAND_MASK) *
+                 np.array([1.0, 10.0, 100.0])) \
+        + np.sum(np.multiply.reduce(x, axis=1, where=HAND_MASK, initial=2.0)) \
+        + np.minimum.reduce(x[0], None, None, None, False, 1.0)
+
+
+def test_initial_and_where_by_hand(jit):
+    # x = [[1, 5, 2], [4, 0, 3]], c = 1.5. add: the rows' True entries and c, weighted 1
+    # and 2; maximum over the columns' True entries and c: c beats column 0's {1} and
+    # column 1's {0}, column 2's 3 beats it; multiply: the rows' True entries times 2,
+    # (1 * 2) * 2 and (0 * 3) * 2; minimum of x[0] and 1.0: a tie, half of dy to x[0, 0]
+    x, c = np.array([[1.0, 5.0, 2.0], [4.0, 0.0, 3.0]]), 1.5
+    dx, dc = srcgrad.grad(initial_where_by_hand, wrt=(0, 1), jit=jit)(x, c)
+    np.testing.assert_allclose(dx, np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 2.0]]) +
+                               np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 100.0]]) +
+                               np.array([[4.0, 0.0, 2.0], [0.0, 6.0, 0.0]]) +
+                               np.array([[0.5, 0.0, 0.0], [0.0, 0.0, 0.0]]), rtol=1e-15)
+    assert dc == pytest.approx(1.0 + 2.0 + 1.0 + 10.0, rel=1e-15)
+    # forward mode along x's [0, 2] entry alone: add's row 0 (1) and multiply's 1 * 2
+    value, t = srcgrad.jvp(initial_where_by_hand, wrt=0, jit=jit)(
+        x, c, np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]))
+    assert value == pytest.approx(4.5 + 2 * 4.5 + 1.5 + 10 * 1.5 + 100 * 3.0 + 4.0 + 0.0 + 1.0)
+    assert t == pytest.approx(1.0 + 2.0, rel=1e-15)
+
+
 def with_dtype(x):
-    return np.sum(np.add.reduce(x, dtype=np.float32))
+    return np.sum(np.logaddexp.accumulate(x, dtype=np.float32))
 
 
 def with_out(x):
     return np.sum(np.add.reduce(x, 0, None, np.empty(3)))
 
 
-def with_initial(x):
-    return np.sum(np.maximum.reduce(x, initial=0.0))
+def with_initial_dtype(x):
+    return np.sum(np.add.reduce(x, dtype=np.float32, initial=1.0))
 
 
-def with_where(x):
-    return np.sum(np.add.reduce(x, where=x > 0))
+def with_initial_out(x):
+    return np.sum(np.multiply.reduce(x, 0, None, np.empty(3), False, 2.0))
+
+
+def with_where_alone(x):
+    return np.sum(np.maximum.reduce(x, where=x > 0))
+
+
+def with_a_larger_mask(x):
+    return np.sum(np.add.reduce(x, where=np.ones((4,) + x.shape, bool)))
+
+
+def test_a_mask_larger_than_the_array_raises_as_in_numpy():
+    x = np.ones((2, 3))
+    with pytest.raises(ValueError):
+        with_a_larger_mask(x)
+    with pytest.raises(ValueError):
+        srcgrad.grad(with_a_larger_mask, jit=False)(x)
+
+
+def with_where_logaddexp(x):
+    return np.sum(np.logaddexp.reduce(x, initial=0.0, where=x > 0))
 
 
 def accumulate_flat(x):
@@ -227,13 +318,19 @@ def accumulate_out(x):
 
 
 @pytest.mark.parametrize("fun,match", [
-    (with_dtype, "dtype= is not supported"), (with_out, "out= is not supported"),
-    (with_initial, "initial= is not supported"), (with_where, "where= is not supported"),
+    (with_dtype, "takes no dtype=float32: srcgrad differentiates a float64 dtype alone"),
+    (with_out, "out= is not supported"), (with_initial_dtype, "takes no dtype=float32"),
+    (with_initial_out, "out=, initial= are not supported"),
+    (with_where_alone, "np.maximum.reduce\\(..., where=...\\) needs initial="),
+    (with_where_logaddexp, "np.logaddexp.reduce\\(..., where=...\\) is not supported"),
     (accumulate_flat, "axis=None"), (accumulate_out, "'out=' writes into an array")])
 def test_refused(fun, match):
     # (out= as a keyword is the syntax check's refusal, before any rule's)
-    with pytest.raises(srcgrad.SrcgradError, match=match):
+    with pytest.raises(srcgrad.SrcgradError, match=match) as info:
         srcgrad.grad(fun, jit=False)(np.ones((2, 3)))
+    line = fun.__code__.co_firstlineno + 1
+    assert f"test_rules_ufunc_methods.py:{line}:" in str(info.value)
+    assert inspect.getsource(fun).splitlines()[1].strip() in str(info.value)
 
 
 @compiles

@@ -442,8 +442,8 @@ class FunctionPass:
                 f"argument{'s' if room > 1 else ''}, the call gives {len(args)}"
         if count is not None and r.origin is None and len(args) > count:
             args, kwargs = by_name(fun, args, kwargs, count, list(r.params) + list(r.defaults))
-        if "dtype" not in kwargs or "dtype" in r.defaults:
-            return args, kwargs, None
+        if "dtype" not in kwargs or "dtype" in r.defaults and not fact(fun, "casts"):
+            return args, kwargs, None   # (a rule that names it refuses it, ufunc.reduce's)
         kwargs = dict(kwargs)
         dtype = kwargs.pop("dtype")
         obj = dtype.value if isinstance(dtype, gast.Constant) else \
@@ -451,10 +451,10 @@ class FunctionPass:
         if obj is None or fact(fun, "casts") and dtype_name(obj) == "float64":
             return args, kwargs, None
         shown = obj if isinstance(obj, str) else getattr(obj, "__name__", dotted(dtype))
-        return args, kwargs, f"gradient rule {r.name} has no parameter 'dtype' for " \
-            f"dtype={shown}" + (": srcgrad differentiates a float64 dtype alone (np.float64, "
-                                 "float, 'float64'), whose gradient is the one without it"
-                                 if fact(fun, "casts") else "")
+        lacks = "takes no" if "dtype" in r.defaults else "has no parameter 'dtype' for"
+        return args, kwargs, f"gradient rule {r.name} {lacks} dtype={shown}" + (
+            ": srcgrad differentiates a float64 dtype alone (np.float64, float, 'float64'), "
+            "whose gradient is the one without it" if fact(fun, "casts") else "")
 
     def bind_globals(self, stmt: gast.stmt, shallow: bool = False) -> gast.stmt:
         """Bind every global a forward statement names; rename it on a clash.
@@ -518,8 +518,9 @@ class FunctionPass:
         written as that type (np.float64, np.bool_): the one spelling numba's forms take."""
         method = obj is MISSING and isinstance(node.func, gast.Attribute)
         fun = methods().get(node.func.attr) if method else obj
-        if not (callable(fun) and (getattr(fun, "__module__", None) or "").startswith("numpy")):
-            return
+        if not (callable(fun) and ((getattr(fun, "__module__", None) or "").startswith("numpy")
+                                   or isinstance(getattr(fun, "__self__", None), np.ufunc))):
+            return   # (a ufunc's method names no module)
         try:
             names = list(inspect.signature(fun).parameters)
         except (TypeError, ValueError):   # (np.asarray before NumPy 2): its rule's names
@@ -610,8 +611,10 @@ def by_name(fun, args: list, kwargs: dict, count: int, names: list[str]
     new name where the rule's parameters, `names`, have it."""
     try:
         every = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return args, kwargs
+    except (TypeError, ValueError):   # (a ufunc's method before NumPy 2): its stand-in's
+        if (form := fact(fun, "compiled_as")) is None:
+            return args, kwargs
+        every = list(inspect.signature(form).parameters.values())
     params = every[:len(args)]
     if len(params) < len(args) or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                       for p in params):

@@ -385,6 +385,8 @@ class _Lifter(gast.NodeTransformer):
         if not mine:   # (a global function as it is passes as the global it is)
             found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
         bound = {k: v for k, v in found.items() if v is not None}
+        if any(callee is f for f in (sorted, max, min)) and set(bound) == {"key"}:
+            return self.keyed(node, bound["key"])
         if bound and not mine:
             raise self.error(node, "a closure, lambda or partial can only be called, or "
                                    "passed to a function of yours, not to a library "
@@ -430,6 +432,21 @@ class _Lifter(gast.NodeTransformer):
         ref = self.namer.fresh("bound")
         self.names[ref] = obj
         return b.name(ref)
+
+    def keyed(self, call: gast.Call, key: _Value) -> gast.Call:
+        """`sorted(..., key=k)` (max, min alike) of a lambda or nested def `k`: `key=` its
+        lifted function, which normalize calls on each item (`sorted_items`, `keyed`); a
+        key that reads the enclosing function's values (or has defaults) is refused."""
+        if key.extras():
+            raise self.error(call, "a key= lambda or nested def that reads values of the "
+                                   "function it is in (or has defaults) cannot be "
+                                   "differentiated: give it the item alone, or compute "
+                                   "the keys and pick the items with np.argsort")
+        call.args = [self.visit(a) for a in call.args]
+        for k in call.keywords:
+            k.value = b.located(b.name(key.ref), k.value) if k.arg == "key" else \
+                self.visit(k.value)
+        return call
 
     def call_value(self, value: _Value, call: gast.Call) -> gast.Call:
         """`call` of function value `value`: its function, with the arguments it adds."""

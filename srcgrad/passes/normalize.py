@@ -54,7 +54,7 @@ from ..analysis.aliasing import assigned_names
 from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
-from ..rules import fact, methods
+from ..rules import NOT_CONSTANT, fact, methods
 from .comprehensions import (
     COMPREHENSIONS,
     appended,
@@ -691,8 +691,11 @@ class _Normalizer:
         not all constants: the list display of the items of `np.sort(np.array(L))`
         (whose rule gives each position's gradient to the item that lands there, ties in
         their order, as Python's sort is stable); `reverse=True` sorts the negated
-        items. A guard refuses items that are not numbers (np.array would make rows of
-        arrays). None for any other call; `key=` refused."""
+        items. With `key=f`, the items of `np.array(L)[order]`, the order the stable
+        argsort of the keys f(item) gives (of the negated keys with `reverse=True`): the
+        keys only decide the order, on the primal values, and each position's gradient
+        goes to the item that lands there. Guards refuse items or keys that are not
+        numbers (np.array would make rows of arrays). None for any other call."""
         if self.env.resolve(node.func, self.locals) is not sorted or len(node.args) != 1:
             return None
         arg = node.args[0]
@@ -707,31 +710,46 @@ class _Normalizer:
         if all(isinstance(e, gast.Constant) for e in items):
             return None
         options = {k.arg: k.value for k in node.keywords}
-        if "key" in options:
-            raise self.error(node, "sorted(..., key=...) cannot be differentiated: sort the "
-                                   "keys' values yourself (np.argsort of them picks the "
-                                   "items)")
+        key = options.pop("key", None)
+        if isinstance(key, gast.Constant) and key.value is None:   # Python's default
+            key = None
         reverse = options.pop("reverse", b.const(False))
         if options or not isinstance(reverse, gast.Constant):
             raise self.error(node, "sorted(...) is differentiated with a constant "
-                                   "reverse= as its only option")
+                                   "reverse= and a key= as its only options")
         if not items:
             return b.make(gast.List, elts=[], ctx=gast.Load())
         np_ = bound_name(self.env, "np", np)
         array = self.atom(b.call(b.dotted(f"{np_}.array"), arg if isinstance(arg, gast.Name)
                                  else b.make(gast.List, elts=items, ctx=gast.Load())))
+        self.numbers(array, "srcgrad differentiates sorted() of a list of numbers")
+        if key is not None:
+            keys = self.atom(b.call(b.dotted(f"{np_}.array"), b.make(gast.List, elts=[
+                self.atom(b.make(gast.Call, func=copy.deepcopy(key), args=[self.atom(item)],
+                                 keywords=[])) for item in items], ctx=gast.Load())))
+            self.numbers(keys, "srcgrad differentiates sorted(..., key=f) where f gives "
+                               "numbers")
+            if reverse.value:   # descending, equal keys in their order (a stable sort)
+                keys = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=keys))
+            order = self.atom(b.make(gast.Call, func=b.dotted(f"{np_}.argsort"), args=[keys],
+                                     keywords=[b.make(gast.keyword, arg="kind",
+                                                      value=b.const("mergesort"))]))
+            ordered = self.atom(b.subscript(array, order))
+        else:
+            if reverse.value:   # descending, equal items in their order (a stable sort)
+                array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
+            ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
+            if reverse.value:
+                ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
+        return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
+                                       for k in range(len(items))], ctx=gast.Load())
+
+    def numbers(self, array: gast.Name, message: str) -> None:
+        """A guard: `array` (np.array of a list) is 1-D, as it is of numbers alone."""
         rank = self.atom(b.make(gast.Attribute, value=array, attr="ndim", ctx=gast.Load()))
         one = self.atom(b.make(gast.Compare, left=rank, ops=[gast.Eq()],
                                comparators=[b.const(1)]))
-        self.emit(b.make(gast.Assert, test=one, msg=b.const(
-            "srcgrad differentiates sorted() of a list of numbers")))
-        if reverse.value:   # descending, equal items in their order (Python's stable sort)
-            array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
-        ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
-        if reverse.value:
-            ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
-        return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
-                                       for k in range(len(items))], ctx=gast.Load())
+        self.emit(b.make(gast.Assert, test=one, msg=b.const(message)))
 
     def expanded(self, node: gast.Call) -> gast.AST | None:
         """A call given options its rule lacks, written by its record's `expanded`
@@ -748,18 +766,19 @@ class _Normalizer:
         if how is None:
             return None
         try:
-            bound = inspect.signature(obj).bind(*args, **{k.arg: k.value
-                                                           for k in node.keywords})
+            bound = inspect.signature(fact(obj, "signature") or obj).bind(
+                *args, **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError):
             return None
         defaults = bound.signature.parameters
-        given = {k: v for k, v in bound.arguments.items()   # (out=None given by position)
-                 if not (isinstance(v, gast.Constant) and v.value is None and
-                         defaults[k].default is None)}
+        given = {k: v for k, v in bound.arguments.items()   # (out=None, where=True given)
+                 if not (isinstance(v, gast.Constant) and v.value is defaults[k].default
+                         and (v.value is None or isinstance(v.value, bool)))}
         if "out" in given:
             return None
         try:
-            source = how(frozenset(given))
+            source = how({k: v.value if isinstance(v, gast.Constant) else NOT_CONSTANT
+                          for k, v in given.items()})
         except RuleError as exc:
             raise RuleError(exc.message, filename=self.filename,
                             lineno=getattr(node, "lineno", None)) from None

@@ -174,11 +174,16 @@ class Op:
     # more than once with the same operands, the adjoint calls it once (`inline.shared`)
     casts: bool = False   # takes a float64 dtype= (np.sum(x, dtype=float)), differentiated
     # as without it, with a numba form that takes it (rules/reduction_options.py)
-    expanded: Callable | None = None   # expanded(the names of the options a call gives)
+    expanded: Callable | None = None   # expanded(the options a call gives: name -> its
+    # constant's value, NOT_CONSTANT for an expression; one given as its default None,
+    # True or False left out)
     # -> the source of an expression that computes the call from those options (`a`,
     # `axis`, `where`, ...) by operations with rules (or that source and a dict of the
     # helpers it names), or None: normalize writes a call with options its rule lacks
     # (np.sum's initial= and where=) as that expression
+    signature: Callable | None = None   # a function whose signature `expanded`'s call binds
+    # the call's arguments to, where the primal's own cannot place them (ufunc.reduce's
+    # initial= and where= are in its **kwargs)
 
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)

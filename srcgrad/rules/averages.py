@@ -8,7 +8,12 @@ weights dy (a - y) / sum(w). Weights of a's own shape are differentiated, and so
 weights along an integer axis of a larger a, which NumPy broadcasts over a's other axes
 (`spread_weights`; their gradient is the one of that broadcast summed over those axes,
 `gather_weights`). Weights of another shape (along a tuple of axes) are refused (give
-them a's shape first), and so is `returned=True`.
+them a's shape first).
+
+``np.average(..., returned=True)`` is written by normalize (the record's `expanded`) as
+the tuple of the average and the sum of the weights along the axis (of the weights
+spread to a's shape, as NumPy sums them; the count of a's entries along the axis
+without weights), each differentiated by its own rule; `returned=` must be a constant.
 """
 
 import numpy as np
@@ -16,10 +21,10 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
-from ..errors import MissingRule
+from ..errors import MissingRule, RuleError
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import mean_grad, sum_grad
-from . import describe, linear, rule, tangent
+from . import NOT_CONSTANT, describe, linear, rule, tangent
 
 _OTHER_SHAPE = ("np.average with weights of another shape than a (but 1-D ones along an "
                 "integer axis) has no gradient rule: give them a's shape (w * np.ones_like(a))")
@@ -230,5 +235,21 @@ def average_tangent(dx, y, a, axis=None, weights=None, returned=False, keepdims=
             np.sum(spread_weights(weights, a, axis), axis=axis, keepdims=keepdims), None, None)
 
 
+def _returned(given):
+    """np.average(..., returned=True) as (the average, the sum of the weights)."""
+    if "returned" not in given:
+        return None
+    if given["returned"] is NOT_CONSTANT:
+        raise RuleError("np.average(..., returned=...) is differentiated with a constant "
+                        "True or False alone")
+    if not given["returned"]:
+        return None
+    axis = "axis" if "axis" in given else "None"
+    weights = f"spread_weights(weights, a, {axis})" if "weights" in given else "np.ones_like(a)"
+    return (f"(np.average(a, axis=axis, weights=weights, keepdims=keepdims), "
+            f"np.sum({weights}, axis={axis}, keepdims=keepdims))",
+            {"spread_weights": spread_weights})
+
+
 describe(average_grad, average_weights_grad, spread_weights, gather_weights, pure=True)
-describe(np.average, compiled_as=weighted_mean)
+describe(np.average, compiled_as=weighted_mean, expanded=_returned)

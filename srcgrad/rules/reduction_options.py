@@ -43,7 +43,7 @@ def _count(keepdims):
 def _additive(reduce, identity, combine):
     """np.sum and np.prod: `initial` combined with the reduction of the masked array."""
     def expanded(given):
-        if not {"initial", "where"} & given:
+        if not {"initial", "where"} & given.keys():
             return None
         value = f"{reduce}({_masked(given, identity)}, axis=axis, dtype=dtype, " \
                 f"keepdims=keepdims)"
@@ -54,7 +54,7 @@ def _additive(reduce, identity, combine):
 def _extreme(reduce, pairwise, identity):
     """np.max and np.min: `initial` as one more entry, after the masked reduction."""
     def expanded(given):
-        if not {"initial", "where"} & given:
+        if not {"initial", "where"} & given.keys():
             return None
         if "initial" not in given:
             raise RuleError(f"{reduce}(..., where=...) needs initial= (as in NumPy: the "

@@ -143,10 +143,13 @@ def markdown() -> str:
               "A float64 `dtype=` (`np.float64`, `float`, `'float64'`, `'f8'`) is "
               "differentiated as if not given, any other refused, in " + ", ".join(sorted(
                   n[1] for r in records if r.casts and (n := _name(r.primal)) is not None)) +
-              ". Given `initial=` or `where=`, these are "
-              "differentiated as the operations they stand for (the reduction of the array "
-              "with the reduction's identity where `where` is False, combined with "
-              "`initial`; `srcgrad/rules/reduction_options.py`): " + ", ".join(sorted(
+              ". Given options their rules lack, these are differentiated as the "
+              "operations they stand for: `initial=` and `where=` of reductions (the "
+              "reduction of the array with the reduction's identity where `where` is "
+              "False, combined with `initial`; `srcgrad/rules/reduction_options.py`, the "
+              "ufuncs' in `srcgrad/rules/ufunc_methods.py`, where np.logaddexp's where= is "
+              "refused), np.interp's `period=`, np.average's `returned=True` (the average "
+              "and the sum of the weights): " + ", ".join(sorted(
                   n[1] for r in records if r.expanded is not None
                   and (n := _name(r.primal)) is not None)) + ".", ""]
     return "\n".join(lines)

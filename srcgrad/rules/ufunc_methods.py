@@ -10,7 +10,11 @@ a slice of NaNs alone gives NaN), logaddexp's the log of the sum of the exponent
 (scipy.special.logsumexp: its gradient is exp(a - y)), logaddexp2's in base 2 (2^(a - y)).
 Their rules call the reductions' own helpers (`sum_grad`, `extremum_grad`,
 `prod_others`). NumPy's default axis is 0 here, not None; None and tuples of axes are
-taken as NumPy takes them. `dtype=`, `out=`, `initial=` and `where=` are refused.
+taken as NumPy takes them. `initial=c` and `where=m` are written by normalize as
+``ufunc(ufunc.reduce(np.where(m, a, identity), ...), c)`` (`_reduce_expanded`), but
+logaddexp's where=. A float64 `dtype=` (np.float64, float, 'f8', ...) of a reduction or
+an accumulation is differentiated as if not given (the records' `casts`; compiled, the
+stand-ins compute in float64); another dtype and `out=` are refused.
 
 An accumulation is np.cumsum (add) or np.cumprod (multiply) along the axis (their rules'
 helpers, zeros in the array included); maximum's and minimum's is the running extremum
@@ -24,7 +28,7 @@ exp(a_i): dy_j reaches a_i (i <= j) weighted by exp(a_i - y_j), so a_i gets
 exp(a_i - y_i) c_i with c_i = dy_i + exp(y_i - y_{i+1}) c_{i+1} summed from the end, and
 the tangent is t_j = exp(y_{j-1} - y_j) t_{j-1} + exp(a_j - y_j) da_j; y never decreases
 and y_i >= a_i, so no exponential exceeds 1 (logaddexp2's: powers of 2). `axis=None` is refused by
-NumPy itself, `dtype=` (but float64) and `out=` by srcgrad.
+NumPy itself, `out=` by srcgrad.
 
 ``ufunc.outer(a, b)`` is the ufunc of a reshaped to a.shape + (1,) * b.ndim and b
 (`outer_operand`): its rule and tangent are made from the ufunc's own elementwise rule,
@@ -63,6 +67,7 @@ from . import (
 )
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, lanes
 from .elementwise import prod_others
+from .reduction_options import _float64
 
 REDUCED = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logaddexp,
            np.logaddexp2)
@@ -117,8 +122,9 @@ def _plain(array, dtype, out) -> None:
     if not isinstance(array, types.Array) or array.ndim == 0:
         raise TypingError("srcgrad: a ufunc method compiles for an array of 1 or more "
                           "dimensions")
-    if not (_is_none(dtype) and _is_none(out)):
-        raise TypingError("srcgrad: a ufunc method compiles without dtype= and out=")
+    if not ((_is_none(dtype) or _float64(dtype)) and _is_none(out)):
+        raise TypingError("srcgrad: a ufunc method compiles without out= and with no "
+                          "dtype= but float64")
 
 
 def _given(axis):
@@ -129,8 +135,11 @@ def _given(axis):
         types.literal(axis)
 
 
-def _result_type(ufunc, method, array):
-    """The numba type of the entries of ufunc.<method> of an array of `array`'s type."""
+def _result_type(ufunc, method, array, dtype):
+    """The numba type of the entries of ufunc.<method> of an array of `array`'s type
+    (float64 where the call's dtype is)."""
+    if _float64(dtype):
+        return types.float64
     return from_dtype(getattr(ufunc, method)(np.ones(1, as_dtype(array.dtype))).dtype)
 
 
@@ -182,7 +191,7 @@ def _reduce_typer(ufunc):
     def typer(array, axis=0, dtype=None, out=None, keepdims=False):
         _plain(array, dtype, out)
         keep, nd = _static_bool(keepdims, "keepdims"), array.ndim
-        cast = _result_type(ufunc, "reduce", array)
+        cast = _result_type(ufunc, "reduce", array, dtype)
         omitted, axis = not isinstance(axis, types.Type) or isinstance(
             axis, types.Omitted), _given(axis)
         if omitted and isinstance(axis, types.Integer):
@@ -229,7 +238,7 @@ def _accumulate_typer(ufunc):
         _plain(array, dtype, out)
         if not isinstance(_given(axis), types.Integer):
             raise TypingError("srcgrad: a ufunc's accumulate takes one axis (an int)")
-        cast = _result_type(ufunc, "accumulate", array)
+        cast = _result_type(ufunc, "accumulate", array, dtype)
 
         def impl(array, axis=0, dtype=None, out=None):
             xs = lanes(array, axis)
@@ -248,10 +257,12 @@ def _accumulate_typer(ufunc):
 
 _REDUCE = {u: _reduce_form(u) for u in REDUCED}
 _ACCUMULATE = {u: _accumulate_form(u) for u in ACCUMULATED}
-for _u in REDUCED:
-    describe(_u.reduce, compiled_as=_REDUCE[_u])
+for _u in REDUCED:   # (casts: a float64 dtype= is differentiated as if not given)
+    describe(_u.reduce, compiled_as=_REDUCE[_u], casts=True)
+    describe(_REDUCE[_u], casts=True)
 for _u in ACCUMULATED:
-    describe(_u.accumulate, compiled_as=_ACCUMULATE[_u])
+    describe(_u.accumulate, compiled_as=_ACCUMULATE[_u], casts=True)
+    describe(_ACCUMULATE[_u], casts=True)
 add_reduce = _REDUCE[np.add]
 
 
@@ -321,6 +332,52 @@ def logaddexp2_reduce_tangent(dx, y, a, axis=0, dtype=None, out=None, keepdims=F
                               initial=None, where=True):
     return add_reduce(dx * np.exp2(a - sum_grad(y, a, axis, keepdims)), axis, None, None,
                       keepdims)
+
+
+# ---- initial= and where= of reduce, written by normalize (the records' `expanded`) ----
+
+
+def reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+                     where=True):
+    """NumPy's signature of ufunc.reduce, to which normalize binds a call's arguments (the
+    method's own has initial= and where= in its **kwargs)."""
+
+
+# what where= puts in place of a masked entry: the reduction's identity
+_MASKED = {np.add: "0", np.multiply: "1", np.maximum: "-np.inf", np.minimum: "np.inf",
+           np.fmax: "-np.inf", np.fmin: "np.inf"}
+
+
+def _reduce_expanded(ufunc):
+    """``ufunc.reduce(a, ..., initial=c, where=m)`` as ``ufunc(ufunc.reduce(np.where(m,
+    a, identity), ...), c)``: the masked entries the reduction's identity, c combined
+    with the result as one more entry (the extrema's ties with c split dy in half, as
+    np.max's initial= does). logaddexp's where= is refused: a slice whose entries are
+    all masked reduces to -inf, where its tangent is NaN."""
+    name = f"np.{ufunc.__name__}"
+
+    def expanded(given):
+        if not {"initial", "where"} & given.keys():
+            return None
+        a = "array"
+        if "where" in given:
+            if ufunc not in _MASKED:
+                raise RuleError(f"{name}.reduce(..., where=...) is not supported (a slice "
+                                f"whose entries are all masked has no gradient): mask "
+                                f"the entries with -np.inf instead")
+            if "initial" not in given and ufunc.identity is None:
+                raise RuleError(f"{name}.reduce(..., where=...) needs initial= (as in "
+                                f"NumPy: the reduction has no identity)")
+            # (the mask broadcast to the array's shape, not the array to the mask's: a
+            # larger mask raises, as in NumPy)
+            a = f"np.where(np.broadcast_to(where, np.shape(array)), array, {_MASKED[ufunc]})"
+        value = f"{name}.reduce({a}, axis=axis, dtype=dtype, keepdims=keepdims)"
+        return f"{name}({value}, initial)" if "initial" in given else value
+    return expanded
+
+
+for _u in REDUCED:
+    describe(_u.reduce, expanded=_reduce_expanded(_u), signature=reduce_signature)
 
 
 # ---- accumulations ----
