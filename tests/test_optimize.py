@@ -8,6 +8,7 @@ import numba
 import numpy as np
 import pytest
 from fd import assert_grad
+from functions import softmax_xent
 
 import srcgrad
 from benchmarks.workloads.rosen_loop import primal as rosenbrock
@@ -261,18 +262,11 @@ def test_a_name_assigned_to_itself_goes():
     assert not any(line.strip() in ("a = a", "b = b") for line in new.splitlines()), new
 
 
-def cross_entropy(W, X, Y):
-    logits = X @ W
-    m = np.max(logits, axis=1, keepdims=True)
-    lse = m + np.log(np.sum(np.exp(logits - m), axis=1, keepdims=True))
-    return np.mean(np.sum(Y * (lse - logits), axis=1))
-
-
 def test_a_value_read_for_its_shape_only_is_not_computed(jit, rng):
     # the adjoint reads Y * (lse - logits) and its row sums for their shapes only
     # (sum_grad, mean_grad), and no earlier value has them: stand-ins with no data take
     # their place, and the forward work that made them (and lse) goes
-    g = srcgrad.grad(cross_entropy, jit=jit)
+    g = srcgrad.grad(softmax_xent, jit=jit)
     forward = code(g.source.split("# adjoint")[0])
     assert "axis=1)" not in forward and "np.log" not in forward, g.source
     assert "sum_grad(d_t7, like_broadcast(Y, logits), 1)" in g.source, g.source
@@ -283,7 +277,7 @@ def test_a_value_read_for_its_shape_only_is_not_computed(jit, rng):
     softmax = e / np.sum(e, axis=1, keepdims=True)
     np.testing.assert_allclose(got, X.T @ (softmax * np.sum(Y, axis=1, keepdims=True) - Y) / 5,
                                rtol=1e-12, atol=1e-14)   # by hand
-    assert_grad(cross_entropy, [got], (W, X, Y), [0])
+    assert_grad(softmax_xent, [got], (W, X, Y), [0])
     with pytest.raises(ValueError):   # Y does not broadcast with the logits
         g(W, X, Y[:, :2])
 
