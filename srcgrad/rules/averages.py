@@ -244,10 +244,11 @@ def _returned(given):
                         "True or False alone")
     if not given["returned"]:
         return None
-    axis = "axis" if "axis" in given else "None"
-    weights = f"spread_weights(weights, a, {axis})" if "weights" in given else "np.ones_like(a)"
+    along = "axis" in given   # (numba before 0.60 has no np.sum(x, axis=None))
+    weights = f"spread_weights(weights, a, {'axis' if along else 'None'})" \
+        if "weights" in given else "np.ones_like(a)"
     return (f"(np.average(a, axis=axis, weights=weights, keepdims=keepdims), "
-            f"np.sum({weights}, axis={axis}, keepdims=keepdims))",
+            f"np.sum({weights}{', axis=axis' if along else ''}, keepdims=keepdims))",
             {"spread_weights": spread_weights})
 
 
