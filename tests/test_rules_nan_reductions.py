@@ -241,9 +241,14 @@ def nanpercentile_of_q(x, q):
     return np.nanpercentile(x, q)
 
 
-def test_other_methods_and_a_differentiated_q_are_refused():
+def test_other_methods_are_refused_and_q_is_differentiated():
     x = distinct(6)
     with pytest.raises(srcgrad.SrcgradError, match="only method='linear'"):
         srcgrad.grad(nanquantile_nearest, jit=False)(x)
-    with pytest.raises(srcgrad.SrcgradError):
-        srcgrad.grad(nanpercentile_of_q, wrt=1, jit=False)(x, 40.0)
+    # q differentiated (tests/test_rules_quantiles.py has the sweep): against differences,
+    # 5 entries not NaN: p = 0.43 * 4 = 1.72, away from a whole p
+    x[1] = np.nan
+    h = 1e-6
+    want = (nanpercentile_of_q(x, 43.0 + h) - nanpercentile_of_q(x, 43.0 - h)) / (2 * h)
+    assert srcgrad.grad(nanpercentile_of_q, wrt=1, jit=False)(x, 43.0) == \
+        pytest.approx(want, rel=1e-6)

@@ -1,13 +1,14 @@
-"""np.median, np.quantile and np.percentile (srcgrad/rules/quantiles.py): against central
-differences (grad, jvp and hvp, compiled and as Python), by hand, and what is refused (a q
-being differentiated, other methods). Entries are distinct: where two tie, the function
-has no derivative."""
+"""np.median, np.quantile and np.percentile (srcgrad/rules/quantiles.py), and the
+derivative in q of those and of np.nanquantile and np.nanpercentile: against central
+differences (grad, jvp and hvp, compiled and as Python), by hand (and JAX's value at a
+whole p), and what is refused (other methods). Entries are distinct: where two tie, the
+function has no derivative; q is away from a whole p = q (n - 1), where y has a kink in q."""
 
 import numpy as np
 import pytest
 from fd import assert_grad
 from marks import compiles
-from sweep import check_jvp, domains, parametrize
+from sweep import check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
 
@@ -42,6 +43,38 @@ def median_axes(x):
     return np.sum(np.median(x, axis=(0, 2)) ** 2)
 
 
+def quantiles_along(x, q):
+    return np.sum(np.cos(np.quantile(x, q, axis=1)))
+
+
+def percentiles_kept(x, q):
+    return np.sum(np.percentile(x, q, axis=0, keepdims=True) ** 2)
+
+
+def nanquantile_of_q(x, q):
+    return np.nanquantile(x, q) ** 2
+
+
+def nanquantiles_along(x, q):
+    return np.sum(np.sin(np.nanquantile(x, q, axis=0)))
+
+
+def nanpercentile_of_q(x, q):
+    return np.nanpercentile(x, q, axis=-1)[1, 2] * 3.0
+
+
+def quantile_at_own_q(x):
+    # q read from x itself: a and q both vary in one call (its hvp meets every helper's
+    # tangent: a's gradient along q, q's gradient along a)
+    q = 0.2 + 0.5 / (1.0 + np.exp(-x[0]))
+    return np.quantile(x, q) ** 2 + np.percentile(x, 100.0 * q) * x[1]
+
+
+WITH_NAN = np.array([[0.3, np.nan, -1.2, 2.5, 0.9, 1.7],
+                     [1.1, -0.4, 0.2, np.nan, np.nan, 3.3],
+                     [np.nan, 2.2, -0.7, 0.1, 1.4, -2.6]])
+
+
 CASES = [
     ("median", (np.median,), median_all, (distinct(7),), [0], True),
     ("median_even_rows", (np.median,), median_rows, (distinct(3, 4),), [0], True),
@@ -50,7 +83,26 @@ CASES = [
     ("percentile_keepdims", (np.percentile,), percentile_kept, (distinct(2, 5),), [0], True),
     ("percentile_q", (np.percentile,), percentile_of_q, (distinct(9), 62.0), [0], True),
     ("median_tuple_axis", (np.median,), median_axes, (distinct(2, 3, 4),), [0], False),
+    # q differentiated: a number, an array, with an axis, keepdims, and the nan forms
+    # (n = 6, 3, 4 entries that are not NaN: p well inside its interval)
+    ("quantile_q_and_a", (np.quantile,), quantile_of_q, (distinct(5, 3), 0.37), [0, 1], True),
+    ("quantile_q_array_axis", (np.quantile,), quantiles_along,
+     (distinct(3, 7), np.array([[0.12, 0.58], [0.9, 0.31]])), [0, 1], True),
+    ("percentile_q_and_a", (np.percentile,), percentile_of_q, (distinct(9), 62.0), [0, 1],
+     True),
+    ("percentile_q_array_kept", (np.percentile,), percentiles_kept,
+     (distinct(6, 2), np.array([14.0, 71.0, 93.0])), [0, 1], True),
+    ("nanquantile_q", (np.nanquantile,), nanquantile_of_q, (WITH_NAN[0], 0.3), [1], True),
+    ("nanquantile_q_array_axis", (np.nanquantile,), nanquantiles_along,
+     (WITH_NAN.T.copy(), np.array([0.1, 0.45, 0.8])), [1], True),
+    ("nanpercentile_q_axis", (np.nanpercentile,), nanpercentile_of_q,
+     (WITH_NAN, np.array([22.0, 56.0])), [1], True),
+    ("quantile_at_own_q", (np.quantile, np.percentile), quantile_at_own_q, (distinct(7),),
+     [0], True),
 ]
+
+HVP_CASES = [c for c in CASES if c[0] in ("quantile_q_and_a", "quantile_q_array_axis",
+                                          "percentile_q_array_kept", "quantile_at_own_q")]
 
 
 @parametrize(CASES)
@@ -93,11 +145,74 @@ def nearest(x):
     return np.quantile(x, 0.3, method="nearest")
 
 
-def test_other_methods_and_a_differentiated_q_are_refused():
+def test_other_methods_are_refused():
     with pytest.raises(srcgrad.SrcgradError, match="method='linear'"):
         srcgrad.grad(nearest, jit=False)(np.arange(4.0))
-    with pytest.raises(srcgrad.MissingRule, match="q= receives a value being differentiated"):
-        srcgrad.grad(quantile_sum, wrt=1, jit=False)(np.arange(4.0), 0.4)
+
+
+def test_the_q_derivative_by_hand(jit):
+    # sorted [1, 1.5, 3, 4, 9]: q = 0.3 reads p = 1.2, between 1.5 and 3: dy/dq = 1.5 * 4
+    x = np.array([3.0, 1.0, 4.0, 1.5, 9.0])
+    assert srcgrad.grad(quantile_sum, wrt=1, jit=jit)(x, 0.3) == pytest.approx(6.0)
+    value, dy = srcgrad.jvp(quantile_sum, wrt=1, jit=jit)(x, 0.3, 0.5)
+    assert (value, dy) == (pytest.approx(1.8), pytest.approx(3.0))
+    # by name (q= is placed by position), and both arguments: a's as quantile_grad's
+    da, dq = srcgrad.grad(quantile_named, wrt=(0, 1), jit=jit)(x, 0.3)
+    np.testing.assert_allclose(da, [0.2, 0.0, 0.0, 0.8, 0.0], atol=1e-12)
+    assert dq == pytest.approx(6.0)
+    # an array q: p = 1.2 and 3.6 (between 4 and 9: 5 * 4 = 20), weighted 1 and 2
+    got = srcgrad.grad(quantiles_weighted, wrt=1, jit=jit)(x, np.array([0.3, 0.9]))
+    np.testing.assert_allclose(got, [6.0, 40.0])
+    # percent: the slope over 100
+    assert srcgrad.grad(percentile_sum, wrt=1, jit=jit)(x, 30.0) == pytest.approx(0.06)
+    # columns (axis 0), sorted [1, 2, 3] and [5, 7, 9]: q = 0.75 reads p = 1.5, between
+    # 2 and 3 (slope 1 * 2) and between 7 and 9 (slope 2 * 2): 2 + 4
+    m = np.array([[3.0, 5.0], [1.0, 9.0], [2.0, 7.0]])
+    assert srcgrad.grad(column_quantiles, wrt=1, jit=jit)(m, 0.75) == pytest.approx(6.0)
+    # NaN left out: [3, 1, 4, 1.5, 9] again, n = 5
+    with_nan = np.array([3.0, np.nan, 1.0, 4.0, np.nan, 1.5, 9.0])
+    assert srcgrad.grad(nanquantile_sum, wrt=1, jit=jit)(with_nan, 0.3) == pytest.approx(6.0)
+    assert srcgrad.grad(nanpercentile_sum, wrt=1, jit=jit)(with_nan, 30.0) == \
+        pytest.approx(0.06)
+    value, dy = srcgrad.jvp(nanquantile_sum, wrt=1, jit=jit)(with_nan, 0.3, 2.0)
+    assert (value, dy) == (pytest.approx(1.8), pytest.approx(12.0))
+
+
+def test_the_q_derivative_at_a_whole_p_is_jaxs(jit):
+    """At p = q (n - 1) whole (q = 0, 0.25, 0.5, 0.75, 1 of 5 entries) y has a kink in q:
+    dy/dq is 0 there, as jax.grad(lambda q: jnp.quantile(x, q)) gives (checked by hand
+    with jax 0.4: 0.0 at each, 6.0 at q = 0.3), and a's gradient the whole dy on the
+    entry sorted to floor(p) (jax: [0, 0, 0, 1, 0] at q = 0.25)."""
+    x = np.array([3.0, 1.0, 4.0, 1.5, 9.0])
+    for q in (0.0, 0.25, 0.5, 0.75, 1.0):
+        da, dq = srcgrad.grad(quantile_sum, wrt=(0, 1), jit=jit)(x, q)
+        assert dq == 0.0, q
+        assert srcgrad.jvp(quantile_sum, wrt=1, jit=jit)(x, q, 1.0)[1] == 0.0, q
+        np.testing.assert_array_equal(da, np.eye(5)[np.argsort(x, kind="stable")[int(q * 4)]])
+
+
+def quantile_named(x, q):
+    return np.quantile(x, q=q)
+
+
+def quantiles_weighted(x, q):
+    return np.sum(np.quantile(x, q) * np.array([1.0, 2.0]))
+
+
+def percentile_sum(x, q):
+    return np.percentile(x, q)
+
+
+def column_quantiles(m, q):
+    return np.sum(np.quantile(m, q, axis=0))
+
+
+def nanquantile_sum(x, q):
+    return np.nanquantile(x, q)
+
+
+def nanpercentile_sum(x, q):
+    return np.nanpercentile(x, q)
 
 
 def method_named(x, m):
@@ -123,6 +238,13 @@ def test_a_method_given_as_a_variable_or_by_position_is_seen():
     # by hand: p = 0.3 * 4 = 1.2 reads 0.8 of sorted[1] (2.0) and 0.2 of sorted[2] (3.0)
     np.testing.assert_allclose(srcgrad.grad(linear_by_position, jit=False)(x),
                                [0.2, 0.0, 0.8, 0.0, 0.0])
+
+
+@parametrize(HVP_CASES)
+def test_hvp_against_differences(case, jit):
+    check_hvp(case, jit)
+    if len(case[4]) > 1:   # in q too
+        check_hvp((*case[:4], case[4][1:], case[5]), jit)
 
 
 def test_hvp_by_hand(jit):

@@ -12,7 +12,8 @@ tied extrema; np.nanprod gives each entry the product of the other entries that 
 NaN (no division: zeros are exact, as np.prod's rule); np.nanvar gives
 2 (a - nanmean) / (count - ddof) and np.nanstd that over 2 y; np.nanquantile (and
 np.nanmedian, its 0.5, and np.nanpercentile, q in percent) reads the sorted entries that
-are not NaN as rules/quantiles.py does, method 'linear' only (the others are refused);
+are not NaN as rules/quantiles.py does, method 'linear' only (the others are refused),
+and is differentiated in q as it is there (n counting the entries that are not NaN);
 np.nancumsum and np.nancumprod are np.cumsum and np.cumprod of the NaNs made 0 and 1.
 
 An all-NaN slice: NumPy gives NaN for nanmax, nanmin, nanmean, nanvar, nanstd and the
@@ -33,7 +34,7 @@ from numba.extending import overload, register_jitable
 
 from ..numba_ext import _is_none, _static_bool
 from ..runtime import extremum_grad, sum_grad
-from . import describe, linear, rule, tangent
+from . import describe, rule, tangent
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad
 from .elementwise import prod_others
 from .quantiles import (
@@ -45,6 +46,9 @@ from .quantiles import (
     _refused,
     _rows,
     _tangent_typer,
+    quantile_q_grad,
+    quantile_q_tangent,
+    quantile_slope_grad,
 )
 
 
@@ -195,29 +199,32 @@ overload(nanquantile_grad)(_grad_typer(True))
 overload(nanquantile_tangent)(_tangent_typer(True))
 
 
-# q is not differentiated (a q being differentiated is refused, as np.quantile's)
+# q is differentiated too, as np.quantile's (n: the entries that are not NaN)
 @rule(np.nanquantile, refuse=_refused)
-def nanquantile(dy, y, a, q=0.5, axis=None, out=None, overwrite_input=False, method="linear",
+def nanquantile(dy, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, weights=None, interpolation=None):
-    return nanquantile_grad(dy, a, q, axis)
+    return nanquantile_grad(dy, a, q, axis), quantile_q_grad(dy, a, a, q, axis, True)
 
 
 @tangent(np.nanquantile)
-def nanquantile_tangents(dx, y, a, q=0.5, axis=None, out=None, overwrite_input=False,
+def nanquantile_tangents(dx, y, a, q, axis=None, out=None, overwrite_input=False,
                          method="linear", keepdims=False, weights=None, interpolation=None):
-    return nanquantile_tangent(dx, y, a, q, axis)
+    return (nanquantile_tangent(dx, y, a, q, axis),
+            quantile_q_tangent(dx, y, a, a, q, axis, True))
 
 
 @rule(np.nanpercentile, refuse=_refused)
-def nanpercentile(dy, y, a, q=50.0, axis=None, out=None, overwrite_input=False,
+def nanpercentile(dy, y, a, q, axis=None, out=None, overwrite_input=False,
                   method="linear", keepdims=False, weights=None, interpolation=None):
-    return nanquantile_grad(dy, a, np.asarray(q) / 100.0, axis)
+    return (nanquantile_grad(dy, a, np.asarray(q) / 100.0, axis),
+            quantile_q_grad(dy, a, a, np.asarray(q) / 100.0, axis, True) / 100.0)
 
 
 @tangent(np.nanpercentile)
-def nanpercentile_tangents(dx, y, a, q=50.0, axis=None, out=None, overwrite_input=False,
+def nanpercentile_tangents(dx, y, a, q, axis=None, out=None, overwrite_input=False,
                            method="linear", keepdims=False, weights=None, interpolation=None):
-    return nanquantile_tangent(dx, y, a, np.asarray(q) / 100.0, axis)
+    return (nanquantile_tangent(dx, y, a, np.asarray(q) / 100.0, axis),
+            quantile_q_tangent(dx / 100.0, y, a, a, np.asarray(q) / 100.0, axis, True))
 
 
 @rule(np.nanmedian, refuse=_refused)
@@ -230,7 +237,20 @@ def nanmedian_tangent(dx, y, a, axis=None, out=None, overwrite_input=False, keep
     return nanquantile_tangent(dx, y, a, 0.5, axis)
 
 
-linear(nanquantile_grad, nanquantile_tangent)
+# their own tangents, as np.quantile's helpers' (rules/quantiles.py)
+
+
+@tangent(nanquantile_grad)
+def nanquantile_grad_tangent(d, g, dy, a, q, axis=None):
+    return nanquantile_grad(d, a, q, axis), None, quantile_slope_grad(dy, d, a, q, axis, True)
+
+
+@tangent(nanquantile_tangent)
+def nanquantile_tangent_tangent(d, t, dx, y, a, q, axis=None):
+    return (nanquantile_tangent(d, y, a, q, axis), None, None,
+            quantile_q_tangent(d, y, dx, a, q, axis, True))
+
+
 describe(nanquantile_grad, nanquantile_tangent, pure=True)
 
 

@@ -5,8 +5,14 @@ With NumPy's default method ('linear'), the q-quantile of the n entries of a lan
 `a`, or `a` along `axis`) is its sorted entries s read at p = q (n - 1): (1 - f) s[lo] +
 f s[hi], where lo = floor(p), hi = min(lo + 1, n - 1) and f = p - lo. So the gradient puts
 (1 - f) dy on the entry sorted to lo and f dy on the one sorted to hi, found by a stable
-argsort (where entries tie, one of the one-sided derivatives, as in JAX). q is not
-differentiated: where it is a value being differentiated, the call is refused. The median
+argsort (where entries tie, one of the one-sided derivatives, as in JAX). q is
+differentiated too: dy/dq = (n - 1) (s[hi] - s[lo]) (np.percentile: that over 100; the nan
+forms: n counts a lane's entries that are not NaN), and q's gradient is the sum over lanes
+of dy dy/dq, shaped as q. At a whole p (f = 0: q = 0, q = 1, and q = k / (n - 1)), where
+y is piecewise linear in q with a kink and its derivative one-sided, dy/dq is 0, what JAX
+returns (`jax.grad(lambda q: jnp.quantile(x, q))(0.25)` of 5 entries is 0.0: it reads
+s[floor(p)] and s[ceil(p)], the same entry there); a's gradient there is the whole dy on
+the entry sorted to lo, as JAX's. The median
 is the 0.5-quantile; np.percentile takes q in percent. The other methods, `weights`, `out` and
 `overwrite_input=True` are refused; `axis` may be a tuple in the Python form.
 """
@@ -18,7 +24,7 @@ from numba.extending import overload, register_jitable
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..numba_ext import normalize_axis, omitted
-from . import describe, linear, rule, tangent
+from . import describe, rule, tangent
 from .cumulative import lanes
 
 
@@ -149,6 +155,43 @@ def _quantile_lanes(t3, x3, qs, skip_nan):
     return out
 
 
+@register_jitable
+def _slope_lanes(t3, x3, qs, skip_nan):
+    """Per entry of qs and lane of x3 (before, n, after): the slope in q of the quantile
+    of lane t3 read at x3's sorted places, (n - 1) (t[hi] - t[lo]), and 0 at a whole p
+    (f = 0), as JAX gives (skip_nan: n counts the entries that are not NaN; 0 for an
+    all-NaN lane)."""
+    before, n, after = x3.shape
+    out = np.zeros((qs.size, before * after))
+    for p in range(before):
+        for r in range(after):
+            order = _order(x3[p, :, r].copy(), skip_nan)
+            for j in range(qs.size if order.size else 0):
+                lo, hi, f = _place(qs[j], order.size)
+                if f > 0.0:
+                    out[j, p * after + r] = (order.size - 1) * (
+                        t3[p, order[hi], r] - t3[p, order[lo], r])
+    return out
+
+
+@register_jitable
+def _slope_adjoint(g, x3, qs, skip_nan):
+    """The transpose of `_slope_lanes` in t3: the lanes (before, n, after) that cotangents
+    g (qs.size, lanes) give."""
+    before, n, after = x3.shape
+    out = np.zeros((before, n, after))
+    for p in range(before):
+        for r in range(after):
+            order = _order(x3[p, :, r].copy(), skip_nan)
+            for j in range(qs.size if order.size else 0):
+                lo, hi, f = _place(qs[j], order.size)
+                if f > 0.0:
+                    w = (order.size - 1) * g[j, p * after + r]
+                    out[p, order[hi], r] += w
+                    out[p, order[lo], r] -= w
+    return out
+
+
 def _typed(a, axis) -> bool:
     """Whether a numba form serves these types (an array, an axis None or an int)."""
     if not isinstance(a, types.Array):
@@ -199,6 +242,104 @@ def _tangent_typer(skip_nan):
 
 overload(quantile_grad)(_grad_typer(False))
 overload(quantile_tangent)(_tangent_typer(False))
+
+
+# ---- the derivatives in q (skip_nan: of the nan forms) ----
+
+
+def _slopes(t, a, q, axis, skip_nan):
+    """(Python) `_slope_lanes` of t (a's shape) read at a's sorted places, (q's size,
+    lanes)."""
+    rows, _ = _rows(a, axis)
+    moved, _ = _rows(np.broadcast_to(t, np.shape(a)), axis)
+    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    return _slope_lanes(moved[:, :, None], rows[:, :, None], qs, skip_nan)
+
+
+def quantile_q_grad(dy, t, a, q, axis=None, skip_nan=False):
+    """The gradient of q of ``y = np.quantile(a, q, axis)`` from y's cotangent dy, with
+    the slopes read from t (t = a; t = a's tangent in its own tangent): per entry of q,
+    the sum over lanes of dy (n - 1) (t[hi] - t[lo]). Shaped as q.
+
+    >>> quantile_q_grad(1.0, np.array([3.0, 1.0, 4.0, 1.5, 9.0]),
+    ...                 np.array([3.0, 1.0, 4.0, 1.5, 9.0]), 0.3)
+    6.0
+    """
+    s = _slopes(t, a, q, axis, skip_nan)
+    g = np.sum(np.reshape(np.asarray(dy, dtype=np.float64), s.shape) * s, axis=1)
+    return g.reshape(np.shape(q)) if np.ndim(q) else float(g[0])
+
+
+def quantile_q_tangent(dq, y, t, a, q, axis=None, skip_nan=False):
+    """The tangent of ``y = np.quantile(a, q, axis)`` along q's tangent dq (slopes read
+    from t, as `quantile_q_grad`'s). Shaped as y."""
+    s = _slopes(t, a, q, axis, skip_nan) * np.ravel(
+        np.broadcast_to(np.asarray(dq, dtype=np.float64), np.shape(q)))[:, None]
+    return s.reshape(np.shape(y)) if np.ndim(y) else float(s[0, 0])
+
+
+def quantile_slope_grad(dy, dq, a, q, axis=None, skip_nan=False):
+    """The tangent of `quantile_grad(dy, a, q, axis)` (a's gradient) along q's tangent
+    dq: per entry of q and lane, dy dq (n - 1) at the entry sorted to hi, less that at
+    the one sorted to lo (0 at a whole p). Shaped as a."""
+    rows, back = _rows(a, axis)
+    qs = np.ravel(np.asarray(q, dtype=np.float64))
+    g = np.reshape(np.asarray(dy, dtype=np.float64), (qs.size, rows.shape[0])) * np.ravel(
+        np.broadcast_to(np.asarray(dq, dtype=np.float64), np.shape(q)))[:, None]
+    return back(_slope_adjoint(g, rows[:, :, None], qs, skip_nan)[:, :, 0])
+
+
+@overload(quantile_q_grad)
+def _q_grad_typer(dy, t, a, q, axis=None, skip_nan=False):
+    if not _typed(a, axis):
+        return None
+    skip = _constant(skip_nan, "skip_nan")
+
+    @register_jitable
+    def summed(dy, t, a, q, axis):
+        x3 = _lanes_of(a, axis)
+        t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(t, a.shape)), axis)
+        qs = np.asarray(q, dtype=np.float64).ravel()
+        return np.sum(_cotangents(dy, qs.size, x3) * _slope_lanes(t3, x3, qs, skip), axis=1)
+    if isinstance(q, types.Number) or isinstance(q, types.Array) and q.ndim == 0:
+        return lambda dy, t, a, q, axis=None, skip_nan=False: summed(dy, t, a, q, axis)[0]
+    return lambda dy, t, a, q, axis=None, skip_nan=False: summed(dy, t, a, q, axis).reshape(
+        np.shape(q))
+
+
+@overload(quantile_q_tangent)
+def _q_tangent_typer(dq, y, t, a, q, axis=None, skip_nan=False):
+    if not _typed(a, axis):
+        return None
+    skip = _constant(skip_nan, "skip_nan")
+
+    @register_jitable
+    def along(dq, y, t, a, q, axis):
+        x3 = _lanes_of(a, axis)
+        t3 = _lanes_of(np.ascontiguousarray(np.broadcast_to(t, a.shape)), axis)
+        qs = np.asarray(q, dtype=np.float64).ravel()
+        d = np.asarray(dq, dtype=np.float64).ravel()
+        return _slope_lanes(t3, x3, qs, skip) * d.reshape((d.size, 1))
+    if isinstance(y, types.Number):
+        return lambda dq, y, t, a, q, axis=None, skip_nan=False: along(
+            dq, y, t, a, q, axis)[0, 0]
+    return lambda dq, y, t, a, q, axis=None, skip_nan=False: along(
+        dq, y, t, a, q, axis).reshape(y.shape)
+
+
+@overload(quantile_slope_grad)
+def _slope_grad_typer(dy, dq, a, q, axis=None, skip_nan=False):
+    if not _typed(a, axis):
+        return None
+    skip = _constant(skip_nan, "skip_nan")
+
+    def grad(dy, dq, a, q, axis=None, skip_nan=False):
+        x3 = _lanes_of(a, axis)
+        qs = np.asarray(q, dtype=np.float64).ravel()
+        d = np.asarray(dq, dtype=np.float64).ravel()
+        g = _cotangents(dy, qs.size, x3) * d.reshape((d.size, 1))
+        return _slope_adjoint(g, x3, qs, skip).reshape(a.shape)
+    return grad
 
 
 # numba's np.median, np.quantile and np.percentile take no axis or keepdims: these forms
@@ -298,30 +439,31 @@ def _np_median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 # ---- the records ----
 
 
-# q is not differentiated: the rules give a's gradient alone (q has a default), so a q
-# being differentiated is refused (a MissingRule at its line), never a zero
+# q is differentiated too (a positional parameter: q= given by name is placed there)
 @rule(np.quantile, refuse=_refused)
-def quantile(dy, y, a, q=0.5, axis=None, out=None, overwrite_input=False, method="linear",
+def quantile(dy, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, weights=None, interpolation=None):
-    return quantile_grad(dy, a, q, axis)
+    return quantile_grad(dy, a, q, axis), quantile_q_grad(dy, a, a, q, axis)
 
 
 @tangent(np.quantile)
-def quantile_tangents(dx, y, a, q=0.5, axis=None, out=None, overwrite_input=False,
+def quantile_tangents(dx, y, a, q, axis=None, out=None, overwrite_input=False,
                       method="linear", keepdims=False, weights=None, interpolation=None):
-    return quantile_tangent(dx, y, a, q, axis)
+    return quantile_tangent(dx, y, a, q, axis), quantile_q_tangent(dx, y, a, a, q, axis)
 
 
 @rule(np.percentile, refuse=_refused)
-def percentile(dy, y, a, q=50.0, axis=None, out=None, overwrite_input=False, method="linear",
+def percentile(dy, y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, weights=None, interpolation=None):
-    return quantile_grad(dy, a, np.asarray(q) / 100.0, axis)
+    return (quantile_grad(dy, a, np.asarray(q) / 100.0, axis),
+            quantile_q_grad(dy, a, a, np.asarray(q) / 100.0, axis) / 100.0)
 
 
 @tangent(np.percentile)
-def percentile_tangents(dx, y, a, q=50.0, axis=None, out=None, overwrite_input=False,
+def percentile_tangents(dx, y, a, q, axis=None, out=None, overwrite_input=False,
                         method="linear", keepdims=False, weights=None, interpolation=None):
-    return quantile_tangent(dx, y, a, np.asarray(q) / 100.0, axis)
+    return (quantile_tangent(dx, y, a, np.asarray(q) / 100.0, axis),
+            quantile_q_tangent(dx / 100.0, y, a, a, np.asarray(q) / 100.0, axis))
 
 
 @rule(np.median, refuse=_refused)
@@ -334,6 +476,39 @@ def median_tangent(dx, y, a, axis=None, out=None, overwrite_input=False, keepdim
     return quantile_tangent(dx, y, a, 0.5, axis)
 
 
-# linear in their first argument, and constant (where differentiable) in a; q is a constant
-linear(quantile_grad, quantile_tangent)
-describe(quantile_grad, quantile_tangent, pure=True)
+# the helpers' own tangents (hvp, grad of grad): each is linear in its cotangent or
+# tangent, and in the array its slopes are read from; a's gradient and the slopes are
+# constant in a between ties, and the slopes constant in q between whole p (None there)
+
+
+@tangent(quantile_grad)
+def quantile_grad_tangent(d, g, dy, a, q, axis=None):
+    return quantile_grad(d, a, q, axis), None, quantile_slope_grad(dy, d, a, q, axis)
+
+
+@tangent(quantile_tangent)
+def quantile_tangent_tangent(d, t, dx, y, a, q, axis=None):
+    return quantile_tangent(d, y, a, q, axis), None, None, quantile_q_tangent(d, y, dx, a, q,
+                                                                               axis)
+
+
+@tangent(quantile_q_grad)
+def quantile_q_grad_tangent(d, g, dy, t, a, q, axis=None, skip_nan=False):
+    return (quantile_q_grad(d, t, a, q, axis, skip_nan),
+            quantile_q_grad(dy, d, a, q, axis, skip_nan), None, None)
+
+
+@tangent(quantile_q_tangent)
+def quantile_q_tangent_tangent(d, t, dq, y, s, a, q, axis=None, skip_nan=False):
+    return (quantile_q_tangent(d, y, s, a, q, axis, skip_nan), None,
+            quantile_q_tangent(dq, y, d, a, q, axis, skip_nan), None, None)
+
+
+@tangent(quantile_slope_grad)
+def quantile_slope_grad_tangent(d, g, dy, dq, a, q, axis=None, skip_nan=False):
+    return (quantile_slope_grad(d, dq, a, q, axis, skip_nan),
+            quantile_slope_grad(dy, d, a, q, axis, skip_nan), None, None)
+
+
+describe(quantile_grad, quantile_tangent, quantile_q_grad, quantile_q_tangent,
+         quantile_slope_grad, pure=True)
