@@ -210,3 +210,55 @@ def test_a_cotangent_that_may_be_an_int_keeps_its_unbroadcast():
             return da
     ''')
     assert "unbroadcast(a * 2, a)" in new, new
+
+
+def test_an_array_made_by_numpy_and_stored_into_keeps_its_shape():
+    # L's shape cannot change by item writes: v = 3 * (L * x) has t's shape
+    new = rewritten('''
+        def f(x, g, n):
+            L = np.zeros((n, n))
+            L[0, 0] = 2.0
+            t = L * x
+            v = 3.0 * (L * x)
+            dv = unbroadcast(g * 2.0, v)
+            return t, dv
+    ''')
+    assert "unbroadcast(g * 2.0, t)" in new, new
+    # a parameter may be a dict, whose items a write adds: no fact mentions it
+    new = rewritten('''
+        def f(x, L, g):
+            L[0] = 2.0
+            t = L * x
+            v = 3.0 * (L * x)
+            dv = unbroadcast(g * 2.0, v)
+            return t, dv
+    ''')
+    assert "unbroadcast(g * 2.0, v)" in new, new
+
+
+def _lower_quadratic(w, xs):
+    """sum_p |L x_p|^2, L the lower triangle of w filled into an array of zeros."""
+    n, d = xs.shape
+    L = np.zeros((d, d))
+    for i in range(d):
+        L[i, :i + 1] = w[i, :i + 1]
+    total = 0.0
+    for p in range(n):
+        t = np.sum(L * xs[p][None, :], axis=1)
+        total = total + np.sum(t * t)
+    return total
+
+
+def test_a_loop_adjoint_makes_no_product_again_for_its_shape(jit, rng):
+    # the adjoint of the sum over L * x_p needs that product's shape only: a stand-in of
+    # L's and x_p's shapes, so the reverse loop multiplies nothing of the product again
+    g = srcgrad.grad(_lower_quadratic, wrt=(0, 1), jit=jit)
+    assert len(re.findall(r"^\s*\w+ = L \* \w+$", g.source, re.M)) == 1, g.source
+    assert "like_broadcast(" in g.source, g.source
+    w, xs = rng.standard_normal((4, 4)), rng.standard_normal((6, 4))
+    dw, dxs = g(w, xs)
+    assert_grad(_lower_quadratic, [dw, dxs], (w, xs), [0, 1])
+    L = np.tril(w)
+    # by hand: d/dL = 2 sum_p (L x_p) x_p^T on the lower triangle; d/dx_p = 2 L^T L x_p
+    np.testing.assert_allclose(dw, np.tril(2.0 * (xs @ L.T).T @ xs), rtol=1e-12)
+    np.testing.assert_allclose(dxs, 2.0 * xs @ L.T @ L, rtol=1e-12)

@@ -26,9 +26,11 @@ A fact describes a value symbolically, in terms of the values names hold where i
 
 Facts are flow sensitive: assigning n, or a statement that might change what n holds in
 place (a method call on it, a store into it, passing it to a call with effects; and what
-shares it), drops every fact that mentions n; a loop or branch drops, on entry and after
-it, the facts of every name it assigns. An operator makes a union only when one operand
-is a NumPy value or a float: a list `+` a list, or `*` an int, is not a broadcast.
+shares it), drops every fact that mentions n, but for an item write into an array that a
+NumPy constructor made (`L = np.zeros((d, d)); L[i, j] = v`: its shape and dtype stay);
+a loop or branch drops, on entry and after it, the facts of every name it assigns. An
+operator makes a union only when one operand is a NumPy value or a float: a list `+` a
+list, or `*` an int, is not a broadcast.
 
 Exists so `passes.optimize` can drop `unbroadcast(g, like)` where g has like's shape
 and kind, and replace a `like` computed only for its shape by a value that has it and is
@@ -109,7 +111,7 @@ def shape_facts(fn: gast.FunctionDef, ns: Namespace) -> Shapes:
     """
     shared = _shared(fn, ns)
     out: dict[int, dict[str, Fact]] = {}
-    _Walk(ns, shared, out).block(fn.body, {})
+    _Walk(ns, shared, _made_arrays(fn, ns), out).block(fn.body, {})
     return Shapes(out, shared, ns)
 
 
@@ -178,6 +180,11 @@ def _call_fact(node: gast.Call, env: dict[str, Fact], ns: Namespace, shared: fro
     if fun in (np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod) and \
             len(args) in (1, 2) and args[0] is not None and args[0].shape is not None:
         return _reduction(node, args[0])
+    if fun in {getattr(np, n) for n in _CONSTRUCTORS}:
+        # a new array of its own shape; float where no dtype is given (`np.zeros(shape)`)
+        floating = fun in (np.zeros, np.ones, np.empty, np.eye, np.identity) and \
+            len(node.args) == 1 and not node.keywords
+        return Fact(None, None, None, floating, True)
     return None
 
 
@@ -262,8 +269,8 @@ def _mentions(parts: frozenset, name: str) -> bool:
 class _Walk:
     """Forward over the statements, the facts in force (`env`: name -> Fact)."""
 
-    def __init__(self, ns: Namespace, shared: frozenset, out: dict):
-        self.ns, self.shared, self.out = ns, shared, out
+    def __init__(self, ns: Namespace, shared: frozenset, arrays: set[str], out: dict):
+        self.ns, self.shared, self.arrays, self.out = ns, shared, arrays, out
 
     def block(self, stmts: list[gast.stmt], env: dict[str, Fact]) -> None:
         for stmt in stmts:
@@ -284,7 +291,8 @@ class _Walk:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
                 isinstance(stmt.targets[0], gast.Name):
             fact = fact_of(stmt.value, env, self.ns, self.shared)
-        changed = _assigned([stmt]) | _changed_in_place(stmt, self.ns)
+        changed = set() if _item_write(stmt, self.arrays, self.ns) else \
+            _assigned([stmt]) | _changed_in_place(stmt, self.ns)
         _forget(env, changed)
         if fact is not None:
             name = stmt.targets[0].id
@@ -341,17 +349,53 @@ def _base_names(node: gast.AST) -> set[str]:
     return {node.id} if isinstance(node, gast.Name) else set()
 
 
+# NumPy calls that make a new array of the shape and dtype they are given
+_CONSTRUCTORS = ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+                 "full_like", "eye", "identity")
+
+
+def _made_arrays(fn: gast.FunctionDef, ns: Namespace) -> set[str]:
+    """Names every binding of which in `fn` assigns a NumPy array constructor's result
+    (`ls = np.zeros((k, d, d))`): arrays, whatever is stored into them."""
+    constructors = {getattr(np, n) for n in _CONSTRUCTORS}
+    made: dict[str, bool] = {}
+    by_constructor: set[int] = set()   # the target Name nodes of such assignments
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Call) \
+                and ns.resolve(node.value.func) in constructors:
+            by_constructor.add(id(node.targets[0]))
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            made[node.id] = made.get(node.id, True) and id(node) in by_constructor
+    return {name for name, only in made.items() if only}
+
+
+def _item_write(stmt: gast.stmt, arrays: set[str], ns: Namespace) -> bool:
+    """Whether `stmt` only writes items of `arrays` (`ls[:, j] += v`), arrays NumPy
+    made, whose shape and dtype stay: it changes no fact."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)) or _changed_in_place(stmt.value, ns):
+        return False
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    return all(isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and
+               t.value.id in arrays and not _changed_in_place(t.slice, ns) for t in targets)
+
+
 def _shared(fn: gast.FunctionDef, ns: Namespace) -> frozenset:
     """Names whose value may change in place (a list appended to, an array stored
     into...), and those that may share a value with one of them (`a = b`, a display
     holding it; `a = b[i]` where b is a list): no fact mentions them, since none is told
-    when they change. (An array's shape never changes in place; a list's does.)"""
+    when they change. (An array's shape never changes in place; a list's does: item
+    writes into an array a NumPy constructor made, `ls[:, j] = v`, change no fact.)"""
     changed: set[str] = set()
     lists: set[str] = set()
     links: list[tuple[set[str], set[str], bool]] = []   # targets, sources, by subscript
+    arrays = _made_arrays(fn, ns)
     for stmt in gast.walk(fn):
         if not isinstance(stmt, gast.stmt) or \
                 isinstance(stmt, (gast.If, gast.For, gast.While, gast.FunctionDef)):
+            continue
+        if _item_write(stmt, arrays, ns):
             continue
         changed |= _changed_in_place(stmt, ns)
         lists |= {n for node in gast.walk(stmt) if isinstance(node, gast.Call) and

@@ -30,6 +30,7 @@ an `if`).
 
 from __future__ import annotations
 
+import collections
 import copy
 import math
 
@@ -411,9 +412,12 @@ def _made(parts: frozenset, ns: Namespace) -> gast.expr | None:
 
 def _unneeded(fn: gast.FunctionDef, standins: dict, ns: Namespace) -> gast.FunctionDef:
     """`fn` with each like of `standins` (call id -> (call, stand-in)) replaced by its
-    stand-in where that makes the like's value unneeded (no statement that assigns it left
-    once dead code goes, the check of a gradient's result aside: `unvalued`); to a fixed
-    point, since a like kept makes those its value reads needed again."""
+    stand-in where that makes a statement that assigns the like's value unneeded (fewer
+    of them are left once dead code goes, the check of a gradient's result aside:
+    `unvalued`; a value the forward code needs may still be made again in a loop's adjoint
+    only for its shape); to a fixed point, since a like kept makes those its value reads
+    needed again."""
+    before = _assigned_after_sweep(fn, ns)
     chosen = dict(standins)
     while chosen:
         likes = {k: call.args[1] for k, (call, _) in chosen.items()}
@@ -422,7 +426,7 @@ def _unneeded(fn: gast.FunctionDef, standins: dict, ns: Namespace) -> gast.Funct
         kept = _assigned_after_sweep(fn, ns)
         for k, (call, _) in chosen.items():
             call.args[1] = likes[k]
-        dropped = {k for k in chosen if likes[k].id in kept}
+        dropped = {k for k in chosen if kept[likes[k].id] >= before[likes[k].id]}
         if not dropped:
             break
         chosen = {k: v for k, v in chosen.items() if k not in dropped}
@@ -431,18 +435,26 @@ def _unneeded(fn: gast.FunctionDef, standins: dict, ns: Namespace) -> gast.Funct
     return fn
 
 
-def _assigned_after_sweep(fn: gast.FunctionDef, ns: Namespace) -> set[str]:
-    """The names some statement of `fn` assigns once dead code goes, a gradient's check
-    of its result reading nothing."""
+def _assigned_after_sweep(fn: gast.FunctionDef, ns: Namespace) -> collections.Counter:
+    """How many statements of `fn` assign each name once dead code goes, a gradient's
+    check of its result reading nothing."""
     body = list(fn.body)
     check = seed_position(body, ns)
     if check is not None:
         body[check] = b.assign(body[check].targets[0], b.const(1.0))
     kept = _Sweep(ns, prune=True).block(body, set(), set()) or []
-    return {n.id for s in kept for n in gast.walk(s)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} | {
-        n.target.id for s in kept for n in gast.walk(s)
-        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
+    return collections.Counter(
+        n for s in kept for node in gast.walk(s) if isinstance(node, gast.stmt) and
+        not isinstance(node, (gast.If, gast.For, gast.While))
+        for n in _stored_names(node))
+
+
+def _stored_names(stmt: gast.stmt) -> set[str]:
+    """The names statement `stmt` (not a compound one) assigns."""
+    return {n.id for n in gast.walk(stmt)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)} | (
+        {stmt.target.id} if isinstance(stmt, gast.AugAssign) and
+        isinstance(stmt.target, gast.Name) else set())
 
 
 def _as_complex(a, b) -> bool:
