@@ -824,6 +824,28 @@ def test_op_assign_on_an_array_a_helper_returned():
     np.testing.assert_array_equal(x, [0.3, 0.7, 0.6])
 
 
+def changed_with_an_alias_in_a_branch(x):
+    t4, t5 = pair_of_itself(x)
+    if x[0] > 10.0:
+        x += 1.0
+    return np.sum(x ** 2) + np.sum(t5)
+
+
+@compiles
+def test_a_compiled_refusal_says_why_not_the_type_of_its_message():
+    # fuzz seed 9997005: numba types the in-place check with its message as a literal and
+    # as a str; the message of the second, "unicode_type", was what jit=True said. The
+    # branch does not run, so the Python form (jit="auto" falls back to it) gives the
+    # gradient by hand: 2 x + 1
+    x = np.array([0.3, 0.7, 0.6])
+    with pytest.raises(srcgrad.SrcgradError, match="'x \\+= ...' changes in place an array "
+                                                   "that another name shares") as info:
+        srcgrad.grad(changed_with_an_alias_in_a_branch, jit=True)(x)
+    assert "unicode_type" not in str(info.value)
+    got = srcgrad.grad(changed_with_an_alias_in_a_branch, jit=False)(x)
+    np.testing.assert_allclose(got, 2 * x + 1, rtol=1e-15)
+
+
 def changed_through_an_alias(x, y):
     a, c = x * 2.0, y * 3.0
     a, c = c, a

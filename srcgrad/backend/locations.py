@@ -123,10 +123,12 @@ def user_file_named(basename: str, user_file: str) -> str:
 
 def first_line(text: str) -> str:
     """What a numba error says, short: srcgrad's own message where an overload of its
-    refused the types (`srcgrad: ...`), else numba's first two lines."""
+    refused the types (`srcgrad: ...`; the first that is a sentence, as numba tries a
+    message given as an argument as a literal and as a str, whose refusal names its
+    type alone: "srcgrad: unicode_type"), else numba's first two lines."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba colours its messages
-    own = re.search(r"srcgrad: ([^\n]+)", text)
+    own = [m.strip() for m in re.findall(r"srcgrad: ([^\n]+)", text)]
     if own:
-        return own.group(1).strip()[:300]
+        return ([m for m in own if " " in m] or own)[0][:300]
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return " ".join(lines[:2])[:300] if lines else text
