@@ -1424,3 +1424,67 @@ def test_a_join_of_displays_bound_in_a_loop_is_refused(jit):
     # list and crashed (AttributeError from generated code); now a clear MissingRule
     with pytest.raises(srcgrad.MissingRule, match="joining lists or tuples with \\+"):
         srcgrad.grad(joined_in_a_loop, jit=jit)(np.array([1.0, 2.0]), 2)
+
+
+# ---- fuzz seed 9999483: an item of a joined list changed in place ----
+
+
+def item_of_a_join_changed(x0, x2, n):
+    p5 = [x2, x0]
+    q6 = p5 + [x2 * 0.5]
+    t4 = q6[1]            # x0's array: the join holds p5's items
+    i = 0
+    while i < n:
+        i += 1
+        t4 -= np.sum(x2)  # NumPy changes x0 in place
+    return np.sum(np.sin(x0))
+
+
+def _shared_through(form, folder):
+    """f(x0, x2, n) where t is bound to x0's array through `form`, then `t -= sum(x2)`
+    n times (NumPy changes x0 in place), returning sum(sin(x0))."""
+    lines = {"repeat": ["q = [x0] * 2", "t = q[1]"],
+             "starred": ["p, *q = [x2, x0, x2 * 0.5]", "t = q[0]"],
+             "copy": ["p = [x2, x0]", "q = list(p)", "t = q[1]"],
+             "tuple_join": ["p = (x2, x0)", "q = p + (x2 * 0.5,)", "t = q[1]"],
+             "unpack_list": ["a, t = [x2, x0]"],
+             "conditional": ["t = x0 if n > 0 else x2"],
+             "max_key": ["t = max([x2, x0], key=lambda v: -np.sum(v))"],
+             "pop": ["p = [x2, x0]", "t = p.pop()"],
+             "zip": ["for a, t in zip([x2], [x0]):", "    pass"],
+             "astype": ["t = x0.astype(np.float64, copy=False)"],
+             "comprehension": ["q = [v for v in [x2, x0]]", "t = q[1]"]}[form]
+    source = "\n".join(["def f(x0, x2, n):", *("    " + s for s in lines),
+                        "    for _ in range(n):", "        t -= np.sum(x2)",
+                        "    return np.sum(np.sin(x0))", ""])
+    path = str(folder / f"shared_{form}.py")   # (srcgrad reads the source from its file)
+    with open(path, "w") as out:
+        out.write(source)
+    namespace = {"np": np}
+    exec(compile(source, path, "exec"), namespace)
+    return namespace["f"]
+
+
+@pytest.mark.parametrize("fun", [item_of_a_join_changed] + [
+    pytest.param(form, id=form) for form in
+    ("repeat", "starred", "copy", "tuple_join", "unpack_list", "conditional", "max_key",
+     "pop", "zip", "astype", "comprehension")])
+def test_an_array_shared_through_a_join_or_a_copy_changed_in_place_is_refused(fun, jit,
+                                                                             tmp_path):
+    # seed 9999483: t4 = (p5 + [...])[1] is x0's array, and `t4 -= ...` changes x0. The
+    # aliasing analysis did not carry a join's items to the names read from it, and gave
+    # cos(x0) where the function is sum(sin(x0 - n * sum(x2))); the same held for the
+    # other ways a name takes an array out of a list, a branch or a call
+    fun = fun if callable(fun) else _shared_through(fun, tmp_path)
+    x0, x2 = np.array([0.5, -1.0]), np.array([0.3, 0.2])
+    changed = x0.copy()
+    fun(changed, x2.copy(), 1)   # (plain NumPy does change x0)
+    np.testing.assert_allclose(changed, x0 - 0.5)
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'t4? -= ...' changes in place an "
+                                                        "array that another name shares"):
+        srcgrad.grad(fun, jit=jit)(x0.copy(), x2.copy(), 1)
+    if fun.__code__.co_filename.endswith("astype.py"):
+        return   # (a number has no .astype)
+    # on numbers `t -= ...` is a new value: the gradient of sum(sin(x0)) is cos(x0)
+    g = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(0.5, 0.3, 1)
+    np.testing.assert_allclose(g, (np.cos(0.5), 0.0))

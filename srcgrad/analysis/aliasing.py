@@ -99,32 +99,134 @@ def sharing_helper(node: gast.AST, env: Env, local_names: frozenset[str]) -> Any
 
 
 def value_bindings(tree: gast.AST):
-    """(name, value, whether it shares) for each name an assignment in `tree` binds to a
-    value it shows: `v = e`, and each item of `a, b = e1, e2`; an item shares unless it
-    reads a name the same assignment binds (`a, b = b, a` swaps, making no new sharing).
-    A name bound to a tuple or list display shares each of its items (`p = (y, x)`:
-    `p[1]` is x's array)."""
+    """(name, value, whether it shares) for each name an assignment or a loop in `tree`
+    binds to a value it may hold: `v = e`; each item of `a, b = e1, e2`; every item of
+    what an unpacking whose items cannot be paired takes apart (`a, *q = p`: a and q
+    may hold any item of p), and the items of what a loop walks that no item read sees
+    (`for k, v in enumerate(L)`: v is an item of L). An item shares unless it reads a
+    name the same assignment binds (`a, b = b, a` swaps, making no new sharing). A name
+    bound to a display, a join or a copy of one shares each of its items
+    (`p = (y, x)`, `q = p + [z]`, `r = list(q)`: `p[1]`, `q[1]` and `r[1]` are x's array).
+    """
+    seqs = sequence_names(tree)
     for node in gast.walk(tree):
-        if not isinstance(node, gast.Assign):
+        if isinstance(node, gast.For) and root_name(node.iter, Env({}), frozenset()) is None:
+            target, value, paired = node.target, _walked(node.iter), False
+        elif isinstance(node, gast.Assign):
+            target, value, paired = node.targets[0], node.value, True
+        else:
             continue
-        target, value = node.targets[0], node.value
         if isinstance(target, gast.Name):
-            for item in _items(value):
+            for item in _items(value, seqs):
                 yield target.id, item, True
-        elif isinstance(target, gast.Tuple) and isinstance(value, gast.Tuple) and \
-                len(target.elts) == len(value.elts):
-            bound = {t.id for t in target.elts if isinstance(t, gast.Name)}
-            for t, v in zip(target.elts, value.elts, strict=True):
-                if isinstance(t, gast.Name):
-                    for item in _items(v):
-                        yield t.id, item, not (isinstance(item, gast.Name) and item.id in bound)
+            continue
+        names = [n for n in gast.walk(target) if isinstance(n, gast.Name)]
+        bound = {n.id for n in names}
+        if paired and isinstance(target, (gast.Tuple, gast.List)) and \
+                isinstance(value, (gast.Tuple, gast.List)) and \
+                len(target.elts) == len(value.elts) and \
+                not any(isinstance(e, gast.Starred) for e in [*target.elts, *value.elts]):
+            pairs = zip(target.elts, value.elts, strict=True)
+        else:   # (`a, *q = p`, `k, v = pair`: each name may hold any item)
+            pairs = [(n, value) for n in names]
+        for t, v in pairs:
+            if isinstance(t, gast.Name):
+                for item in _items(v, seqs):
+                    yield t.id, item, not (isinstance(item, gast.Name) and item.id in bound)
 
 
-def _items(value: gast.AST):
-    """`value`, or the items of a tuple or list display, at any depth."""
-    if isinstance(value, (gast.Tuple, gast.List)):
+def _walked(node: gast.AST) -> gast.AST:
+    """What a loop over `node` takes its items from: the arguments of `zip` and
+    `enumerate` (as one display), else `node`."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id in ("zip", "enumerate", "reversed", "sorted", "list", "tuple"):
+        return b.make(gast.Tuple, elts=list(node.args), ctx=gast.Load())
+    return node
+
+
+# calls whose result may be (or hold) what they are passed, and methods whose result may
+# be an item of the sequence they are called on, or that sequence's items
+_PASSING = frozenset({"list", "tuple", "sorted", "reversed", "max", "min", "iter", "next",
+                      "dict", "set"})
+_TAKING = frozenset({"pop", "get", "setdefault", "copy", "values", "items"})
+
+
+def sequence_names(tree: gast.AST) -> frozenset[str]:
+    """The names `tree` binds (anywhere) to a list, tuple, set or dict: a display or
+    comprehension, a join or repetition of one (`p + [x]`, `[x] * 2`), a copy (`list(p)`,
+    `p.copy()`, `p[1:]`), a starred target (`a, *q = ...`)."""
+    names: set[str] = {n.value.id for n in gast.walk(tree) if isinstance(n, gast.Starred)
+                       and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Store)}
+    while True:
+        more = {n.targets[0].id for n in gast.walk(tree) if isinstance(n, gast.Assign)
+                and isinstance(n.targets[0], gast.Name) and _is_sequence(n.value, names)}
+        if more <= names:
+            return frozenset(names)
+        names |= more
+
+
+def _is_sequence(node: gast.AST, seqs: set[str] | frozenset[str]) -> bool:
+    """Whether `node` is a list, tuple, set or dict that may hold other names' values."""
+    if isinstance(node, (gast.List, gast.Tuple, gast.Set, gast.Dict, gast.ListComp,
+                         gast.SetComp, gast.DictComp)):
+        return True
+    if isinstance(node, gast.Name):
+        return node.id in seqs
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)):
+        return _is_sequence(node.left, seqs) or _is_sequence(node.right, seqs)
+    if isinstance(node, gast.Subscript):
+        return isinstance(node.slice, gast.Slice) and _is_sequence(node.value, seqs)
+    if isinstance(node, gast.Call):
+        func = node.func
+        if isinstance(func, gast.Name):
+            return func.id in ("list", "tuple", "sorted", "dict", "set")
+        return isinstance(func, gast.Attribute) and func.attr == "copy" and \
+            _is_sequence(func.value, seqs)
+    return False
+
+
+def _items(value: gast.AST, seqs: frozenset[str] = frozenset()):
+    """`value`, or the values it may hold or be, at any depth: the items of a display
+    (a dict's values; a comprehension's item, or what it walks), of a join or repetition
+    of sequences (`p + [x]`, `[x] * 2`: p and x), of a copy (`list(p)`, `sorted(p)`,
+    `p.copy()`), the item a call takes out (`p.pop()`, `d.get(k)`, `max(p, key=f)`), either
+    branch of `a if c else b`, either operand of `a or b`, and the array of
+    `x.astype(t, copy=False)`. `seqs`: the names that may hold a sequence."""
+    if isinstance(value, (gast.Tuple, gast.List, gast.Set)):
         for e in value.elts:
-            yield from _items(e)
+            yield from _items(e.value if isinstance(e, gast.Starred) else e, seqs)
+    elif isinstance(value, gast.Dict):
+        for e in value.values:
+            yield from _items(e, seqs)
+    elif isinstance(value, (gast.ListComp, gast.SetComp, gast.GeneratorExp)):
+        taken = {n.id for g in value.generators for n in gast.walk(g.target)
+                 if isinstance(n, gast.Name)}
+        if isinstance(value.elt, gast.Name) and value.elt.id in taken:
+            for g in value.generators:
+                yield from _items(_walked(g.iter), seqs)
+        else:
+            yield from _items(value.elt, seqs)
+    elif isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)) and \
+            _is_sequence(value, seqs):
+        for side in (value.left, value.right):
+            if _is_sequence(side, seqs):
+                yield from _items(side, seqs)
+    elif isinstance(value, gast.IfExp):
+        yield from _items(value.body, seqs)
+        yield from _items(value.orelse, seqs)
+    elif isinstance(value, gast.BoolOp):
+        for v in value.values:
+            yield from _items(v, seqs)
+    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+            value.func.id in _PASSING and value.args:
+        for a in value.args:
+            yield from _items(_walked(a), seqs)
+    elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and (
+            value.func.attr in _TAKING and _is_sequence(value.func.value, seqs) or
+            value.func.attr == "astype" and any(
+                k.arg == "copy" and isinstance(k.value, gast.Constant) and not k.value.value
+                for k in value.keywords)):
+        yield from _items(value.func.value, seqs)
     else:
         yield value
 
@@ -147,7 +249,21 @@ def writes(params: list[str], body: list[gast.stmt], env: Env,
     local_names = assigned_names(b.function("f", params, body))
     views: dict[str, set[str]] = {}
     written: set[str] = set()
-    for node in gast.walk(b.function("f", params, body)):
+    # what a name is bound to may be a view (`a, b = x, y[1:]`), or hold one: a tuple or
+    # list holds its items (`p = (x, y); v = p[1]` is y); a helper may return what it is
+    # passed (`h(x[1:])`)
+    whole = b.function("f", params, body)
+    seqs = sequence_names(whole)
+    for name, item, _ in value_bindings(whole):
+        for root in _roots(item, env, local_names):
+            views.setdefault(name, set()).add(root)
+    for node in gast.walk(whole):
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and \
+                _is_sequence(node.target, seqs):
+            # `L += [x]` puts x in L
+            for item in _items(node.value, seqs):
+                for root in _roots(item, env, local_names):
+                    views.setdefault(node.target.id, set()).add(root)
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             targets = node.targets if isinstance(node, gast.Assign) else [node.target]
             for t in targets:
@@ -155,24 +271,11 @@ def writes(params: list[str], body: list[gast.stmt], env: Env,
                 if isinstance(t, gast.Subscript) and \
                         (root := root_name(t.value, env, local_names)) is not None:
                     written.add(root)
-                elif isinstance(node, gast.Assign):
-                    pairs = [(t, node.value)]
-                    if isinstance(t, gast.Tuple) and isinstance(node.value, gast.Tuple) and \
-                            len(t.elts) == len(node.value.elts):
-                        pairs = list(zip(t.elts, node.value.elts, strict=True))
-                    for name, value in pairs:   # (`a, b = x, y[1:]` binds two views)
-                        if not isinstance(name, gast.Name):
-                            continue
-                        # a tuple or list holds its items: `p = (x, y); v = p[1]` is y;
-                        # a helper may return what it is passed (`h(x[1:])`)
-                        for item in _items(value):
-                            for root in _roots(item, env, local_names):
-                                views.setdefault(name.id, set()).add(root)
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 isinstance(node.func.value, gast.Name) and node.args and \
                 node.func.attr in ("append", "insert", "extend"):
             # a list holds what is put in it: `L.append(x); v = L[0]` is x
-            for item in _items(node.args[-1]):
+            for item in _items(node.args[-1], seqs):
                 for root in _roots(item, env, local_names):
                     views.setdefault(node.func.value.id, set()).add(root)
         elif isinstance(node, gast.Call) and \
