@@ -1488,3 +1488,28 @@ def test_an_array_shared_through_a_join_or_a_copy_changed_in_place_is_refused(fu
     # on numbers `t -= ...` is a new value: the gradient of sum(sin(x0)) is cos(x0)
     g = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(0.5, 0.3, 1)
     np.testing.assert_allclose(g, (np.cos(0.5), 0.0))
+
+
+# ---- fuzz seed 9999687: a run of slice statements whose value is read after its loop ----
+
+
+def branch_on_a_value_the_loop_leaves(x, n):
+    acc = x[:-1] * 0.0
+    t = x[:-1]
+    for i in range(n):
+        acc = x[1:] * 2.0 + x[:-1]   # (one run of slice statements with the next line)
+        t = x[1:]
+    if acc[0] > 0.0:                 # read after the loop, for the branch only
+        return np.sum(t ** 2)
+    return np.sum(t)
+
+
+def test_a_value_a_scalarised_run_leaves_for_after_its_loop_is_kept(jit):
+    # seed 9999687: scalarise made the loop's two statements one call returning t only:
+    # acc, assigned before the loop too, was taken for not read after the run, so the
+    # branch read acc's value from before the loop (here: the wrong branch, sum(t) where
+    # it is sum(t**2); in the seed an IndexError of a number)
+    x = np.array([0.3, 0.4, 0.8])
+    g = srcgrad.grad(branch_on_a_value_the_loop_leaves, jit=jit)(x, 2)
+    np.testing.assert_allclose(g, [0.0, 0.8, 1.6])   # t = x[1:], d sum(t^2) = 2t
+    assert_grad(branch_on_a_value_the_loop_leaves, (g,), (x, 2), (0,))

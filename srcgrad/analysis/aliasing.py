@@ -120,7 +120,8 @@ def value_bindings(tree: gast.AST):
             for item in _items(value, seqs):
                 yield target.id, item, True
             continue
-        names = [n for n in gast.walk(target) if isinstance(n, gast.Name)]
+        names = [n for n in gast.walk(target) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Store)]   # (not the x of `x[i] = v`)
         bound = {n.id for n in names}
         if paired and isinstance(target, (gast.Tuple, gast.List)) and \
                 isinstance(value, (gast.Tuple, gast.List)) and \

@@ -803,7 +803,9 @@ def _crossing(before: list[gast.stmt], after: list[gast.stmt]) -> int:
 
 def _exposed(fn: gast.FunctionDef) -> set[int]:
     """The name loads of `fn` (their ids) that may read a value assigned elsewhere than
-    by an earlier statement of their block or of an enclosing block within their loop."""
+    by an earlier simple statement of their block or of an enclosing block within their
+    loop: after a loop or a branch, a name it assigns may hold the value assigned in it
+    (`acc = ...; for ...: acc = e; acc[0]` reads e's value)."""
     exposed: set[int] = set()
 
     def loads(node: gast.AST, assigned: set[str]) -> None:
@@ -823,6 +825,9 @@ def _exposed(fn: gast.FunctionDef) -> set[int]:
                 loads(s.test, assigned)
                 block(s.body, assigned)
                 block(s.orelse, assigned)
+            if isinstance(s, (gast.For, gast.While, gast.If)):
+                assigned -= {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
+                             and isinstance(n.ctx, gast.Store)}
             else:
                 loads(s, assigned)
                 assigned |= {n.id for n in gast.walk(s) if isinstance(n, gast.Name)
