@@ -1453,8 +1453,12 @@ def _shared_through(form, folder):
              "pop": ["p = [x2, x0]", "t = p.pop()"],
              "zip": ["for a, t in zip([x2], [x0]):", "    pass"],
              "astype": ["t = x0.astype(np.float64, copy=False)"],
-             "comprehension": ["q = [v for v in [x2, x0]]", "t = q[1]"]}[form]
-    source = "\n".join(["def f(x0, x2, n):", *("    " + s for s in lines),
+             "comprehension": ["q = [v for v in [x2, x0]]", "t = q[1]"],
+             "helper_pop": ["t = taken(x0, x2)"],
+             "helper_or": ["t = either(x0, x2)"]}[form]
+    helpers = ["def taken(a, b):", "    p = [b, a]", "    return p.pop()",
+               "def either(a, b):", "    return np.sum(b) > 9.0 and b or a"]
+    source = "\n".join([*helpers, "def f(x0, x2, n):", *("    " + s for s in lines),
                         "    for _ in range(n):", "        t -= np.sum(x2)",
                         "    return np.sum(np.sin(x0))", ""])
     path = str(folder / f"shared_{form}.py")   # (srcgrad reads the source from its file)
@@ -1468,13 +1472,14 @@ def _shared_through(form, folder):
 @pytest.mark.parametrize("fun", [item_of_a_join_changed] + [
     pytest.param(form, id=form) for form in
     ("repeat", "starred", "copy", "tuple_join", "unpack_list", "conditional", "max_key",
-     "pop", "zip", "astype", "comprehension")])
+     "pop", "zip", "astype", "comprehension", "helper_pop", "helper_or")])
 def test_an_array_shared_through_a_join_or_a_copy_changed_in_place_is_refused(fun, jit,
                                                                              tmp_path):
     # seed 9999483: t4 = (p5 + [...])[1] is x0's array, and `t4 -= ...` changes x0. The
     # aliasing analysis did not carry a join's items to the names read from it, and gave
     # cos(x0) where the function is sum(sin(x0 - n * sum(x2))); the same held for the
-    # other ways a name takes an array out of a list, a branch or a call
+    # other ways a name takes an array out of a list, a branch or a call, and for what a
+    # helper returns that way
     fun = fun if callable(fun) else _shared_through(fun, tmp_path)
     x0, x2 = np.array([0.5, -1.0]), np.array([0.3, 0.2])
     changed = x0.copy()

@@ -378,10 +378,10 @@ def _returns_shared(tree: gast.FunctionDef, params: list[str], views: dict[str, 
     if not isinstance(returned, gast.Name):
         return False
     local_names = assigned_names(tree)
+    seqs = sequence_names(tree)
     for node in all_assignments(tree.body):
         if node.targets[0].id == returned.id:
-            value = node.value
-            elts = value.elts if isinstance(value, gast.Tuple) else [value]
+            elts = list(_items(node.value, seqs))
             roots = [r for e in elts if (r := root_name(e, env, local_names)) is not None]
             if len(roots) != len(set(roots)) or any(
                     through_views({r}, views) & set(params) for r in roots) or any(
@@ -408,11 +408,11 @@ def _returned_params(tree: gast.FunctionDef, params: list[str], views: dict[str,
     names = [e.id for e in (returned.elts if isinstance(returned, gast.Tuple) else [returned])
              if isinstance(e, gast.Name)]
     local_names = assigned_names(tree)
+    seqs = sequence_names(tree)
     roots = set(names)
     for node in all_assignments(tree.body):
         if node.targets[0].id in names:
-            value = node.value
-            for e in value.elts if isinstance(value, gast.Tuple) else [value]:
+            for e in _items(node.value, seqs):
                 if (r := root_name(e, env, local_names)) is not None:
                     roots.add(r)
                 if _passes_through(e, env, local_names):
