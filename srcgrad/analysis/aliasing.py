@@ -145,6 +145,19 @@ def _walked(node: gast.AST) -> gast.AST:
     return node
 
 
+def _viewed(node: gast.AST) -> gast.AST | None:
+    """What `node` is an item or a view of, one step, as far as its syntax tells:
+    `e` of `e[k]`, `e.T`, `e.reshape(...)`."""
+    if isinstance(node, gast.Subscript):
+        return node.value
+    if isinstance(node, gast.Attribute) and node.attr in VIEW_METHODS:
+        return node.value
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr in VIEW_METHODS:
+        return node.func.value
+    return None
+
+
 # calls whose result may be (or hold) what they are passed, and methods whose result may
 # be an item of the sequence they are called on, or that sequence's items
 _PASSING = frozenset({"list", "tuple", "sorted", "reversed", "max", "min", "iter", "next",
@@ -222,6 +235,9 @@ def _items(value: gast.AST, seqs: frozenset[str] = frozenset()):
             value.func.id in _PASSING and value.args:
         for a in value.args:
             yield from _items(_walked(a), seqs)
+    elif (base := _viewed(value)) is not None and \
+            (inner := list(_items(base, seqs))) != [base]:
+        yield from inner   # (an item or a view of what a display, a branch or a call holds)
     elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and (
             value.func.attr in _TAKING and _is_sequence(value.func.value, seqs) or
             value.func.attr == "astype" and any(
