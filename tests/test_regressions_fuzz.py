@@ -1504,7 +1504,7 @@ def test_an_array_shared_through_a_join_or_a_copy_changed_in_place_is_refused(fu
 def branch_on_a_value_the_loop_leaves(x, n):
     acc = x[:-1] * 0.0
     t = x[:-1]
-    for i in range(n):
+    for _ in range(n):
         acc = x[1:] * 2.0 + x[:-1]   # (one run of slice statements with the next line)
         t = x[1:]
     if acc[0] > 0.0:                 # read after the loop, for the branch only
