@@ -65,6 +65,8 @@ REDUCE = {
 # Newer operations, swapped in for a unary or reduction template NEWER of the time, drawn
 # from a generator of their own (a seed's program keeps its structure).
 NEWER = 0.15
+# The chance that an item of a pair is read through a join, a branch or a comprehension
+SHARING = 0.4
 # The chance that a tuple statement is written with a Python idiom (`Grammar.idiom`).
 IDIOMS = 0.3
 NEWER_UNARY = [
@@ -146,6 +148,8 @@ class Grammar:
         self.newest = np.random.default_rng([seed, 24])
         # and the Python idioms a tuple statement is written with (`stmt_tuple`)
         self.idioms = np.random.default_rng([seed, 25])
+        # and the ways the second item of a pair is read (`taken`)
+        self.sharing = np.random.default_rng([seed, 26])
         self.context = "function"   # where code goes: function | method | static | class
         self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
@@ -454,7 +458,18 @@ class Grammar:
             return [f"{a}, {b} = {one}, {two}", f"{a}, {b} = {b}, {a}"]
         if self.idioms.random() < IDIOMS:
             return self.idiom(p, a, b, one, two, shape)
-        return [f"{p} = ({one}, {two})", f"{a} = {p}[0] * {p}[1]", f"{b} = {p}[1]"]
+        return [f"{p} = ({one}, {two})", f"{a} = {p}[0] * {p}[1]", f"{b} = {self.taken(p, one)}"]
+
+    def taken(self, p: str, one: str) -> str:
+        """The second item of the pair `p`, read straight (`p[1]`), or SHARING of the time
+        through a join, a reversed copy, a branch or a comprehension (from a generator of
+        its own): each may be the pair's array, which a later `op=` changes in place."""
+        if self.sharing.random() >= SHARING:
+            return f"{p}[1]"
+        v = self.fresh("v")
+        forms = [f"({p} + ({one},))[1]", f"{p}[::-1][0]", f"({p}[1] if len({p}) > 1 else {p}[0])",
+                 f"[{v} for {v} in {p}][1]"]
+        return forms[int(self.sharing.integers(len(forms)))]
 
     def idiom(self, p: str, a: str, b: str, one: str, two: str, shape: tuple) -> list[str]:
         """Two values bound to `a` and `b` through a Python idiom: a starred target, a
