@@ -53,6 +53,8 @@ from numba.np import arraymath  # noqa: F401  (registers the method templates wi
 from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from . import numba_inplace  # noqa: F401  (in-place operators check shapes, as NumPy's)
+
 
 class _RandomIds:
     """An endless supply of random function numbers for numba (see `distinct_names`)."""

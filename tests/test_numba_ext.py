@@ -195,3 +195,46 @@ def test_object_mode_call_returning_a_strided_view():
 
     a = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(call(a), a.T)
+
+
+@njit
+def _added_in_place(a, b):
+    a += b
+    return a
+
+
+@njit
+def _added_into_a_slice(a, b):
+    a[1:] += b
+    return a
+
+
+@njit
+def _ufunc_into(a, b):
+    np.multiply(a, b, a)
+    return a
+
+
+@pytest.mark.parametrize("fun, a, b", [
+    (_added_in_place, np.zeros(3), np.ones(2)),
+    (_added_in_place, np.zeros((2, 3)), np.ones((3, 2))),
+    (_added_in_place, np.zeros(3), np.ones((2, 3))),
+    (_added_into_a_slice, np.zeros(3), np.ones(3)),
+    (_ufunc_into, np.zeros(3), np.ones(4))])
+def test_in_place_operators_check_shapes_as_numpy_does(fun, a, b):
+    # numba (issues #4542, #9166) ran `a += b` over a's shape, reading past b's end: a
+    # wrong adjoint shape gave garbage, not an error (fuzz: a compiled gradient's
+    # `dx += dt` with dt of the slice's shape). srcgrad.numba_inplace checks, as NumPy
+    with pytest.raises(ValueError):
+        fun.py_func(a.copy(), b)
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        fun(a.copy(), b)
+
+
+def test_in_place_operators_still_broadcast():
+    np.testing.assert_array_equal(_added_in_place(np.zeros((2, 3)), np.arange(3.0)),
+                                  [[0.0, 1.0, 2.0]] * 2)
+    np.testing.assert_array_equal(_added_in_place(np.zeros((2, 3)), np.ones((1, 3))),
+                                  np.ones((2, 3)))
+    np.testing.assert_array_equal(_added_into_a_slice(np.zeros(3), np.ones(1)), [0, 1, 1])
+    np.testing.assert_array_equal(_added_in_place(np.zeros(2), 2.0), [2.0, 2.0])

@@ -463,3 +463,29 @@ def test_an_int_a_helper_returns_beside_a_float_stays_an_int(jit):
     # hand: k runs 0 2 1 0 2 1, s = sum_t 0.5^(5-t) x[k_t]
     x = np.array([1.0, 2.0, 4.0])
     _check(helper_counter, (x,), jit, want=[1 / 32 + 1 / 4, 1 / 8 + 1, 1 / 16 + 1 / 2])
+
+
+def rebound_to_a_slice(x, n):
+    t = x
+    for _ in range(n):
+        t = x[1:]          # t's adjoint is zero again before it: zeros shaped like x, once
+    return np.sum(np.sin(t))
+
+
+def test_a_name_rebound_to_a_slice_in_a_loop_gets_zeros_of_its_old_shape(jit):
+    # found beside fuzz seed 9999687: the adjoint made t's zeros from t as the loop left
+    # it (2 entries) where t was x (3) before the loop: the Python form raised from
+    # `dx += dt`, and the compiled form (numba does not check in-place shapes) gave a
+    # wrong gradient with no error. t is now taped, read back at each iteration's shape
+    x = np.array([0.3, -0.4, 0.8])
+    for n in (0, 1):
+        g = srcgrad.grad(rebound_to_a_slice, jit=jit)(x, n)
+        want = np.cos(x) if n == 0 else np.r_[0.0, np.cos(x[1:])]
+        np.testing.assert_allclose(g, want)
+        assert_grad(rebound_to_a_slice, (g,), (x, n), (0,))
+    if jit:   # (a tape of arrays of one shape: the second iteration's is another)
+        with pytest.raises(SrcgradError, match="changed shape between loop iterations"):
+            srcgrad.grad(rebound_to_a_slice, jit=jit)(x, 2)
+    else:
+        g = srcgrad.grad(rebound_to_a_slice, jit=jit)(x, 2)
+        np.testing.assert_allclose(g, np.r_[0.0, np.cos(x[1:])])

@@ -123,6 +123,8 @@ class Recording(FunctionPass):
                 and n.id in self.locals and n.id not in adjoint_names
                 and n.id not in self.hook_locals and id(n) not in shape_only))
 
+        looped = {id(t) for loop in self.statements if isinstance(loop, (gast.For, gast.While))
+                  for t in all_statements(loop.body)}
         for s in self.statements:
             a = self.adjoints.get(id(s))
             if a is not None:
@@ -137,6 +139,11 @@ class Recording(FunctionPass):
                 # `dacc[:, 0] += dy` may first make dacc as zeros shaped like acc here
                 # (`x = x[idx]`: shaped like the old x)
                 out += [Read(v, s) for v, _, _ in a.add_at if v in reshaped or v == target]
+                if target in reshaped and id(s) in looped and not a.self_ref:
+                    # its adjoint is zeros again at the end of each iteration, shaped like
+                    # the value it had before this iteration bound it (`t = x` before
+                    # the loop, `t = x[1:]` in it)
+                    out.append(Read(target, s))
                 if is_write(s):
                     out += [Read(n, s) for n in names(s.targets[0].slice)]
                     if changed(s) in reshaped:   # for its shape (broadcast_like)
