@@ -489,3 +489,23 @@ def test_a_name_rebound_to_a_slice_in_a_loop_gets_zeros_of_its_old_shape(jit):
     else:
         g = srcgrad.grad(rebound_to_a_slice, jit=jit)(x, 2)
         np.testing.assert_allclose(g, np.r_[0.0, np.cos(x[1:])])
+
+
+def list_filled_in_a_nested_loop(x, n):
+    s = 0.0
+    for _ in range(n):
+        parts = []
+        for j in range(n):
+            parts.append(np.sin(x) * (j + 1.0))
+        s = s + np.sum(np.stack(parts))
+    return s
+
+
+def test_a_list_made_again_in_each_iteration_is_not_taped_before_it_exists(jit):
+    # fuzz seed 10100004: the rows a loop fills (`parts = []` made again each outer
+    # iteration) were taped as they were before each iteration made them, which the first
+    # did not: UnboundLocalError from generated code. d/dx = n * (1 + ... + n) cos(x)
+    x = np.array([0.3, -0.4])
+    g = srcgrad.grad(list_filled_in_a_nested_loop, jit=jit)(x, 3)
+    np.testing.assert_allclose(g, 3 * 6 * np.cos(x))
+    assert_grad(list_filled_in_a_nested_loop, (g,), (x, 3), (0,))

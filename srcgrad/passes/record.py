@@ -123,8 +123,15 @@ class Recording(FunctionPass):
                 and n.id in self.locals and n.id not in adjoint_names
                 and n.id not in self.hook_locals and id(n) not in shape_only))
 
-        looped = {id(t) for loop in self.statements if isinstance(loop, (gast.For, gast.While))
-                  for t in all_statements(loop.body)}
+        # the names bound (surely: not in a branch) before the outermost loop around a
+        # statement, by its id
+        entering: dict[int, set[str]] = {}
+        bound = set(self.params)
+        for top in self.fn.body:
+            if isinstance(top, (gast.For, gast.While)):
+                entering.update((id(t), set(bound)) for t in all_statements(top.body))
+            elif target_of(top):
+                bound.add(target_of(top))
         for s in self.statements:
             a = self.adjoints.get(id(s))
             if a is not None:
@@ -139,7 +146,8 @@ class Recording(FunctionPass):
                 # `dacc[:, 0] += dy` may first make dacc as zeros shaped like acc here
                 # (`x = x[idx]`: shaped like the old x)
                 out += [Read(v, s) for v, _, _ in a.add_at if v in reshaped or v == target]
-                if target in reshaped and id(s) in looped and not a.self_ref:
+                if target in reshaped and target in entering.get(id(s), ()) and \
+                        not a.self_ref:
                     # its adjoint is zeros again at the end of each iteration, shaped like
                     # the value it had before this iteration bound it (`t = x` before
                     # the loop, `t = x[1:]` in it)
