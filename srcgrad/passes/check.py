@@ -35,7 +35,6 @@ srcgrad.errors.MissingRule: ...: parts.append(...) is called for its effect, ...
 from __future__ import annotations
 
 import collections
-
 import inspect
 import logging
 import operator
