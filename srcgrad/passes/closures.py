@@ -384,7 +384,7 @@ class _Lifter(gast.NodeTransformer):
             callee = self.names[ref] = bound_class(callee.__func__, callee.__self__)
             node.func = b.located(b.name(ref), node.func)
         mine = is_user_function(callee)
-        keyed = bool(fact(callee, "item_key"))
+        keyed = any(k.arg == "key" for k in node.keywords) and bool(fact(callee, "item_key"))
         found = {k: self.value_of(a, local_only=not mine) for k, a in enumerate(node.args)}
         found.update({k.arg: self.value_of(k.value, local_only=not mine, name=(
             f"{self.target or _name_of(callee, 'call')}_key" if keyed and k.arg == "key"
