@@ -321,6 +321,33 @@ def test_sorted_with_key_forward_mode(jit):
     assert slope == pytest.approx(4.0 * 1.0 + 2.0 * -2.0 + 2.0 * 0.5, rel=1e-12)
 
 
+def sorted_by_a_lambda_of_expressions(a, b, c):
+    s = sorted([a, b * 2.0, c], key=lambda v: -v)
+    return s[0] * 3.0 + s[2]
+
+
+def nearest_of_expressions(a, b, c):
+    return min([a * a, b * 2.0, c], key=lambda v: abs(v - 0.42))
+
+
+def test_key_called_on_the_items_computed_for_the_list(jit):
+    # items (1, 0.4, 0.5), keys (-1, -0.4, -0.5): s = (a, c, 2 b), 3 a + 2 b
+    args = (1.0, 0.2, 0.5)
+    grads = srcgrad.grad(sorted_by_a_lambda_of_expressions, wrt=(0, 1, 2), jit=jit)(*args)
+    np.testing.assert_allclose(grads, [3.0, 2.0, 0.0], rtol=1e-12, atol=1e-15)
+    assert_grad(sorted_by_a_lambda_of_expressions, grads, args, [0, 1, 2])
+    # distances to 0.42 of (1, 0.4, 0.5): 2 b is the nearest
+    grads = srcgrad.grad(nearest_of_expressions, wrt=(0, 1, 2), jit=jit)(*args)
+    np.testing.assert_allclose(grads, [0.0, 2.0, 0.0], rtol=1e-12, atol=1e-15)
+    assert_grad(nearest_of_expressions, grads, args, [0, 1, 2])
+    for fun, key in ((sorted_by_a_lambda_of_expressions, "s_key"),
+                     (nearest_of_expressions, "min_key")):
+        code = [line.strip() for line in srcgrad.source(fun, wrt=(0, 1, 2)).splitlines()
+                if not line.strip().startswith("#")]
+        assert sum(line.endswith("= b * 2.0") for line in code) == 1, "\n".join(code)
+        assert f"def {key}(v):" in code and not any("lambda_(" in line for line in code)
+
+
 def sorted_of_arrays(x):
     return np.sum(sorted([x[:2], x[1:]])[0])
 

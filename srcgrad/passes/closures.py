@@ -62,6 +62,7 @@ from .. import builder as b
 from ..errors import RecursiveFunction, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env, Parsed, is_user_function, parse, register_generated
 from ..naming import Namer, names_in
+from ..rules import fact
 
 _SCOPES = (gast.FunctionDef, gast.Lambda)
 _MADE: weakref.WeakSet = weakref.WeakSet()   # the functions lifted or specialised here
@@ -145,6 +146,7 @@ class _Lifter(gast.NodeTransformer):
         self.namer = namer or Namer(names_in(self.tree) | set(self.names))
         self.locals = _locals(self.tree)
         self.emits: dict[str, list[gast.stmt]] = {}   # definition -> what it takes
+        self.target: str | None = None   # the name the statement being visited assigns
 
     def error(self, node: gast.AST, message: str, kind=UnsupportedSyntax):
         return kind(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -337,6 +339,9 @@ class _Lifter(gast.NodeTransformer):
     def visit_statement(self, stmt: gast.stmt) -> gast.stmt:
         """`stmt` with its expressions rewritten (not its blocks, nor a `with`'s items:
         annotations)."""
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
+            else getattr(stmt, "target", None) if isinstance(stmt, gast.AugAssign) else None
+        self.target = target.id if isinstance(target, gast.Name) else None
         for f, value in gast.iter_fields(stmt):
             if f in ("body", "orelse") or isinstance(stmt, gast.With) and f == "items":
                 continue
@@ -379,13 +384,15 @@ class _Lifter(gast.NodeTransformer):
             callee = self.names[ref] = bound_class(callee.__func__, callee.__self__)
             node.func = b.located(b.name(ref), node.func)
         mine = is_user_function(callee)
+        keyed = any(k.arg == "key" for k in node.keywords) and bool(fact(callee, "item_key"))
         found = {k: self.value_of(a, local_only=not mine) for k, a in enumerate(node.args)}
-        found.update({k.arg: self.value_of(k.value, local_only=not mine)
-                      for k in node.keywords})
+        found.update({k.arg: self.value_of(k.value, local_only=not mine, name=(
+            f"{self.target or _name_of(callee, 'call')}_key" if keyed and k.arg == "key"
+            else "lambda_")) for k in node.keywords})
         if not mine:   # (a global function as it is passes as the global it is)
             found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
         bound = {k: v for k, v in found.items() if v is not None}
-        if any(callee is f for f in (sorted, max, min)) and set(bound) == {"key"}:
+        if keyed and set(bound) == {"key"}:
             return self.keyed(node, bound["key"])
         if bound and not mine:
             raise self.error(node, "a closure, lambda or partial can only be called, or "
@@ -396,13 +403,14 @@ class _Lifter(gast.NodeTransformer):
             k.value = k.value if found[k.arg] else self.visit(k.value)
         return self.specialize(callee, node, bound) if bound else node
 
-    def value_of(self, node: gast.AST, local_only: bool = False) -> _Value | None:
-        """The function value `node` denotes (a name of one, a lambda, a partial; unless
-        `local_only`, a global function or partial object too), or None."""
+    def value_of(self, node: gast.AST, local_only: bool = False,
+                 name: str = "lambda_") -> _Value | None:
+        """The function value `node` denotes (a name of one, a lambda, lifted as `name`; a
+        partial; unless `local_only`, a global function or partial object too), or None."""
         if isinstance(node, gast.Name) and node.id in self.values:
             return self.values[node.id]
         if isinstance(node, gast.Lambda):
-            value = self.lift(node, "lambda_")
+            value = self.lift(node, name)
             value.defaults = {k: self.visit(v) for k, v in value.defaults.items()}
             return value
         if self.is_partial(node):
@@ -434,8 +442,10 @@ class _Lifter(gast.NodeTransformer):
         return b.name(ref)
 
     def keyed(self, call: gast.Call, key: _Value) -> gast.Call:
-        """`sorted(..., key=k)` (max, min alike) of a lambda or nested def `k`: `key=` its
-        lifted function, which normalize calls on each item (`sorted_items`, `keyed`); a
+        """`sorted(..., key=k)` (any function whose record says `item_key`: max, min too)
+        of a lambda or nested def `k`: `key=` its lifted function (a lambda's named after
+        the name the call is assigned to, `s_key`, else the function's, `sorted_key`),
+        which normalize calls on each item (`sorted_items`, `keyed`); a
         key that reads the enclosing function's values (or has defaults) is refused."""
         if key.extras():
             raise self.error(call, "a key= lambda or nested def that reads values of the "

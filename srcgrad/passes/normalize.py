@@ -720,13 +720,16 @@ class _Normalizer:
         if not items:
             return b.make(gast.List, elts=[], ctx=gast.Load())
         np_ = bound_name(self.env, "np", np)
+        if not isinstance(arg, gast.Name):   # each item computed once, for the list and key
+            items = [self.atom(item) for item in items]
         array = self.atom(b.call(b.dotted(f"{np_}.array"), arg if isinstance(arg, gast.Name)
                                  else b.make(gast.List, elts=items, ctx=gast.Load())))
         self.numbers(array, "srcgrad differentiates sorted() of a list of numbers")
         if key is not None:
             keys = self.atom(b.call(b.dotted(f"{np_}.array"), b.make(gast.List, elts=[
-                self.atom(b.make(gast.Call, func=copy.deepcopy(key), args=[self.atom(item)],
-                                 keywords=[])) for item in items], ctx=gast.Load())))
+                self.atom(b.make(gast.Call, func=copy.deepcopy(key),
+                                 args=[self.atom(copy.deepcopy(item))], keywords=[]))
+                for item in items], ctx=gast.Load())))
             self.numbers(keys, "srcgrad differentiates sorted(..., key=f) where f gives "
                                "numbers")
             if reverse.value:   # descending, equal keys in their order (a stable sort)

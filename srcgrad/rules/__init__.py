@@ -142,6 +142,8 @@ class Op:
     writes: int | None = None    # a helper that changes its argument at this position only
     cheap: bool = False          # cheaper to compute again than to keep (len, abs)
     selects: bool = False        # picks entries by the data (an index of any length)
+    item_key: bool = False       # takes at key= a function of one item, which normalize
+    # calls on each item (sorted, max, min): a lambda or nested def may be passed there
     shape_only: int | None = None   # the position of an argument read for its shape only
     add_into: Callable | None = None  # `d += op(...)` as `add_into(d, ...)`, in place
     joint: Joint | None = None        # its value and tangent in one call (forward mode)

@@ -61,6 +61,7 @@ nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round, bui
 
 describe(builtins.len, builtins.int, builtins.bool, builtins.float, scalar_result=True)
 describe(np.abs, np.absolute, np.maximum, np.minimum, fusable=True)
+describe(builtins.sorted, builtins.max, builtins.min, item_key=True)
 describe(builtins.sum, sequence=True)   # (a list of numbers and arrays, passed as a tuple)
 describe(builtins.len, builtins.min, builtins.max, builtins.abs, builtins.int, builtins.float,
          builtins.bool, cheap=True)

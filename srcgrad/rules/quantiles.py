@@ -124,18 +124,38 @@ def _order(lane, skip_nan):
 
 
 @register_jitable
-def _quantile_adjoint(g, x3, qs, skip_nan):
-    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes);
-    skip_nan: NaNs left out (an all-NaN lane gets 0)."""
+def _places(x3, qs, skip_nan):
+    """The table of where the quantiles qs read the lanes of x3 (before, n, after): per
+    entry j of qs and lane x3[p, :, r], at (j, p, r), the places in the lane of the
+    entries sorted to lo and to hi, and f; and per lane, at (p, r), how many entries it
+    sorts (skip_nan: those that are not NaN; an all-NaN lane sorts none, its places and
+    f are 0)."""
     before, n, after = x3.shape
-    out = np.zeros((before, n, after))
+    lo = np.zeros((qs.size, before, after), np.intp)
+    hi = np.zeros((qs.size, before, after), np.intp)
+    f = np.zeros((qs.size, before, after))
+    count = np.zeros((before, after), np.intp)
     for p in range(before):
         for r in range(after):
             order = _order(x3[p, :, r].copy(), skip_nan)
+            count[p, r] = order.size
             for j in range(qs.size if order.size else 0):
-                lo, hi, f = _place(qs[j], order.size)
-                out[p, order[lo], r] += (1.0 - f) * g[j, p * after + r]
-                out[p, order[hi], r] += f * g[j, p * after + r]
+                low, high, f[j, p, r] = _place(qs[j], order.size)
+                lo[j, p, r], hi[j, p, r] = order[low], order[high]
+    return lo, hi, f, count
+
+
+@register_jitable
+def _quantile_adjoint(g, x3, qs, skip_nan):
+    """The gradient of lanes x3 (before, n, after) from cotangents g (qs.size, lanes);
+    skip_nan: NaNs left out (an all-NaN lane gets 0)."""
+    lo, hi, f, count = _places(x3, qs, skip_nan)
+    out = np.zeros(x3.shape)
+    for at in np.ndindex(lo.shape):
+        j, p, r = at
+        if count[p, r]:
+            out[p, lo[at], r] += (1.0 - f[at]) * g[j, p * x3.shape[2] + r]
+            out[p, hi[at], r] += f[at] * g[j, p * x3.shape[2] + r]
     return out
 
 
@@ -143,16 +163,13 @@ def _quantile_adjoint(g, x3, qs, skip_nan):
 def _quantile_lanes(t3, x3, qs, skip_nan):
     """Per entry of qs and lane of x3 (before, n, after): the tangent along x3's tangent
     t3 (skip_nan: NaNs left out; 0 for an all-NaN lane)."""
-    before, n, after = x3.shape
-    out = np.zeros((qs.size, before * after))
-    for p in range(before):
-        for r in range(after):
-            order = _order(x3[p, :, r].copy(), skip_nan)
-            for j in range(qs.size if order.size else 0):
-                lo, hi, f = _place(qs[j], order.size)
-                out[j, p * after + r] = (1.0 - f) * t3[p, order[lo], r] + \
-                    f * t3[p, order[hi], r]
-    return out
+    lo, hi, f, count = _places(x3, qs, skip_nan)
+    out = np.zeros(lo.shape)
+    for at in np.ndindex(lo.shape):
+        j, p, r = at
+        if count[p, r]:
+            out[at] = (1.0 - f[at]) * t3[p, lo[at], r] + f[at] * t3[p, hi[at], r]
+    return out.reshape((qs.size, x3.shape[0] * x3.shape[2]))
 
 
 @register_jitable
@@ -161,34 +178,27 @@ def _slope_lanes(t3, x3, qs, skip_nan):
     of lane t3 read at x3's sorted places, (n - 1) (t[hi] - t[lo]), and 0 at a whole p
     (f = 0), as JAX gives (skip_nan: n counts the entries that are not NaN; 0 for an
     all-NaN lane)."""
-    before, n, after = x3.shape
-    out = np.zeros((qs.size, before * after))
-    for p in range(before):
-        for r in range(after):
-            order = _order(x3[p, :, r].copy(), skip_nan)
-            for j in range(qs.size if order.size else 0):
-                lo, hi, f = _place(qs[j], order.size)
-                if f > 0.0:
-                    out[j, p * after + r] = (order.size - 1) * (
-                        t3[p, order[hi], r] - t3[p, order[lo], r])
-    return out
+    lo, hi, f, count = _places(x3, qs, skip_nan)
+    out = np.zeros(lo.shape)
+    for at in np.ndindex(lo.shape):
+        j, p, r = at
+        if f[at] > 0.0:
+            out[at] = (count[p, r] - 1) * (t3[p, hi[at], r] - t3[p, lo[at], r])
+    return out.reshape((qs.size, x3.shape[0] * x3.shape[2]))
 
 
 @register_jitable
 def _slope_adjoint(g, x3, qs, skip_nan):
     """The transpose of `_slope_lanes` in t3: the lanes (before, n, after) that cotangents
     g (qs.size, lanes) give."""
-    before, n, after = x3.shape
-    out = np.zeros((before, n, after))
-    for p in range(before):
-        for r in range(after):
-            order = _order(x3[p, :, r].copy(), skip_nan)
-            for j in range(qs.size if order.size else 0):
-                lo, hi, f = _place(qs[j], order.size)
-                if f > 0.0:
-                    w = (order.size - 1) * g[j, p * after + r]
-                    out[p, order[hi], r] += w
-                    out[p, order[lo], r] -= w
+    lo, hi, f, count = _places(x3, qs, skip_nan)
+    out = np.zeros(x3.shape)
+    for at in np.ndindex(lo.shape):
+        j, p, r = at
+        if f[at] > 0.0:
+            w = (count[p, r] - 1) * g[j, p * x3.shape[2] + r]
+            out[p, hi[at], r] += w
+            out[p, lo[at], r] -= w
     return out
 
 
@@ -351,21 +361,18 @@ def _quantile_values(x3, qs, mean, skip_nan):
     """Per entry of qs and lane of x3 (before, n, after): the quantile (NumPy's `_lerp`;
     `mean`: the median's mean of the two middle entries, as np.median computes it;
     skip_nan: of the entries that are not NaN, NaN for an all-NaN lane)."""
-    before, n, after = x3.shape
-    out = np.empty((qs.size, before * after))
-    for p in range(before):
-        for r in range(after):
-            lane = x3[p, :, r].copy()
-            s = lane[_order(lane, skip_nan)]
-            for j in range(qs.size):
-                if s.size == 0:
-                    out[j, p * after + r] = np.nan
-                    continue
-                lo, hi, f = _place(qs[j], s.size)
-                diff = s[hi] - s[lo]
-                out[j, p * after + r] = (s[lo] + s[hi]) / 2.0 if mean and f > 0.0 else \
-                    s[hi] - diff * (1.0 - f) if f >= 0.5 else s[lo] + diff * f
-    return out
+    lo, hi, f, count = _places(x3, qs, skip_nan)
+    out = np.empty(lo.shape)
+    for at in np.ndindex(lo.shape):
+        j, p, r = at
+        if count[p, r] == 0:
+            out[at] = np.nan
+            continue
+        low, high = x3[p, lo[at], r], x3[p, hi[at], r]
+        diff = high - low
+        out[at] = (low + high) / 2.0 if mean and f[at] > 0.0 else \
+            high - diff * (1.0 - f[at]) if f[at] >= 0.5 else low + diff * f[at]
+    return out.reshape((qs.size, x3.shape[0] * x3.shape[2]))
 
 
 @register_jitable
