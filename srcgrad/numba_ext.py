@@ -475,6 +475,45 @@ def _np_clip(a, a_min, a_max, out=None):
     return None
 
 
+# ---- np.stack of numbers: numba's np.stack takes a tuple of arrays only ----
+
+def _number_items(t) -> list | None:
+    """The item types of a non-empty tuple or list of numbers (or booleans), else None."""
+    if isinstance(t, types.BaseTuple):
+        items = list(t.types)
+    elif isinstance(t, types.List):
+        items = [t.dtype]
+    else:
+        return None
+    scalar = all(isinstance(u, (types.Number, types.Boolean)) for u in items)
+    return items if items and scalar else None
+
+
+@overload(np.stack)
+def _np_stack_numbers(arrays, axis=0):
+    # NumPy makes each number a 0-d array and stacks those: a vector of the numbers, of
+    # their common dtype, whose one axis is 0 or -1
+    items = _number_items(arrays)
+    if items is None:
+        return None
+    dtype = np.result_type(*(as_dtype(u) for u in items))
+    if isinstance(arrays, types.List):
+        def from_list(arrays, axis=0):
+            normalize_axis(axis, 1)
+            if len(arrays) == 0:
+                raise ValueError("need at least one array to stack")
+            out = np.empty(len(arrays), dtype)
+            for i in range(len(arrays)):
+                out[i] = arrays[i]
+            return out
+        return from_list
+    fills = "".join(f"    out[{i}] = arrays[{i}]\n" for i in range(len(items)))
+    namespace = {"np": np, "dtype": dtype, "normalize_axis": normalize_axis}
+    exec(f"def from_tuple(arrays, axis=0):\n    normalize_axis(axis, 1)\n"
+         f"    out = np.empty({len(items)}, dtype)\n{fills}    return out\n", namespace)
+    return namespace["from_tuple"]
+
+
 # ---- a list as an index: x[[0, 0, 1]], x[idx, :] = v with idx = [0, 2] ----
 
 def _list_index(t) -> bool:

@@ -195,3 +195,38 @@ def test_object_mode_call_returning_a_strided_view():
 
     a = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(call(a), a.T)
+
+
+# ---- np.stack of numbers ----
+
+@njit
+def stack_numbers(x, k):
+    return (np.stack((x[0], x[2])), np.stack([x[1], x[0], x[2]], axis=-1),
+            np.stack((x[0], k)), np.stack((True, k)), np.stack([k, k + 1], 0))
+
+
+def test_stack_of_numbers_is_numpys():
+    # numba's np.stack takes a tuple of arrays only (fuzz seeds 9997002, 9997008)
+    x = data(3)
+    assert_same(stack_numbers(x, 4), stack_numbers.py_func(x, 4))
+    assert stack_numbers(x, 4)[2].dtype == np.float64 and stack_numbers(x, 4)[3].dtype == \
+        np.stack((True, 4)).dtype
+
+
+def test_stack_of_a_list_of_numbers_built_in_code():
+    @njit
+    def grown(x):
+        items = [x[0]]
+        for v in x[1:]:
+            items.append(v * 2.0)
+        return np.stack(items)
+
+    x = data(4)
+    assert_same((grown(x),), (grown.py_func(x),))
+
+
+@pytest.mark.parametrize("axis", [1, -2])
+def test_stack_of_numbers_checks_its_axis(axis):
+    # as NumPy's AxisError (a ValueError) for the one axis of the result
+    with pytest.raises(ValueError, match="axis"):
+        njit(lambda x, axis: np.stack((x, x), axis=axis))(1.0, axis)

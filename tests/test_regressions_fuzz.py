@@ -1488,3 +1488,40 @@ def test_an_array_shared_through_a_join_or_a_copy_changed_in_place_is_refused(fu
     # on numbers `t -= ...` is a new value: the gradient of sum(sin(x0)) is cos(x0)
     g = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(0.5, 0.3, 1)
     np.testing.assert_allclose(g, (np.cos(0.5), 0.0))
+
+
+def stacked_items(x):
+    y = np.stack([x[0], x[2]])
+    return np.sum(y ** 2) + np.sum(np.stack((x[1], 2.0 * x[0]), axis=-1) * np.array([1.0, 3.0]))
+
+
+def test_stack_of_numbers_compiles(jit):
+    # fuzz seeds 9997002, 9997008: np.stack([x1[0], x1[2]]) was refused compiled ("numba
+    # cannot compile ... stack"), numba's np.stack taking tuples of arrays only
+    x = np.array([0.5, -1.5, 2.0])
+    g = srcgrad.grad(stacked_items, jit=jit)(x)
+    np.testing.assert_allclose(g, [2 * 0.5 + 6.0, 1.0, 2 * 2.0])
+    assert_grad(stacked_items, (g,), (x,), (0,))
+
+
+def write_at_an_int_index(x0, x1, n):
+    x1[n % 2] = np.sin(x0)
+    x0[n % 2] *= x1[1, 0]
+    return np.sum(x1 ** 2) + np.sum(x0)
+
+
+def test_write_at_an_index_not_known_to_be_an_int_compiles(jit):
+    # fuzz seeds 9997007, 9997011: `x1[n % 2] = v` took the gradient of v through
+    # written_grad, whose compiled form took index arrays only ("written_grad compiles
+    # 1-D index arrays on one axis...")
+    x0, x1 = np.array([0.3, -0.8, 1.1]), np.array([[0.2, 0.4, -0.6], [1.0, -2.0, 0.5]])
+    g = srcgrad.grad(write_at_an_int_index, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy(), 3)
+    # n = 3: row 1 of x1 is sin(x0), then x0[1] *= sin(x0[0])
+    s, c = np.sin(x0), np.cos(x0)
+    want0 = 2 * s * c + np.array([0.0, 0.0, 0.0])
+    want0[0] += x0[1] * c[0]
+    want0[1] += s[0] - 1.0
+    want0 += 1.0
+    np.testing.assert_allclose(g[0], want0)
+    np.testing.assert_allclose(g[1], np.vstack([2 * x1[0], np.zeros(3)]))
+    assert_grad(write_at_an_int_index, g, (x0, x1, 3), (0, 1))
