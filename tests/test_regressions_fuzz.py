@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.special
 from fd import assert_grad
-from marks import compiles
+from marks import compiles, needs_numba_advanced_indexing
 
 import srcgrad
 
@@ -1525,3 +1525,36 @@ def test_write_at_an_index_not_known_to_be_an_int_compiles(jit):
     np.testing.assert_allclose(g[0], want0)
     np.testing.assert_allclose(g[1], np.vstack([2 * x1[0], np.zeros(3)]))
     assert_grad(write_at_an_int_index, g, (x0, x1, 3), (0, 1))
+
+
+def write_at_a_rank_2_index(x0, x1):
+    x0[[[0, 2, 0]]] = np.sin(x1)
+    return np.sum(x0 ** 3) + np.sum(x1)
+
+
+def scale_at_a_rank_2_index(x0, x1):
+    x0[np.array([[1, 0], [1, 1]])] *= x1
+    return np.sum(x0 ** 2)
+
+
+def test_write_at_a_rank_2_index_compiles(jit):
+    # the fuzzer's x[[[0, 2, 0]]] = v (a (1, 3) index): written_grad's compiled form took
+    # 1-D index arrays only ("written_grad compiles 1-D index arrays...")
+    needs_numba_advanced_indexing(jit)   # (the write itself, x0[[[0, 2, 0]]] = ...)
+    x0, x1 = np.array([0.3, -0.7, 1.2]), np.array([0.5, 1.5, -0.4])
+    g = srcgrad.grad(write_at_a_rank_2_index, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy())
+    # x0 becomes [sin(x1[2]), x0[1], sin(x1[1])]: the first write into x0[0] is lost
+    s, c = np.sin(x1), np.cos(x1)
+    np.testing.assert_allclose(g[0], [0.0, 3 * 0.7 ** 2, 0.0])
+    np.testing.assert_allclose(g[1], [1.0, 1 + 3 * s[1] ** 2 * c[1], 1 + 3 * s[2] ** 2 * c[2]])
+    assert_grad(write_at_a_rank_2_index, g, (x0, x1), (0, 1))
+
+
+def test_scale_at_a_rank_2_index_array_compiles(jit):
+    needs_numba_advanced_indexing(jit)   # (x0[idx] itself)
+    x0, x1 = np.array([0.3, -0.7, 1.2]), np.array([0.5, 1.5])
+    g = srcgrad.grad(scale_at_a_rank_2_index, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy())
+    # x0[idx] = x0[idx] * x1 keeps the last write of each row: x0[1] * x1[1], x0[0] * x1[1]
+    np.testing.assert_allclose(g[0], [2 * 0.3 * 1.5 ** 2, 2 * -0.7 * 1.5 ** 2, 2 * 1.2])
+    np.testing.assert_allclose(g[1], [0.0, 2 * 1.5 * (0.3 ** 2 + 0.7 ** 2)])
+    assert_grad(scale_at_a_rank_2_index, g, (x0, x1), (0, 1))

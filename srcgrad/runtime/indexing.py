@@ -370,6 +370,13 @@ def _written_grad_typer(dy, index):
             return _last_rows(g, first_index(index) if not alone else as_index(index),
                               dy.shape[0])
         return rows
+    if isinstance(dy, types.Array) and _ranked(index):
+        def ranked(dy, index):   # y[idx] = v, idx of rank >= 2: each entry names a row
+            idx = as_index(index)
+            flat = np.ascontiguousarray(idx).ravel()
+            g = _last_rows(dy[flat], flat, dy.shape[0])
+            return g.reshape(idx.shape + dy.shape[1:])
+        return ranked
     if pair and _sequence(index[0]) and _sequence(index[1]):
         def pairs(dy, index):   # y[idx, jdx] = v
             first, second = as_index(index[0]), as_index(index[1])
