@@ -835,15 +835,22 @@ def changed_with_an_alias_in_a_branch(x):
 def test_a_compiled_refusal_says_why_not_the_type_of_its_message():
     # fuzz seed 9997005: numba types the in-place check with its message as a literal and
     # as a str; the message of the second, "unicode_type", was what jit=True said. The
-    # branch does not run, so the Python form (jit="auto" falls back to it) gives the
-    # gradient by hand: 2 x + 1
-    x = np.array([0.3, 0.7, 0.6])
+    # check now compiles and refuses where it runs, as the Python form does
+    x = np.array([11.0, 0.7, 0.6])
     with pytest.raises(srcgrad.SrcgradError, match="'x \\+= ...' changes in place an array "
                                                    "that another name shares") as info:
         srcgrad.grad(changed_with_an_alias_in_a_branch, jit=True)(x)
     assert "unicode_type" not in str(info.value)
-    got = srcgrad.grad(changed_with_an_alias_in_a_branch, jit=False)(x)
+
+
+def test_an_in_place_change_of_an_alias_in_a_branch_not_taken_compiles(jit):
+    # fuzz seeds 9997005, 9997034: the branch does not run, and the Python form gives the
+    # gradient, 2 x + 1 by hand; compiled, the check refused it when typed (jit="auto"
+    # fell back to Python)
+    x = np.array([0.3, 0.7, 0.6])
+    got = srcgrad.grad(changed_with_an_alias_in_a_branch, jit=jit)(x)
     np.testing.assert_allclose(got, 2 * x + 1, rtol=1e-15)
+    assert_grad(changed_with_an_alias_in_a_branch, (got,), (x,), (0,))
 
 
 def changed_through_an_alias(x, y):
