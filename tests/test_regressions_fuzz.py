@@ -1565,3 +1565,22 @@ def test_scale_at_a_rank_2_index_array_compiles(jit):
     np.testing.assert_allclose(g[0], [2 * 0.3 * 1.5 ** 2, 2 * -0.7 * 1.5 ** 2, 2 * 1.2])
     np.testing.assert_allclose(g[1], [0.0, 2 * 1.5 * (0.3 ** 2 + 0.7 ** 2)])
     assert_grad(scale_at_a_rank_2_index, g, (x0, x1), (0, 1))
+
+
+def slice_added_to_itself(x0, n):
+    s1 = x0 * 1.0
+    for _ in range(n):
+        s1[:] += s1 * 0.5
+    return np.sum(s1 ** 2)
+
+
+def test_a_sliced_array_read_whole_in_its_run_is_not_scalarised(jit):
+    # fuzz seed 9997058: `s1[:] += s1` in a loop became the index loop
+    # `s1[i] = s1[i] + s1`, which numba cannot type: jvp was refused compiled
+    x = np.array([0.5, 1.5])
+    value, slope = srcgrad.jvp(slice_added_to_itself, jit=jit)(x, 2, np.array([1.0, -2.0]))
+    # s1 = 1.5 ** 2 x: the value 1.5 ** 4 |x|^2, its slope 2 * 1.5 ** 4 <x, t>
+    np.testing.assert_allclose((value, slope), (1.5 ** 4 * 2.5, 2 * 1.5 ** 4 * -2.5))
+    g = srcgrad.grad(slice_added_to_itself, jit=jit)(x, 2)
+    np.testing.assert_allclose(g, 2 * 1.5 ** 4 * x)
+    assert_grad(slice_added_to_itself, (g,), (x, 2), (0,))
