@@ -238,3 +238,55 @@ def test_in_place_operators_still_broadcast():
                                   np.ones((2, 3)))
     np.testing.assert_array_equal(_added_into_a_slice(np.zeros(3), np.ones(1)), [0, 1, 1])
     np.testing.assert_array_equal(_added_in_place(np.zeros(2), 2.0), [2.0, 2.0])
+
+
+# ---- np.stack of numbers ----
+
+@njit
+def stack_numbers(x, k):
+    return (np.stack((x[0], x[2])), np.stack([x[1], x[0], x[2]], axis=-1),
+            np.stack((x[0], k)), np.stack((True, k)), np.stack([k, k + 1], 0))
+
+
+def test_stack_of_numbers_is_numpys():
+    # numba's np.stack takes a tuple of arrays only (fuzz seeds 9997002, 9997008)
+    x = data(3)
+    assert_same(stack_numbers(x, 4), stack_numbers.py_func(x, 4))
+    assert stack_numbers(x, 4)[2].dtype == np.float64 and stack_numbers(x, 4)[3].dtype == \
+        np.stack((True, 4)).dtype
+
+
+def test_stack_of_a_list_of_numbers_built_in_code():
+    @njit
+    def grown(x):
+        items = [x[0]]
+        for v in x[1:]:
+            items.append(v * 2.0)
+        return np.stack(items)
+
+    x = data(4)
+    assert_same((grown(x),), (grown.py_func(x),))
+
+
+@pytest.mark.parametrize("axis", [1, -2])
+def test_stack_of_numbers_checks_its_axis(axis):
+    # as NumPy's AxisError (a ValueError) for the one axis of the result
+    with pytest.raises(ValueError, match="axis"):
+        njit(lambda x, axis: np.stack((x, x), axis=axis))(1.0, axis)
+
+
+# ---- a.reshape of an array numba cannot prove contiguous ----
+
+@njit
+def reshaped(x):
+    return (x[:, 0].reshape(2, 1), x[:, 1].reshape((1, 2)), x[::-1].reshape(6),
+            x[:, ::2].reshape(-1, 1), x[:, 2].reshape(2), x[:, 0].reshape(1, 2, 1),
+            x.reshape(3, 2))
+
+
+def test_reshape_of_a_strided_array_is_numpys():
+    # numba types reshape for C and F layouts only (fuzz seeds 9997028, 9997071)
+    x = data((2, 3))
+    got, want = reshaped(x), reshaped.py_func(x)
+    assert_same(got, want)
+    assert np.shares_memory(got[-1], x)   # numba's own reshape of a C array: still a view

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.special
 from fd import assert_grad
-from marks import compiles
+from marks import compiles, needs_numba_advanced_indexing
 
 import srcgrad
 
@@ -835,15 +835,22 @@ def changed_with_an_alias_in_a_branch(x):
 def test_a_compiled_refusal_says_why_not_the_type_of_its_message():
     # fuzz seed 9997005: numba types the in-place check with its message as a literal and
     # as a str; the message of the second, "unicode_type", was what jit=True said. The
-    # branch does not run, so the Python form (jit="auto" falls back to it) gives the
-    # gradient by hand: 2 x + 1
-    x = np.array([0.3, 0.7, 0.6])
+    # check now compiles and refuses where it runs, as the Python form does
+    x = np.array([11.0, 0.7, 0.6])
     with pytest.raises(srcgrad.SrcgradError, match="'x \\+= ...' changes in place an array "
                                                    "that another name shares") as info:
         srcgrad.grad(changed_with_an_alias_in_a_branch, jit=True)(x)
     assert "unicode_type" not in str(info.value)
-    got = srcgrad.grad(changed_with_an_alias_in_a_branch, jit=False)(x)
+
+
+def test_an_in_place_change_of_an_alias_in_a_branch_not_taken_compiles(jit):
+    # fuzz seeds 9997005, 9997034: the branch does not run, and the Python form gives the
+    # gradient, 2 x + 1 by hand; compiled, the check refused it when typed (jit="auto"
+    # fell back to Python)
+    x = np.array([0.3, 0.7, 0.6])
+    got = srcgrad.grad(changed_with_an_alias_in_a_branch, jit=jit)(x)
     np.testing.assert_allclose(got, 2 * x + 1, rtol=1e-15)
+    assert_grad(changed_with_an_alias_in_a_branch, (got,), (x,), (0,))
 
 
 def changed_through_an_alias(x, y):
@@ -1521,3 +1528,109 @@ def test_a_value_a_scalarised_run_leaves_for_after_its_loop_is_kept(jit):
     g = srcgrad.grad(branch_on_a_value_the_loop_leaves, jit=jit)(x, 2)
     np.testing.assert_allclose(g, [0.0, 0.8, 1.6])   # t = x[1:], d sum(t^2) = 2t
     assert_grad(branch_on_a_value_the_loop_leaves, (g,), (x, 2), (0,))
+
+
+def stacked_items(x):
+    y = np.stack([x[0], x[2]])
+    return np.sum(y ** 2) + np.sum(np.stack((x[1], 2.0 * x[0]), axis=-1) * np.array([1.0, 3.0]))
+
+
+def test_stack_of_numbers_compiles(jit):
+    # fuzz seeds 9997002, 9997008: np.stack([x1[0], x1[2]]) was refused compiled ("numba
+    # cannot compile ... stack"), numba's np.stack taking tuples of arrays only
+    x = np.array([0.5, -1.5, 2.0])
+    g = srcgrad.grad(stacked_items, jit=jit)(x)
+    np.testing.assert_allclose(g, [2 * 0.5 + 6.0, 1.0, 2 * 2.0])
+    assert_grad(stacked_items, (g,), (x,), (0,))
+
+
+def write_at_an_int_index(x0, x1, n):
+    x1[n % 2] = np.sin(x0)
+    x0[n % 2] *= x1[1, 0]
+    return np.sum(x1 ** 2) + np.sum(x0)
+
+
+def test_write_at_an_index_not_known_to_be_an_int_compiles(jit):
+    # fuzz seeds 9997007, 9997011: `x1[n % 2] = v` took the gradient of v through
+    # written_grad, whose compiled form took index arrays only ("written_grad compiles
+    # 1-D index arrays on one axis...")
+    x0, x1 = np.array([0.3, -0.8, 1.1]), np.array([[0.2, 0.4, -0.6], [1.0, -2.0, 0.5]])
+    g = srcgrad.grad(write_at_an_int_index, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy(), 3)
+    # n = 3: row 1 of x1 is sin(x0), then x0[1] *= sin(x0[0])
+    s, c = np.sin(x0), np.cos(x0)
+    want0 = 2 * s * c + np.array([0.0, 0.0, 0.0])
+    want0[0] += x0[1] * c[0]
+    want0[1] += s[0] - 1.0
+    want0 += 1.0
+    np.testing.assert_allclose(g[0], want0)
+    np.testing.assert_allclose(g[1], np.vstack([2 * x1[0], np.zeros(3)]))
+    assert_grad(write_at_an_int_index, g, (x0, x1, 3), (0, 1))
+
+
+def write_at_a_rank_2_index(x0, x1):
+    x0[[[0, 2, 0]]] = np.sin(x1)
+    return np.sum(x0 ** 3) + np.sum(x1)
+
+
+def scale_at_a_rank_2_index(x0, x1):
+    x0[np.array([[1, 0], [1, 1]])] *= x1
+    return np.sum(x0 ** 2)
+
+
+def test_write_at_a_rank_2_index_compiles(jit):
+    # the fuzzer's x[[[0, 2, 0]]] = v (a (1, 3) index): written_grad's compiled form took
+    # 1-D index arrays only ("written_grad compiles 1-D index arrays...")
+    needs_numba_advanced_indexing(jit)   # (the write itself, x0[[[0, 2, 0]]] = ...)
+    x0, x1 = np.array([0.3, -0.7, 1.2]), np.array([0.5, 1.5, -0.4])
+    g = srcgrad.grad(write_at_a_rank_2_index, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy())
+    # x0 becomes [sin(x1[2]), x0[1], sin(x1[1])]: the first write into x0[0] is lost
+    s, c = np.sin(x1), np.cos(x1)
+    np.testing.assert_allclose(g[0], [0.0, 3 * 0.7 ** 2, 0.0])
+    np.testing.assert_allclose(g[1], [1.0, 1 + 3 * s[1] ** 2 * c[1], 1 + 3 * s[2] ** 2 * c[2]])
+    assert_grad(write_at_a_rank_2_index, g, (x0, x1), (0, 1))
+
+
+def test_scale_at_a_rank_2_index_array_compiles(jit):
+    needs_numba_advanced_indexing(jit)   # (x0[idx] itself)
+    x0, x1 = np.array([0.3, -0.7, 1.2]), np.array([0.5, 1.5])
+    g = srcgrad.grad(scale_at_a_rank_2_index, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy())
+    # x0[idx] = x0[idx] * x1 keeps the last write of each row: x0[1] * x1[1], x0[0] * x1[1]
+    np.testing.assert_allclose(g[0], [2 * 0.3 * 1.5 ** 2, 2 * -0.7 * 1.5 ** 2, 2 * 1.2])
+    np.testing.assert_allclose(g[1], [0.0, 2 * 1.5 * (0.3 ** 2 + 0.7 ** 2)])
+    assert_grad(scale_at_a_rank_2_index, g, (x0, x1), (0, 1))
+
+
+def slice_added_to_itself(x0, n):
+    s1 = x0 * 1.0
+    for _ in range(n):
+        s1[:] += s1 * 0.5
+    return np.sum(s1 ** 2)
+
+
+def test_a_sliced_array_read_whole_in_its_run_is_not_scalarised(jit):
+    # fuzz seed 9997058: `s1[:] += s1` in a loop became the index loop
+    # `s1[i] = s1[i] + s1`, which numba cannot type: jvp was refused compiled
+    x = np.array([0.5, 1.5])
+    value, slope = srcgrad.jvp(slice_added_to_itself, jit=jit)(x, 2, np.array([1.0, -2.0]))
+    # s1 = 1.5 ** 2 x: the value 1.5 ** 4 |x|^2, its slope 2 * 1.5 ** 4 <x, t>
+    np.testing.assert_allclose((value, slope), (1.5 ** 4 * 2.5, 2 * 1.5 ** 4 * -2.5))
+    g = srcgrad.grad(slice_added_to_itself, jit=jit)(x, 2)
+    np.testing.assert_allclose(g, 2 * 1.5 ** 4 * x)
+    assert_grad(slice_added_to_itself, (g,), (x, 2), (0,))
+
+
+def reshaped_column(x0, x1):
+    c = x0[:, 0].reshape(2, 1) * x1
+    return np.sum(c ** 2) + np.sum(x0[::-1].reshape(6) * np.arange(6.0))
+
+
+def test_reshape_of_a_column_compiles(jit):
+    # fuzz seeds 9997028, 9997071: (x0[:, 0]).reshape(2, 1) was refused compiled
+    # ("reshape() supports contiguous array only")
+    x0, x1 = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]), np.array([0.2, -0.4, 1.1])
+    g = srcgrad.grad(reshaped_column, wrt=(0, 1), jit=jit)(x0, x1)
+    want0 = np.arange(6.0).reshape(2, 3)[::-1].copy()   # x0[::-1] flattened: rows swapped
+    want0[:, 0] += 2 * x0[:, 0] * np.sum(x1 ** 2)
+    np.testing.assert_allclose(g[0], want0)
+    np.testing.assert_allclose(g[1], 2 * x1 * np.sum(x0[:, 0] ** 2))
+    assert_grad(reshaped_column, g, (x0, x1), (0, 1))

@@ -152,6 +152,15 @@ def _slice_of(node: gast.AST) -> _Slice | None:
     return _Slice(node.value.id, start, stop)
 
 
+def _whole(node: gast.AST) -> set[str]:
+    """The names `node` reads whole, not as the array of a slice `x[a:b]`."""
+    if _slice_of(node) is not None:
+        return set()
+    if isinstance(node, gast.Name):
+        return {node.id}
+    return set().union(*map(_whole, gast.iter_child_nodes(node)))
+
+
 @dataclasses.dataclass
 class _Access:
     base: str
@@ -387,6 +396,8 @@ class _Scalarise:
         numbers = {n for n in free if n not in self.vectors} | set(sums.values())
         vectors = free - numbers
         likes -= vectors   # (a vector's length is checked as a like's)
+        if bases & set().union(*(_whole(s.value) for s in run)):
+            return None   # `s[:] += s`: a sliced array read whole too (fuzz seed 9997058)
         if set(sums) & (read | bases | likes | set(temps)) or bases & (likes | set(temps)) \
                 or numbers & (bases | likes | vectors) or set(sums.values()) & (likes | bases):
             return None

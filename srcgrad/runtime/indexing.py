@@ -330,11 +330,35 @@ def written_grad(dy, index):
     return np.where(last[index] == ids, g, 0.0 * g)
 
 
+def _basic(index) -> bool:
+    """An index of ints, slices, None and Ellipsis (alone or in a tuple): basic indexing,
+    which names each entry of the array once."""
+    parts = index.types if isinstance(index, types.BaseTuple) else (index,)
+    return all(isinstance(t, (types.Integer, types.SliceType, types.NoneType,
+                              types.EllipsisType)) for t in parts)
+
+
+def _fresh(g):
+    """`g` itself for a number, a copy for an array (a view of dy would change with it)."""
+    return np.copy(g)
+
+
+@overload(_fresh)
+def _fresh_typer(g):
+    if isinstance(g, types.Array):
+        return lambda g: g.copy()
+    return lambda g: g
+
+
 @overload(written_grad)
 def _written_grad_typer(dy, index):
     if isinstance(dy, types.Array) and isinstance(index, types.Array) and \
             isinstance(index.dtype, types.Boolean):
         return lambda dy, index: dy[index]   # a mask selects each entry once
+    if isinstance(dy, types.Array) and _basic(index):
+        # y[n % 2] = v where the passes could not tell the index is an int: no entry is
+        # written twice, so v's gradient is all of dy[index] (NumPy's form copies it too)
+        return lambda dy, index: _fresh(dy[index])
     pair = isinstance(index, types.BaseTuple) and len(index) == 2 and \
         isinstance(dy, types.Array) and dy.ndim == 2
     if isinstance(dy, types.Array) and (_sequence(index) or pair and _sequence(index[0])
@@ -346,6 +370,13 @@ def _written_grad_typer(dy, index):
             return _last_rows(g, first_index(index) if not alone else as_index(index),
                               dy.shape[0])
         return rows
+    if isinstance(dy, types.Array) and _ranked(index):
+        def ranked(dy, index):   # y[idx] = v, idx of rank >= 2: each entry names a row
+            idx = as_index(index)
+            flat = np.ascontiguousarray(idx).ravel()
+            g = _last_rows(dy[flat], flat, dy.shape[0])
+            return g.reshape(idx.shape + dy.shape[1:])
+        return ranked
     if pair and _sequence(index[0]) and _sequence(index[1]):
         def pairs(dy, index):   # y[idx, jdx] = v
             first, second = as_index(index[0]), as_index(index[1])

@@ -43,6 +43,16 @@ def unstack_like(dy, arrays, axis=0):
 def _unstack_like_typer(dy, arrays, axis=0):
     if not isinstance(dy, types.Array) or not isinstance(arrays, types.BaseTuple):
         return None
+    if dy.ndim == 1 and all(isinstance(t, (types.Number, types.Boolean)) for t in arrays):
+        # np.stack of numbers (numba_ext's form): dy's items are their gradients, numbers
+        # as NumPy's np.take gives them (an array would not add into an item of x)
+        items = "".join(f"dy[{k}], " for k in range(len(arrays)))
+        namespace = {}
+        exec("def numbers(dy, arrays, axis=0):\n"
+             "    if axis != 0 and axis != -1:\n"
+             "        raise ValueError('axis out of range')\n"
+             f"    return ({items})\n", namespace)
+        return namespace["numbers"]
     n, ndim, piece = len(arrays), dy.ndim, _piece(dy.ndim, "index")
     body = ["def unstack(dy, arrays, axis=0):",
             f"    ax = axis + {ndim} if axis < 0 else axis",
