@@ -18,11 +18,6 @@ this module registers numba overloads for:
   so the list becomes ``np.array(idx)``, which NumPy's indexing treats the same way;
 * a boolean mask of rank 2 or more alone as an index (``x[m]``, ``x[m] = v``): numba's
   own typing gives it a result of the wrong rank and its lowering fails;
-* ``np.stack`` of a tuple or list of numbers: numba's takes a tuple of arrays only;
-* ``a.reshape(...)`` of an array of layout other than C or F (a column, ``a[::-1]``):
-  numba refuses it; here it reshapes a contiguous copy (NumPy copies where the strides
-  allow no view; srcgrad refuses writes through a reshape's result, so the two agree in
-  its code, but numba code that writes through such a reshape changes the copy only);
 
 Every overload returns ``None`` for the argument types numba implements itself, so a
 call never has two candidate implementations and numba's own code keeps serving the
@@ -519,45 +514,6 @@ def _np_stack_numbers(arrays, axis=0):
     exec(f"def from_tuple(arrays, axis=0):\n    normalize_axis(axis, 1)\n"
          f"    out = np.empty({len(items)}, dtype)\n{fills}    return out\n", namespace)
     return namespace["from_tuple"]
-
-
-# ---- a.reshape(...) of an array numba cannot prove contiguous (a column, a[::-1]) ----
-# numba types reshape for C and F layouts only. NumPy copies where the strides do not
-# allow a view; here an array of any other layout is reshaped as a contiguous copy. The
-# result is never written through in srcgrad's code (its `views` and `check` passes
-# refuse writes through a reshape's result), so a copy where NumPy gives a view agrees.
-
-@overload_method(types.Array, "srcgrad_reshape")
-def _reshape_any_layout(a, s0, s1=None, s2=None, s3=None):
-    # (numbered parameters: a method overload's *args did not lower here, numba 0.68)
-    given = [t for t in (s1, s2, s3) if not _is_none(t)]
-    if not given and isinstance(s0, (types.BaseTuple, types.Integer)):
-        return lambda a, s0, s1=None, s2=None, s3=None: \
-            np.ascontiguousarray(a).reshape(s0)
-    if not all(isinstance(t, types.Integer) for t in [s0] + given):
-        return None
-    shape = ", ".join(f"s{k}" for k in range(1 + len(given)))
-    namespace = {"np": np}
-    exec(f"def impl(a, s0, s1=None, s2=None, s3=None):\n"
-         f"    return np.ascontiguousarray(a).reshape(({shape}))\n", namespace)
-    return namespace["impl"]
-
-
-def _reshape_any_layout_of_arrays() -> None:
-    """Send numba's typing of ``a.reshape`` for layouts other than C and F to
-    ``a.srcgrad_reshape`` (fuzz seeds 9997028, 9997071: ``x[:, 0].reshape(2, 1)``)."""
-    resolve = arraydecl.ArrayAttribute.resolve_reshape
-
-    def resolve_reshape(self, ary):
-        if isinstance(ary, types.Array) and ary.layout not in "CF":
-            return self.context.resolve_getattr(ary, "srcgrad_reshape")
-        return resolve(self, ary)
-    if not getattr(resolve, "srcgrad", False):
-        resolve_reshape.srcgrad = True
-        arraydecl.ArrayAttribute.resolve_reshape = resolve_reshape
-
-
-_reshape_any_layout_of_arrays()
 
 
 # ---- a list as an index: x[[0, 0, 1]], x[idx, :] = v with idx = [0, 2] ----

@@ -273,20 +273,3 @@ def test_stack_of_numbers_checks_its_axis(axis):
     # as NumPy's AxisError (a ValueError) for the one axis of the result
     with pytest.raises(ValueError, match="axis"):
         njit(lambda x, axis: np.stack((x, x), axis=axis))(1.0, axis)
-
-
-# ---- a.reshape of an array numba cannot prove contiguous ----
-
-@njit
-def reshaped(x):
-    return (x[:, 0].reshape(2, 1), x[:, 1].reshape((1, 2)), x[::-1].reshape(6),
-            x[:, ::2].reshape(-1, 1), x[:, 2].reshape(2), x[:, 0].reshape(1, 2, 1),
-            x.reshape(3, 2))
-
-
-def test_reshape_of_a_strided_array_is_numpys():
-    # numba types reshape for C and F layouts only (fuzz seeds 9997028, 9997071)
-    x = data((2, 3))
-    got, want = reshaped(x), reshaped.py_func(x)
-    assert_same(got, want)
-    assert np.shares_memory(got[-1], x)   # numba's own reshape of a C array: still a view

@@ -1617,20 +1617,3 @@ def test_a_sliced_array_read_whole_in_its_run_is_not_scalarised(jit):
     g = srcgrad.grad(slice_added_to_itself, jit=jit)(x, 2)
     np.testing.assert_allclose(g, 2 * 1.5 ** 4 * x)
     assert_grad(slice_added_to_itself, (g,), (x, 2), (0,))
-
-
-def reshaped_column(x0, x1):
-    c = x0[:, 0].reshape(2, 1) * x1
-    return np.sum(c ** 2) + np.sum(x0[::-1].reshape(6) * np.arange(6.0))
-
-
-def test_reshape_of_a_column_compiles(jit):
-    # fuzz seeds 9997028, 9997071: (x0[:, 0]).reshape(2, 1) was refused compiled
-    # ("reshape() supports contiguous array only")
-    x0, x1 = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.7]]), np.array([0.2, -0.4, 1.1])
-    g = srcgrad.grad(reshaped_column, wrt=(0, 1), jit=jit)(x0, x1)
-    want0 = np.arange(6.0).reshape(2, 3)[::-1].copy()   # x0[::-1] flattened: rows swapped
-    want0[:, 0] += 2 * x0[:, 0] * np.sum(x1 ** 2)
-    np.testing.assert_allclose(g[0], want0)
-    np.testing.assert_allclose(g[1], 2 * x1 * np.sum(x0[:, 0] ** 2))
-    assert_grad(reshaped_column, g, (x0, x1), (0, 1))
