@@ -576,32 +576,24 @@ def test_writing_into_an_input_works_on_a_copy(fun, arg, jit):
     assert_grad(fun, [got], (arg.copy(),), [0])
 
 
-@pytest.mark.parametrize("fun,want", [
-    (writes_input_through_alias, [2.0, 6.0, 6.0]),   # y = (1, 3, 3): d sum(y^2) = 2y
-    (writes_view_of_input, [0.0, 3.0, 1.0]),         # y = (3 x1, x2)
-], ids=["alias", "view"])
-def test_writing_through_an_alias_of_an_input_nothing_else_reads(fun, want, jit):
-    # the gradient writes into its copy of x, which only y reads: the write is followed
-    x = np.array([1.0, 2.0, 3.0])
-    got = srcgrad.grad(fun, jit=jit)(x)
-    np.testing.assert_allclose(got, want)
-    assert_grad(fun, [got], (x.copy(),), [0])
-    np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
+@pytest.mark.parametrize("fun,text,arg", [
+    (writes_input_through_alias, "y[1] += 1.0", np.array([1.0, 2.0, 3.0])),
+], ids=["alias"])
+def test_writing_through_an_alias_of_an_input_is_refused(fun, text, arg, jit):
+    snapshot = arg.copy()
+    with pytest.raises(srcgrad.SrcgradError) as info:
+        srcgrad.grad(fun, jit=jit)(arg)
+    message = str(info.value)
+    assert f"{HERE}:{line_of(fun, text)}" in message and text in message, message
+    assert "copy" in message.lower(), message
+    np.testing.assert_array_equal(arg, snapshot)
 
 
-def writes_view_of_input_read_again(x):
-    y = x[1:]
-    y[0] = 3.0 * y[0]
-    return np.sum(x * x)
-
-
-def test_writing_into_a_view_of_an_input_read_again_is_refused(jit):
+def test_writing_into_a_view_of_an_input_is_refused(jit):
     x = np.array([1.0, 2.0, 3.0])
     with pytest.raises(srcgrad.SrcgradError) as info:
-        srcgrad.grad(writes_view_of_input_read_again, jit=jit)(x)
-    message = str(info.value)
-    assert f"{HERE}:{line_of(writes_view_of_input_read_again, 'y[0] = 3.0')}" in message
-    assert "copy" in message.lower(), message
+        srcgrad.grad(writes_view_of_input, jit=jit)(x)
+    assert f"{HERE}:{line_of(writes_view_of_input, 'y[0] = 3.0')}" in str(info.value)
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
 
 

@@ -750,30 +750,3 @@ def test_an_item_changed_in_place_that_nothing_else_reads(jit):
     source = srcgrad.grad(first_entry_accumulated, jit=False).source
     loop = source[source.index("for i"):source.index("# adjoint")]
     assert "unshared" in source and "unshared" not in loop
-
-
-def write_after_a_tuple_assignment(x0, x2):
-    t2, t3 = x0 * 2.0, np.exp(x2)[[2, 0, 0]]   # (normalize: t3 = _t4, _t4 read once)
-    t3[[0, 2, 0]] += x0 * 1.0
-    return np.sum(t3 * t2)
-
-
-def write_after_a_swap(x0, x2):
-    t2, t3 = x0 * 2.0, np.exp(x2)[[2, 0, 0]]
-    t2, t3 = t3, t2
-    t2[[0, 2, 0]] += x0 * 1.0
-    return np.sum(t2 * t3)
-
-
-@pytest.mark.parametrize("fun", [write_after_a_tuple_assignment, write_after_a_swap])
-def test_a_write_into_a_name_a_tuple_assignment_bound_is_differentiated(fun, jit):
-    # fuzz seed 10100009: `t2, t3 = a, b` is `t3 = _t4` once normalized, and a write into
-    # t3 was refused as one through a view of _t4, which nothing else reads. t3 =
-    # (e^z2 + x2, e^z0, e^z0 + x1) (the repeated index: its last write), times 2x
-    x, z = np.array([0.1, 0.2, 0.3]), np.array([0.5, -0.2, 0.4])
-    dx, dz = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x, z)
-    e0, e2 = np.exp(z[0]), np.exp(z[2])
-    np.testing.assert_allclose(dx, [2 * (e2 + x[2]), 2 * e0 + 2 * x[2],
-                                    2 * x[0] + 2 * (e0 + x[1])])
-    np.testing.assert_allclose(dz, [(2 * x[1] + 2 * x[2]) * e0, 0.0, 2 * x[0] * e2])
-    assert_grad(fun, (dx, dz), (x, z), (0, 1))

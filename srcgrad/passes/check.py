@@ -34,7 +34,6 @@ srcgrad.errors.MissingRule: ...: parts.append(...) is called for its effect, ...
 
 from __future__ import annotations
 
-import collections
 import inspect
 import logging
 import operator
@@ -267,29 +266,13 @@ def check_writes(fp: FunctionPass) -> None:
                            f"where the list is read only by index, len, a loop over it "
                            f"or a builtin or NumPy function; here, write into an "
                            f"array of its items instead (a = np.array({name}))")
-        if name in shared and _seen_elsewhere(fp, shared, name):
+        if name in shared:
             base = root
             user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
             base = user if user in fp.params and base[len(user) + 1:].isdigit() else base
             raise fp.error(UnsupportedSyntax, s,
                            f"{name!r} is a view of {base!r}; write into {base!r} "
                            f"itself, or copy the view first")
-
-
-def _seen_elsewhere(fp: FunctionPass, views: dict[str, str], name: str) -> bool:
-    """Whether what `name` views may be seen other than through `name`: some array of
-    the chain it views (`name = _t4`, `_t4 = x[1:]`) is a parameter, or is read other than
-    by the one statement that binds the next link (normalize's `t3 = _t4` for
-    `t2, t3 = a, b`: `_t4` is read there only, so a write into t3 changes nothing else)."""
-    loads = collections.Counter(n.id for n in gast.walk(fp.fn) if isinstance(n, gast.Name)
-                                and isinstance(n.ctx, gast.Load))
-    seen = {name}
-    while name in views and views[name] not in seen:
-        name = views[name]
-        seen.add(name)
-        if name in fp.params or loads[name] != 1:
-            return True
-    return False
 
 
 def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:
