@@ -267,12 +267,23 @@ def check_writes(fp: FunctionPass) -> None:
                            f"or a builtin or NumPy function; here, write into an "
                            f"array of its items instead (a = np.array({name}))")
         if name in shared:
-            base = root
-            user = base.rsplit("_", 1)[0]   # `x_1 = x.copy()`: the argument's copy
-            base = user if user in fp.params and base[len(user) + 1:].isdigit() else base
+            name, base = _user_name(fp, name), _user_name(fp, root)
+            if name == base:   # `x0 = x0` rebinding an argument, then a write into it
+                raise fp.error(UnsupportedSyntax, s,
+                               f"{name!r} is bound again to the argument {base!r} "
+                               f"(or a view of it) before this write; write into the "
+                               f"argument without binding it again, or copy it first "
+                               f"({name} = {base}.copy())")
             raise fp.error(UnsupportedSyntax, s,
                            f"{name!r} is a view of {base!r}; write into {base!r} "
                            f"itself, or copy the view first")
+
+
+def _user_name(fp: FunctionPass, name: str) -> str:
+    """The parameter `name` stands for, where normalize numbered it (`x_1 = x.copy()`,
+    `x_2 = x_1`: x's copy and a name bound to it again), else `name`."""
+    user, _, k = name.rpartition("_")
+    return user if user in fp.params and k.isdigit() else name
 
 
 def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:

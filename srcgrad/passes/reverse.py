@@ -54,6 +54,7 @@ from ..rules import fact
 from ..rules.inline import instantiate, shared
 from ..runtime import (
     add_at,
+    add_items,
     broadcast_like,
     checked_grad,
     snapshot,
@@ -633,16 +634,20 @@ class _Reverse(Recording):
     def accumulate_entry(self, var: str, index: gast.AST, dy: gast.AST) -> list[gast.stmt]:
         """``dvar = list(dvar); dvar[i] = dvar[i] + dy``: the adjoint of a tuple read at an
         index known at run time (`p[i]` in a loop), as a list of its items' adjoints;
-        entry i is made anew, since its array may be another adjoint's too."""
+        entry i is made anew, since its array may be another adjoint's too. A slice's
+        adjoint (`p[::-1]`) is a list too, added item by item."""
         dvar = self.adjoint_name(var)
         start = b.name(dvar) if var in self.defined else \
             b.call(b.name(self.bind("zeros_like", zeros_like)), b.name(var))
         self.defined.add(var)
         self.owned.discard(var)
+        entry = b.subscript(b.name(dvar), copy.deepcopy(index))
+        if isinstance(index, gast.Slice):   # `p[::-1]`: its adjoint's items, one by one
+            added = b.call(b.name(self.bind("add_items", add_items)), entry, dy)
+        else:
+            added = b.binop(entry, gast.Add(), dy)
         return [b.assign(dvar, b.call(b.name("list"), start)),
-                b.assign(b.subscript(b.name(dvar), index, store=True),
-                         b.binop(b.subscript(b.name(dvar), copy.deepcopy(index)), gast.Add(),
-                                 dy))]
+                b.assign(b.subscript(b.name(dvar), index, store=True), added)]
 
     def accumulate_item(self, var: str, k: int, dy: gast.AST) -> list[gast.stmt]:
         """``dvar = (dvar[0], dvar[1] + dy)``: a tuple's adjoint, a tuple of the adjoints of
