@@ -1651,3 +1651,38 @@ def test_a_write_into_an_argument_bound_again_to_itself_is_refused(jit):
                        ) as info:
         srcgrad.grad(rebound_argument_written_at_repeated_columns, wrt=(0, 1), jit=jit)(x0, x1)
     assert "test_regressions_fuzz.py:" in str(info.value)
+
+
+# ---- a 0-d array item of a list built by a comprehension or appends, changed in place ----
+
+
+def item_of_a_comprehension_changed(a, b):
+    c = [v for v in (a, b)][1]
+    c -= np.sin(a)                      # on 0-d arrays NumPy changes b
+    return np.sum(b * 3.0) + np.sum(c * a)
+
+
+def item_of_appends_changed(a, b):
+    parts = []
+    for v in (a, b):
+        parts.append(v)
+    c = parts[1]
+    c -= np.sin(a)
+    return np.sum(b * 3.0) + np.sum(c * a)
+
+
+@pytest.mark.parametrize("fun", [item_of_a_comprehension_changed, item_of_appends_changed])
+def test_a_0d_array_item_of_a_built_list_changed_in_place_is_refused(fun, jit):
+    # the list becomes an array of its items, where a 0-d array item is a number that no
+    # longer is b: `c -= ...` passed the in-place check, and the gradient was that of
+    # floats (0.542, 3.4) where b changes too (by differences: (-2.221, 3.4))
+    a, b = np.array(0.4), np.array(1.3)
+    changed = b.copy()
+    fun(a.copy(), changed)
+    assert changed == pytest.approx(1.3 - np.sin(0.4))   # (plain NumPy does change b)
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'c -= ...' changes in place"):
+        srcgrad.grad(fun, wrt=(0, 1), jit=jit)(a.copy(), b.copy())
+    # on floats `c -= ...` is a new value: f = 3b + (b - sin a) a
+    g = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(0.4, 1.3)
+    assert g == pytest.approx((1.3 - np.sin(0.4) - 0.4 * np.cos(0.4), 3.4))
+    assert_grad(fun, g, (0.4, 1.3), (0, 1))

@@ -46,6 +46,7 @@ from ..analysis.aliasing import (
 )
 from ..frontend.parse import MISSING, Env
 from ..runtime import snapshot, unshared
+from .comprehensions import COMPREHENSIONS
 
 
 def bound_name(env: Env, name: str, helper: Any) -> str:
@@ -114,6 +115,24 @@ def _item_reads(body: list[gast.stmt], name: str, root, loads: collections.Count
                 index(n) is None or index(n) in ours for n in reads if id(n) not in mine):
             return True
     return False
+
+
+def _rows_read_by(body: list[gast.stmt], names: set[str]) -> dict:
+    """The lists each of `names` may be an item of (`t = z[k]`, `for t in z`, `t = [...][k]`):
+    name of the list, or id of the comprehension, -> the first such name."""
+    out: dict = {}
+    for node in gast.walk(b.function("f", [], body)):
+        if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and \
+                node.target.id in names:
+            t, base = node.target.id, node.iter
+        elif isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) and \
+                node.targets[0].id in names and isinstance(node.value, gast.Subscript):
+            t, base = node.targets[0].id, node.value.value
+        else:
+            continue
+        key = base.id if isinstance(base, gast.Name) else id(base)
+        out.setdefault(key, t)
+    return out
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -210,15 +229,37 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
             first_change.setdefault(node.target.id, node)
 
-    def check(name: str, node: gast.AugAssign, at: gast.AST) -> gast.stmt:
+    def checked(name: str, node: gast.AugAssign, value: gast.expr) -> gast.expr:
         where = f"{os.path.basename(filename)}:{getattr(node, 'lineno', '?')}"
         op = _SYMBOLS.get(type(node.op), 'op')
         message = (f"{where}: '{name} {op}= ...' changes in place an array that another name "
                    f"shares (a row of a matrix, an item of a list, or the array a caller "
                    f"passed), which cannot be differentiated: write {name} = {name} {op} ... "
                    f"(a new array), or copy it first")
-        return b.located(b.assign(name, b.call(b.name(bound_name(env, "unshared", unshared)),
-                                               b.name(name), b.const(message))), at)
+        return b.call(b.name(bound_name(env, "unshared", unshared)), value, b.const(message))
+
+    def check(name: str, node: gast.AugAssign, at: gast.AST) -> gast.stmt:
+        return b.located(b.assign(name, checked(name, node, b.name(name))), at)
+
+    # a list that is built by appends or a comprehension becomes an array of its items
+    # (`lists`), where a 0-d array item is a number that no longer shares the item's
+    # array: a row that may be an array is checked as it goes in instead
+    rows = _rows_read_by(body, (shared | items) & changed)
+    for node in gast.walk(b.function(fn.name, params, body)):
+        taken = rows.get(id(node)) or (isinstance(node, gast.Assign) and isinstance(
+            node.targets[0], gast.Name) and rows.get(node.targets[0].id))
+        if not taken:
+            continue
+        if isinstance(node, gast.Assign):
+            node = node.value
+        if isinstance(node, COMPREHENSIONS) and _root(node.elt) is not None:
+            node.elt = checked(taken, first_change[taken], node.elt)
+    for node in gast.walk(b.function(fn.name, params, body)):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "append" and isinstance(node.func.value, gast.Name) and \
+                (taken := rows.get(node.func.value.id)) and len(node.args) == 1 and \
+                _root(node.args[0]) is not None:
+            node.args[0] = checked(taken, first_change[taken], node.args[0])
 
     class Unshared(gast.NodeTransformer):
         """`v op= e` where v may be an array another name shares (a row `v = z[1]` of a
