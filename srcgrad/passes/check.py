@@ -268,22 +268,31 @@ def check_writes(fp: FunctionPass) -> None:
                            f"array of its items instead (a = np.array({name}))")
         if name in shared:
             name, base = _user_name(fp, name), _user_name(fp, root)
-            if name == base:   # `x0 = x0` rebinding an argument, then a write into it
+            if name == base and base in fp.params:   # `x0 = x0`, then a write into it
                 raise fp.error(UnsupportedSyntax, s,
                                f"{name!r} is bound again to the argument {base!r} "
                                f"(or a view of it) before this write; write into the "
                                f"argument without binding it again, or copy it first "
                                f"({name} = {base}.copy())")
+            if name == base or base.startswith("_"):
+                # (bound from a value normalize named, or round names: `a, b = b, a`)
+                raise fp.error(UnsupportedSyntax, s,
+                               f"{name!r} is bound from another name (`{name} = other`, "
+                               f"a tuple assignment or a swap), which srcgrad takes to "
+                               f"share its array: a write into it cannot be followed; "
+                               f"copy it first ({name} = {name}.copy())")
             raise fp.error(UnsupportedSyntax, s,
                            f"{name!r} is a view of {base!r}; write into {base!r} "
                            f"itself, or copy the view first")
 
 
 def _user_name(fp: FunctionPass, name: str) -> str:
-    """The parameter `name` stands for, where normalize numbered it (`x_1 = x.copy()`,
-    `x_2 = x_1`: x's copy and a name bound to it again), else `name`."""
+    """The user's name `name` stands for where normalize numbered it (`x_1 = x.copy()`,
+    `x_2 = x_1`: an argument's copy and a name bound to it again; `t_1`: a user's `t`
+    bound again by a tuple assignment), else `name`."""
     user, _, k = name.rpartition("_")
-    return user if user in fp.params and k.isdigit() else name
+    return user if k.isdigit() and user and not user.startswith("_") and (
+        user in fp.params or user in fp.locals) else name
 
 
 def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:
