@@ -47,10 +47,12 @@ from ..analysis.values import ints
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
 from ..rules import lookup
+from ..runtime import snapshot
 from .base import (
     FunctionPass,
     Namespace,
     Operation,
+    _bindings,
     changed,
     dotted,
     int_constant,
@@ -198,13 +200,32 @@ def side_call(obj) -> bool:
 
 def views(fp: FunctionPass) -> dict[str, str]:
     """For each name bound to a view of another (`v = x[1:]`, `v = x.T`, `v = x`, an
-    item of a tuple display that is one: `p = (x0, y); v = p[0]`), that other name."""
+    item of a tuple display that is one: `p = (x0, y); v = p[0]`), that other name. A
+    binding that passes an array on without sharing it (`_renames`, `_swaps`) is none."""
+    loads: dict[str, int] = {}
+    for n in gast.walk(fp.fn):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads[n.id] = loads.get(n.id, 0) + 1
+    renames, swaps = _renames(fp, loads), _swaps(fp, loads)
+    out = _views(fp, renames | {id(s) for swap in swaps for s in swap[2]})
+    unsafe = [swap for swap in swaps if not _swap_kept(fp, swap, out)]
+    if unsafe:
+        out = _views(fp, renames | {id(s) for swap in swaps if swap not in unsafe
+                                    for s in swap[2]})
+    return out
+
+
+def _views(fp: FunctionPass, passed_on: set[int]) -> dict[str, str]:
     out: dict[str, str] = {}
     fancy = fancy_names(fp.fn.body)
     items: dict[str, list[gast.expr]] = {}   # the items of tuples: `p = (x0, y)`
     for s in fp.statements:
         name, v = target_of(s), getattr(s, "value", None)
-        if name is None:
+        if name is None or isinstance(v, gast.Name) and v.id == name:
+            continue   # (`x = x`: shares nothing)
+        if id(s) in passed_on:   # the name takes the array over: what it views, if any
+            if v.id in out and out[v.id] != name:
+                out[name] = out[v.id]
             continue
         if isinstance(v, (gast.Tuple, gast.List)):
             items[name] = v.elts
@@ -225,6 +246,94 @@ def views(fp: FunctionPass) -> dict[str, str]:
     return out
 
 
+def _alias(s: gast.stmt, fp: FunctionPass, loads: dict[str, int]) -> str | None:
+    """b, where `s` is `a = b` and b a local, not an argument, read only there."""
+    if target_of(s) and isinstance(s.value, gast.Name) and s.value.id in fp.locals \
+            and s.value.id not in fp.params and loads.get(s.value.id) == 1:
+        return s.value.id
+    return None
+
+
+def _renames(fp: FunctionPass, loads: dict[str, int]) -> set[int]:
+    """The ids of the bindings `a = b` outside loops where b is a local bound once,
+    outside loops, and read only there (`x_2 = x_1` for `x = x`; `t_1 = _t3`, `_t3 = t`
+    for a tuple assignment): a takes b's array over, and b is never seen again."""
+    bound, in_loop = _bindings(fp.statements)
+    out = set()
+    for k, s in enumerate(fp.statements):
+        if (b_ := _alias(s, fp, loads)) and k not in in_loop and \
+                len(bound.get(b_, ())) == 1 and bound[b_][0] < k and \
+                bound[b_][0] not in in_loop:
+            out.add(id(s))
+    return out
+
+
+def _swaps(fp: FunctionPass, loads: dict[str, int]) -> list[tuple]:
+    """The swaps through temporaries read once, `_t1 = v; _t2 = u; u = _t1; v = _t2` for
+    `u, v = v, u`, in loops too: (block, index of its first statement, its statements,
+    the names it swaps). The names exchange their arrays, each held by one of them."""
+    out = []
+    for block in _blocks(fp.fn.body):
+        for i in range(len(block)):
+            takes = []   # `_t1 = v; _t2 = u` ...
+            while i + len(takes) < len(block) and _take(block[i + len(takes)], fp, loads):
+                takes.append(block[i + len(takes)])
+            gives = block[i + len(takes):i + 2 * len(takes)]   # ... `u = _t1; v = _t2`
+            names = {target_of(g) for g in gives}
+            if len(takes) > 1 and len(gives) == len(takes) and \
+                    {_alias(g, fp, loads) for g in gives} == {target_of(t) for t in takes} \
+                    and names == {t.value.id for t in takes}:
+                out.append((block, i, takes + gives, names))
+    return out
+
+
+def _swap_kept(fp: FunctionPass, swap: tuple, views: dict[str, str]) -> bool:
+    """Whether the arrays a swap exchanges are seen by no other name across it: no name
+    it swaps is a view, and each view of one is bound once, in the swap's block, and read
+    only from there to the swap (or, bound after the swap, to the block's end): `_t =
+    u[1:-1]` in the loop body that ends with the swap. Else a write under one name after
+    the swap could change a view taken under the other."""
+    block, at, statements, names = swap
+    if names & set(views):
+        return False
+    for view in (k for k in views if _chain(views, k) & names):
+        spots = [j for j, s in enumerate(block) if target_of(s) == view]
+        if len(spots) != 1 or sum(target_of(s) == view for s in fp.statements) != 1:
+            return False
+        p = spots[0]
+        segment = block[p:at] if p < at else block[p:]
+        inside = {id(n) for s in segment for n in gast.walk(s)}
+        if any(isinstance(n, gast.Name) and n.id == view and isinstance(n.ctx, gast.Load)
+               and id(n) not in inside for n in gast.walk(fp.fn)):
+            return False
+    return True
+
+
+def _chain(views: dict[str, str], name: str) -> set[str]:
+    """The names `name` is a view of, through views of views."""
+    out = set()
+    while name in views and views[name] not in out:
+        name = views[name]
+        out.add(name)
+    return out
+
+
+def _take(s: gast.stmt, fp: FunctionPass, loads: dict[str, int]) -> bool:
+    """Whether `s` is `_t = v`: v a local taken into a temporary read once."""
+    name = target_of(s)
+    return bool(name) and name.startswith("_") and loads.get(name) == 1 and \
+        isinstance(s.value, gast.Name) and s.value.id in fp.locals
+
+
+def _blocks(body: list[gast.stmt]):
+    """`body` and every statement list nested in it."""
+    yield body
+    for s in body:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                yield from _blocks(getattr(s, field))
+
+
 def view_root(views: dict[str, str], name: str) -> str:
     """The array `name` is a view of (through views of views: x[0][::-1]), or itself."""
     seen = set()
@@ -240,12 +349,19 @@ def check_writes(fp: FunctionPass) -> None:
     (normalize); a helper's argument was not, and is refused here."""
     shared = views(fp)
     passed = _helper_results(fp)
+    # the arguments copied on entry under their own name (`x = x.copy()`, where x is
+    # bound again in a loop or a branch, so not numbered): writes go into the copy
+    copied = {target_of(s) for s in fp.fn.body[:len(fp.params)] if target_of(s) in fp.params
+              and isinstance(s.value, gast.Call) and len(s.value.args) <= 1 and any(
+                  isinstance(n, gast.Name) and n.id == target_of(s) for n in gast.walk(s.value))
+              and (fp.p.env.resolve(s.value.func, fp.locals) is snapshot or isinstance(
+                  s.value.func, gast.Attribute) and s.value.func.attr == "copy")}
     for s in fp.statements:
         if not is_write(s):
             continue
         name = s.targets[0].value.id
         root = view_root(shared, name)
-        if root in fp.params:   # only in a helper: see normalize's copy_args
+        if root in fp.params and root not in copied:   # a helper's: see inplace's copy_args
             raise fp.error(HelperWrites, s,
                            f"writing into {name}[...] in a helper would change the "
                            f"array its caller passed as {root!r}, which cannot be "
@@ -268,12 +384,6 @@ def check_writes(fp: FunctionPass) -> None:
                            f"array of its items instead (a = np.array({name}))")
         if name in shared:
             name, base = _user_name(fp, name), _user_name(fp, root)
-            if name == base and base in fp.params:   # `x0 = x0`, then a write into it
-                raise fp.error(UnsupportedSyntax, s,
-                               f"{name!r} is bound again to the argument {base!r} "
-                               f"(or a view of it) before this write; write into the "
-                               f"argument without binding it again, or copy it first "
-                               f"({name} = {base}.copy())")
             if name == base or base.startswith("_"):
                 # (bound from a value normalize named, or round names: `a, b = b, a`)
                 raise fp.error(UnsupportedSyntax, s,
