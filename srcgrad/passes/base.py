@@ -117,7 +117,7 @@ def all_statements(body: list[gast.stmt], into_loops: bool = True):
             yield from all_statements(s.body)
 
 
-def _bindings(statements: list[gast.stmt]) -> tuple[dict[str, list[int]], set[int]]:
+def bindings(statements: list[gast.stmt]) -> tuple[dict[str, list[int]], set[int]]:
     """Where each name is bound (indices into `statements`, parameters at -1), and the
     indices of the statements inside a loop."""
     bound: dict[str, list[int]] = {}
@@ -251,7 +251,7 @@ class FunctionPass:
         name bound to a tuple display, or to an item of one that is a tuple itself
         (`p = ((a, b), c); q = p[0]`), in `self.tuples`."""
         ops: dict[int, Operation] = {}
-        self._bound, self._in_loop = _bindings(self.statements)
+        self._bound, self._in_loop = bindings(self.statements)
         for k, stmt in enumerate(self.statements):
             self._reading = k
             name = target_of(stmt)

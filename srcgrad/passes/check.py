@@ -52,7 +52,7 @@ from .base import (
     FunctionPass,
     Namespace,
     Operation,
-    _bindings,
+    bindings,
     changed,
     dotted,
     int_constant,
@@ -258,7 +258,7 @@ def _renames(fp: FunctionPass, loads: dict[str, int]) -> set[int]:
     """The ids of the bindings `a = b` outside loops where b is a local bound once,
     outside loops, and read only there (`x_2 = x_1` for `x = x`; `t_1 = _t3`, `_t3 = t`
     for a tuple assignment): a takes b's array over, and b is never seen again."""
-    bound, in_loop = _bindings(fp.statements)
+    bound, in_loop = bindings(fp.statements)
     out = set()
     for k, s in enumerate(fp.statements):
         if (b_ := _alias(s, fp, loads)) and k not in in_loop and \
