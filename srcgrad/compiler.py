@@ -53,6 +53,7 @@ from .passes.normalize import normalize
 from .passes.optimize import optimize, unvalued
 from .passes.pytrees import flatten_dicts, flatten_params
 from .passes.reject import reject_unsupported
+from .passes.reshapes import reshapes
 from .passes.reverse import Reversed, reverse
 from .passes.scalarise import scalarise
 from .passes.unroll import unroll
@@ -425,12 +426,13 @@ def _assemble(main: list[gast.FunctionDef], m: _Module, entries: dict[str, str],
               parsed: Parsed) -> Generated:
     """The module of entry points `main` (made from `parsed`) and the functions `m`
     made for them: optimized, kept as IR, then lowered (batched products, joint calls,
-    kernels) to source."""
+    kernels, reshapes of any layout) to source."""
     optimized = [optimize(f, m.ns) for f in main + m.functions]
     ir = {f.name: copy.deepcopy(f) for f in optimized}
     origins = {**{f.name: Origin.of(parsed) for f in main}, **m.origins}
     functions, kernels = fuse(scalarise([join(batch(unvalued(f, m.ns), m.ns), m.ns)
                                          for f in optimized], m.ns), m.ns)
+    functions = [reshapes(f, m.ns) for f in functions]
     module = b.make(gast.Module, body=functions)
     source = to_source(module)
     _debug("generate", module)

@@ -390,3 +390,30 @@ def test_an_error_of_the_users_code_names_its_line():
     note = "\n".join([str(info.value), *getattr(info.value, "__notes__", [])])
     line = index_out_of_bounds.__code__.co_firstlineno + 2
     assert f"of {HERE}:{line}: return np.sum(y[k])" in note, note
+
+
+def every_other_pair_set(a):
+    z = a * 1.0
+    v = z[::2].reshape(2, 2)    # a view of a strided slice: numba reshapes contiguous
+    v[0, 0] = 5.0               # arrays only, and this user code is numba's to compile
+    return z
+
+
+def scaled_by_every_other_pair(x):
+    return np.sum(x * np.sum(every_other_pair_set(np.arange(8.0))))
+
+
+@pytest.mark.skipif(os.environ.get("SRCGRAD_DISABLE_JIT", "").strip() not in ("", "0"),
+                    reason="SRCGRAD_DISABLE_JIT is set")
+def test_numba_refusal_names_what_failed_not_its_headings():
+    # numba's message opens with its pipeline and "- Resolution failure for literal
+    # arguments:", which the refusal's first line said and nothing after it
+    with pytest.raises(SrcgradError, match="numba cannot compile") as info:
+        srcgrad.grad(scaled_by_every_other_pair, jit=True)(np.ones(3))
+    first = str(info.value).splitlines()[0]
+    assert first.startswith(f"{HERE}:")
+    assert "reshape() supports contiguous array only (array.reshape of array(float64, 1d, A)" \
+           ", in every_other_pair_set)" in first
+    assert "Resolution failure" not in first and "Failed in nopython" not in first
+    g = srcgrad.grad(scaled_by_every_other_pair, jit=False)(np.ones(3))
+    np.testing.assert_allclose(g, np.full(3, 33.0))     # z = (5, 1, 2, ..., 7): the view

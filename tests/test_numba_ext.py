@@ -277,3 +277,31 @@ def test_stack_of_numbers_checks_its_axis(axis):
     # as NumPy's AxisError (a ValueError) for the one axis of the result
     with pytest.raises(ValueError, match="axis"):
         njit(lambda x, axis: np.stack((x, x), axis=axis))(1.0, axis)
+
+
+def test_a_users_own_strided_reshape_is_numbas():
+    # srcgrad's generated code reshapes a strided array through runtime.reshaped; numba's
+    # typing of ndarray.reshape, which the user's own numba code shares, is not changed:
+    # there a strided reshape is still refused, and a contiguous one still a view
+    import srcgrad
+
+    def column_spread(x):
+        return np.sum(x[:, 0].reshape(2, 1) * np.ones(3))
+    x = data((2, 3))
+    np.testing.assert_allclose(srcgrad.grad(column_spread, jit=True)(x)[:, 0], [3.0, 3.0])
+
+    @njit
+    def strided(x):
+        return x[:, 0].reshape(2, 1)
+
+    @njit
+    def written_through(x):
+        v = x.reshape(3, 2)
+        v[0, 0] = 5.0
+        return v
+
+    with pytest.raises(TypingError, match=r"reshape\(\) supports contiguous array only"):
+        strided(x)
+    with pytest.raises(TypingError, match=r"reshape\(\) supports contiguous array only"):
+        njit(lambda x: np.reshape(x[::2], (3,)))(data(6))
+    assert written_through(x)[0, 0] == 5.0 and x[0, 0] == 5.0

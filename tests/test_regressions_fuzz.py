@@ -1695,3 +1695,71 @@ def test_a_0d_array_item_of_a_built_list_changed_in_place_is_refused(fun, jit):
     g = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(0.4, 1.3)
     assert g == pytest.approx((1.3 - np.sin(0.4) - 0.4 * np.cos(0.4), 3.4))
     assert_grad(fun, g, (0.4, 1.3), (0, 1))
+
+
+# ---- reshapes of arrays numba types as strided ('A') or transposed ('F') ----
+
+
+def reshaped_column(x0, x1):
+    return np.sum(x0[:, 0].reshape(2, 1) * x1)
+
+
+def test_reshape_of_a_strided_column_compiles(jit):
+    # fuzz seed 9997028: `x0[:, 0].reshape(2, 1)`, a column numba types as strided ('A'
+    # layout), which numba reshapes not ("reshape() supports contiguous array only", the
+    # refusal's first line read "Resolution failure for literal arguments:")
+    x0, x1 = np.arange(6.0).reshape(2, 3) / 4.0 - 0.3, np.array([0.5, -1.0, 2.0])
+    g = srcgrad.grad(reshaped_column, wrt=(0, 1), jit=jit)(x0, x1)
+    # f = sum(x0[:, 0]) * sum(x1)
+    want0 = np.zeros((2, 3))
+    want0[:, 0] = np.sum(x1)
+    np.testing.assert_allclose(g[0], want0)
+    np.testing.assert_allclose(g[1], np.full(3, np.sum(x0[:, 0])))
+    assert_grad(reshaped_column, g, (x0, x1), (0, 1))
+    t0, t1 = np.ones((2, 3)), np.ones(3)
+    value, tangent = srcgrad.jvp(reshaped_column, wrt=(0, 1), jit=jit)(x0, x1, (t0, t1))
+    assert value == pytest.approx(np.sum(x0[:, 0]) * np.sum(x1))
+    assert tangent == pytest.approx(2.0 * np.sum(x1) + 3.0 * np.sum(x0[:, 0]))
+
+
+def first_column_spread(a):
+    return a[:, 0].reshape(2, 1) * np.ones((2, 2))
+
+
+def helper_reshapes_a_reversed_array(x0, x1):
+    t = np.zeros((2, 2))
+    for _ in range(2):
+        t = t + first_column_spread((x1.reshape(2, 1) * x0)[::-1])
+    return np.sum(t)
+
+
+def test_helper_reshaping_a_column_of_a_reversed_array_compiles(jit):
+    # fuzz seed 9997071: a helper's `a[:, 0].reshape(2, 1)` of a reversed slice `(...)[::-1]`
+    # (strided, 'A'): numba refused the helper's gradient and its tangent
+    x0, x1 = np.array([0.7, -0.2, 1.1]), np.array([1.5, -0.5])
+    g = srcgrad.grad(helper_reshapes_a_reversed_array, wrt=(0, 1), jit=jit)(x0, x1)
+    # f = 2 * 2 * x0[0] * sum(x1): two iterations, two columns of ones
+    np.testing.assert_allclose(g[0], [4.0 * np.sum(x1), 0.0, 0.0])
+    np.testing.assert_allclose(g[1], np.full(2, 4.0 * x0[0]))
+    assert_grad(helper_reshapes_a_reversed_array, g, (x0, x1), (0, 1))
+    t0, t1 = np.array([1.0, 2.0, 3.0]), np.array([1.0, -1.0])
+    _, tangent = srcgrad.jvp(helper_reshapes_a_reversed_array, wrt=(0, 1), jit=jit)(
+        x0, x1, (t0, t1))
+    assert tangent == pytest.approx(4.0 * (t0[0] * np.sum(x1) + x0[0] * np.sum(t1)))
+
+
+def reshaped_transpose(x):
+    return np.sum(np.sin(x.T.reshape(6)) * np.arange(6.0))
+
+
+def test_reshape_of_a_transpose_runs_compiled(jit):
+    # x.T is Fortran-ordered ('F'): numba's reshape compiles but raised as it ran
+    # ("incompatible shape for array"), where NumPy copies
+    x = np.arange(6.0).reshape(2, 3) / 5.0
+    g = srcgrad.grad(reshaped_transpose, jit=jit)(x)
+    # x.T.reshape(6)[k] is x[k % 2, k // 2]: weight k on entry (k % 2, k // 2)
+    k = np.arange(6)
+    want = np.zeros((2, 3))
+    want[k % 2, k // 2] = k * np.cos(x[k % 2, k // 2])
+    np.testing.assert_allclose(g, want)
+    assert_grad(reshaped_transpose, (g,), (x,), (0,))

@@ -30,6 +30,7 @@ from srcgrad.runtime import (
     products,
     record,
     reshape_as,
+    reshaped,
     seed,
     snapshot,
     sum_grad,
@@ -491,3 +492,27 @@ def test_where_is_np_where(jit, cond, x, y):
     assert np.array_equal(np.signbit(got), np.signbit(np.where(cond, x, y)))  # no -0.0
     if jit:  # the type numba's own np.where gives, so the two forms unify
         assert got.dtype == numba_where(cond, x, y).dtype
+
+
+# ---- reshaped: what generated code calls for a reshape, any layout ----
+
+
+@njit
+def _reshaped_views(a, b):
+    """a's reshapes as generated code makes them, and b's (C-contiguous) written through."""
+    strided = reshaped(a[:, ::2], (4,))       # 'A'
+    transposed = reshaped(a.T, (8,))          # 'F', of no view in C order
+    whole = reshaped(b, (4, 2))               # 'C': a view
+    whole[0, 0] = 7.0
+    return strided, transposed, whole
+
+
+@pytest.mark.parametrize("jit", [True, False], ids=["numba", "python"])
+def test_reshaped_is_reshape_in_c_order_and_a_view_where_contiguous(jit):
+    a = np.arange(8.0).reshape(2, 4)
+    b = np.zeros((2, 4))
+    strided, transposed, whole = run(jit, _reshaped_views, a, b)
+    want = np.arange(8.0).reshape(2, 4)
+    np.testing.assert_array_equal(strided, want[:, ::2].reshape(4))
+    np.testing.assert_array_equal(transposed, want.T.reshape(8))
+    assert whole.shape == (4, 2) and b[0, 0] == 7.0   # no copy on the contiguous path

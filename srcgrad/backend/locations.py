@@ -125,10 +125,60 @@ def first_line(text: str) -> str:
     """What a numba error says, short: srcgrad's own message where an overload of its
     refused the types (`srcgrad: ...`; the first that is a sentence, as numba tries a
     message given as an argument as a literal and as a str, whose refusal names its
-    type alone: "srcgrad: unicode_type"), else numba's first two lines."""
+    type alone: "srcgrad: unicode_type"), else numba's first line that says something
+    (not its pipeline and resolution headings, `_BOILERPLATE`), with the signature it
+    found no implementation for, and the construct that failed: the callee numba was
+    typing and the function it is in.
+
+    >>> first_line("Failed in nopython mode pipeline (step: nopython frontend)\\n"
+    ...            "- Resolution failure for literal arguments:\\n"
+    ...            "reshape() supports contiguous array only\\n"
+    ...            "During: resolving callee type: BoundFunction(array.reshape for "
+    ...            "array(float64, 1d, A))\\n"
+    ...            'File "h.py", line 3:\\ndef h(a):\\n    <source elided>')
+    'reshape() supports contiguous array only (array.reshape of array(float64, 1d, A), in h)'
+    """
     text = re.sub(r"\x1b\[[0-9;]*m", "", text)  # numba colours its messages
     own = [m.strip() for m in re.findall(r"srcgrad: ([^\n]+)", text)]
     if own:
         return ([m for m in own if " " in m] or own)[0][:300]
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    return " ".join(lines[:2])[:300] if lines else text
+    said = [ln for ln in lines if not _BOILERPLATE.fullmatch(ln)]
+    if not said:
+        return " ".join(lines[:2])[:300] if lines else text
+    reason = said[0]
+    if reason.endswith("found for signature:") and len(said) > 1 and \
+            said[1].startswith(">>>"):
+        reason += " " + said[1][3:].strip()
+    where = []
+    callee = re.search(r"^During: resolving callee type: (.+)$", text, re.MULTILINE)
+    if callee and (name := _callee(callee.group(1).strip())) not in reason:
+        where.append(name)
+    function = re.search(r'^\s*File "[^"]+", line \d+:\s*\n\s*def (\w+)\(', text,
+                         re.MULTILINE)
+    if function:
+        where.append(f"in {function.group(1)}")
+    return (reason + (f" ({', '.join(where)})" if where else ""))[:300]
+
+
+# numba's headings around what it says: the pipeline that failed, its tries with and
+# without literal arguments, its candidates, the places it was typing, its source excerpts
+_BOILERPLATE = re.compile(
+    r"Failed in \w+ mode pipeline \(step: [^)]*\)"
+    r"|- Resolution failure for (?:non-)?literal arguments:"
+    r"|There are \d+ candidate implementations?:"
+    r"|- Of which \d+ did not match due to:"
+    r"|Rejected as the implementation raised a specific error:"
+    r"|This error may have been caused by the following argument\(s\):"
+    r"|During: .*|File \".*|<source elided>|\^")
+
+
+def _callee(described: str) -> str:
+    """numba's name of a callee, as a user reads it: `array.reshape of array(float64, 1d,
+    A)` of `BoundFunction(array.reshape for array(float64, 1d, A))`, `h` of
+    `type(CPUDispatcher(<function h at 0x...>))`."""
+    bound = re.fullmatch(r"BoundFunction\((\S+) for (.+)\)", described)
+    if bound:
+        return f"{bound.group(1)} of {bound.group(2)}"
+    function = re.search(r"<(?:built-in )?function (\w+)", described)
+    return function.group(1) if function else described

@@ -30,6 +30,7 @@ from .broadcasting import (  # noqa: F401
     checking,
     like_broadcast,
     reshape_as,
+    reshaped,
     seed,
     tree_vdot,
     unbroadcast,

@@ -435,6 +435,35 @@ def _reshape_as_typer(dy, x):
     return lambda dy, x: np.ascontiguousarray(dy).reshape(x.shape)
 
 
+def reshaped(a, shape):
+    """`a.reshape(shape)`, in C order, whatever a's memory layout: what generated code
+    calls for the user's reshapes and those of rules (`passes.reshapes`). NumPy's
+    reshape copies where no view has the shape; numba's compiles for contiguous layouts
+    only, and raises at run time where a transpose (an 'F' array) has no such view.
+
+    Its numba form keeps a view where numba types `a` C-contiguous (a 1-D contiguous
+    array too), the hot path, and reshapes a C-contiguous copy otherwise ('A': a strided
+    slice, which the copy checks at run time, copying only where it is not contiguous;
+    'F' of rank 2 or more). A copy is safe in generated code only: its writes through a
+    view are refused (`passes.check`) and its views are taken again after a write into
+    their array (`passes.views`), so a value copied here reads what a view would. The
+    user's own numba code is not changed: numba still refuses its strided reshapes.
+
+    >>> reshaped(np.arange(6.0)[::2], (3, 1)).shape
+    (3, 1)
+    """
+    return np.reshape(a, shape)
+
+
+@overload(reshaped)
+def _reshaped_typer(a, shape):
+    if not isinstance(a, types.Array):
+        return None
+    if a.layout == "C" or a.layout == "F" and a.ndim <= 1:
+        return lambda a, shape: a.reshape(shape)
+    return lambda a, shape: np.ascontiguousarray(a).reshape(shape)
+
+
 @register_jitable
 def _broadcast_index(idx, shape, lead):
     """The flat C-order index into an array of `shape` that index `idx` (with `lead`
