@@ -465,6 +465,13 @@ def dict_updated(x):
     return np.sum(d["a"] * 3.0 + d["b"] + d["e"] * len(d))
 
 
+def nested_dict_written(x):
+    d = {"a": {"u": x * 1.0, "v": 2.0 * x}, "b": x}
+    d["a"]["u"] *= d["b"]
+    d["a"]["v"] = d["a"]["v"] + d["a"]["u"]
+    return np.sum(d["a"]["u"] + d["a"]["v"])
+
+
 def test_writes_into_a_local_dict_by_hand_and_differences(jit):
     x = np.array([0.5, 2.0, -1.5])
     # sum((3x + 1) x): 6x + 1
@@ -475,7 +482,9 @@ def test_writes_into_a_local_dict_by_hand_and_differences(jit):
     # a = 2x sin(x), b = x, e = x, 4 entries: 6x sin(x) + 5x
     np.testing.assert_allclose(srcgrad.grad(dict_updated, jit=jit)(x),
                                6 * np.sin(x) + 6 * x * np.cos(x) + 5)
-    for fun in (dict_written, dict_written_in_loops, dict_updated):
+    # u = x^2, v = 2x + x^2: 4x + 2
+    np.testing.assert_allclose(srcgrad.grad(nested_dict_written, jit=jit)(x), 4 * x + 2)
+    for fun in (dict_written, dict_written_in_loops, dict_updated, nested_dict_written):
         assert srcgrad.value_and_grad(fun, jit=jit)(x)[0] == pytest.approx(fun(x))
         assert_grad(fun, (srcgrad.grad(fun, jit=jit)(x),), (x,), [0])
     _, slope = srcgrad.jvp(dict_written, jit=jit)(x, np.array([0.0, 1.0, 0.0]))
@@ -502,8 +511,10 @@ def options_written(x, opts):
 def test_writes_never_change_the_callers_objects(jit):
     x = np.array([0.5, 2.0])
     # d["a"] is x: `+=` changes the caller's x in Python, refused as `y = x; y += 1` is
-    with pytest.raises(SrcgradError, match="changes in place an array that another name"):
+    with pytest.raises(SrcgradError, match="changes in place an array that another name") \
+            as info:
         srcgrad.grad(dict_entry_shares_x, jit=jit)(x)
+    assert 'd["a"] += 1.0' in str(info.value)   # (the user's line: d_a is not in it)
     np.testing.assert_array_equal(x, [0.5, 2.0])
     # a dict argument not differentiated: the gradient of what Python computes (s twice
     # as large), and the caller's dict as it was (copied on entry; numba takes no dict)
@@ -569,6 +580,12 @@ def dict_entry_replaced_by_a_dict(x):
     return np.sum(d["a"]["u"])
 
 
+def dict_key_added_inside(x):
+    d = {"a": {"u": x}}
+    d["a"]["w"] = x
+    return np.sum(d["a"]["u"])
+
+
 def dict_nested_entry_replaced(x):
     d = {"a": {"u": x}, "b": x}
     d["a"] = x
@@ -587,6 +604,7 @@ def dict_nested_entry_replaced(x):
     (dict_entry_replaced_by_a_dict, (np.ones(2),), "writing a dict into one of its entries"),
     (dict_nested_entry_replaced, (np.ones(2),), "replacing an entry that is itself a container"),
     (written, ({"W": np.ones(2)},), "it is the caller's dict, which that would change"),
+    (dict_key_added_inside, (np.ones(2),), "adding the key 'w' to a dict inside it"),
 ])
 def test_writes_into_dicts_refused(fun, args, what):
     with pytest.raises(UnsupportedSyntax, match=what) as info:

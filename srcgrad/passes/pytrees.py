@@ -533,6 +533,9 @@ class _Flatten(gast.NodeTransformer):
             if key is None:
                 raise self.refuse(node, "a key or index computed at run time (or a slice)")
             k = _position(tree, key[0])
+            if k is None and isinstance(node.ctx, gast.Store):
+                raise self.refuse(node, f"adding the key {key[0]!r} to a dict inside it "
+                                        f"(keys are added to the dict a name holds alone)")
             if k is None:
                 raise self.refuse(node, f"the key {key[0]!r}: it has no such entry")
         return tree.children[k], path + [k], root
