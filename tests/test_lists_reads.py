@@ -138,3 +138,47 @@ def test_a_join_whose_item_a_loop_rebound_is_refused():
     # names' values there, so it stays refused (never the gradient of the new u)
     with pytest.raises(MissingRule, match="joining lists or tuples with \\+"):
         srcgrad.grad(joined_after_a_loop_rebinds_an_item, jit=False)(np.array([1.0, 2.0]))
+
+
+# ---- np.stack and np.concatenate of a list appended to in a loop, along an axis (issue 20) ----
+
+AXIS = 1
+
+
+def stacked_along(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x * i + np.sin(x))
+    w = np.arange(2.0 * n).reshape(2, n)
+    return np.sum(np.stack(parts, axis=1) * w) + np.sum(np.stack(parts, AXIS) ** 2) + \
+        np.sum(np.concatenate(parts, axis=-1) ** 2)
+
+
+def stacked_along_a_local(x):
+    ax = 1
+    parts = []
+    for i in range(3):
+        parts.append(x * i)
+    return np.sum(np.stack(parts, axis=ax) ** 2)
+
+
+def test_a_list_stacked_along_an_axis_after_its_loop(jit):
+    x = np.array([0.5, -2.0])
+    n = 3
+    # the rows are x*i + sin(x): stacked along axis 1, entry (j, i), weighted by 3j + i
+    # (d/dx_j: sum_i (3j + i)(i + cos x_j)); squared, stacked or joined: 2 * 2 * the rows
+    rows = [x * i + np.sin(x) for i in range(n)]
+    want = sum((3 * np.arange(2) + i) * (i + np.cos(x)) for i in range(n)) + \
+        4 * sum(r * (i + np.cos(x)) for i, r in enumerate(rows))
+    got = srcgrad.value_and_grad(stacked_along, jit=jit)(x, n)
+    assert got[0] == pytest.approx(stacked_along(x, n))
+    np.testing.assert_allclose(got[1], want)
+    assert_grad(stacked_along, (got[1],), (x, n), [0])
+
+
+def test_a_list_read_in_a_way_not_followed_names_that_read():
+    """A list appended to in a loop whose read after it is not followed (here an axis
+    that is a local name) is refused at the append, naming that read and its line."""
+    with pytest.raises(MissingRule, match=r"parts is read otherwise at line \d+: return "
+                                          r"np.sum\(np.stack\(parts, axis=ax\)"):
+        srcgrad.grad(stacked_along_a_local, jit=False)(X)

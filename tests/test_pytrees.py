@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from fd import assert_grad
 
 import srcgrad
 from srcgrad.checks import GradientMismatch, check_grad, numerical_grad
@@ -431,3 +432,181 @@ def test_a_dict_call_whose_keys_are_not_in_the_source_is_refused():
     with pytest.raises(srcgrad.MissingRule, match=r"test_pytrees.py:\d+: zip has no "
                                                   r"gradient rule(.|\n)*d = dict\(zip"):
         srcgrad.grad(dict_of_zip_of_names, jit=False)(np.ones(2))
+
+
+# ---- writes into a local dict at constant keys (issue 20): its entry's name bound again ----
+
+
+def dict_written(x):
+    d = {"a": x * 2}
+    d["a"] = d["a"] + 1
+    d["b"] = x
+    d["a"] += x
+    return np.sum(d["a"] * d["b"])
+
+
+def dict_written_in_loops(x):
+    d = {"s": x, "p": x * 0.0 + 1.0}
+    for i in range(3):
+        d["s"] = d["s"] * x
+        if i > 0:
+            d["p"] += d["s"]
+    d["q"] = d["p"] * 2.0
+    for k in d:
+        d[k] = d[k] * x
+    return np.sum(d["s"] + d["p"] + d["q"])
+
+
+def dict_updated(x):
+    d = {"a": x, "b": 2.0 * x}
+    d.update({"a": d["b"], "b": d["a"]})   # (a swap: update reads both first)
+    d.update(c=np.sin(x))
+    d["a"], d["e"] = d["a"] * d["c"], d["b"]
+    return np.sum(d["a"] * 3.0 + d["b"] + d["e"] * len(d))
+
+
+def nested_dict_written(x):
+    d = {"a": {"u": x * 1.0, "v": 2.0 * x}, "b": x}
+    d["a"]["u"] *= d["b"]
+    d["a"]["v"] = d["a"]["v"] + d["a"]["u"]
+    return np.sum(d["a"]["u"] + d["a"]["v"])
+
+
+def test_writes_into_a_local_dict_by_hand_and_differences(jit):
+    x = np.array([0.5, 2.0, -1.5])
+    # sum((3x + 1) x): 6x + 1
+    np.testing.assert_allclose(srcgrad.grad(dict_written, jit=jit)(x), 6 * x + 1)
+    # s = x^5, p = x + x^4 + x^5, q = 2p: 3x + 3x^4 + 4x^5
+    np.testing.assert_allclose(srcgrad.grad(dict_written_in_loops, jit=jit)(x),
+                               3 + 12 * x ** 3 + 20 * x ** 4)
+    # a = 2x sin(x), b = x, e = x, 4 entries: 6x sin(x) + 5x
+    np.testing.assert_allclose(srcgrad.grad(dict_updated, jit=jit)(x),
+                               6 * np.sin(x) + 6 * x * np.cos(x) + 5)
+    # u = x^2, v = 2x + x^2: 4x + 2
+    np.testing.assert_allclose(srcgrad.grad(nested_dict_written, jit=jit)(x), 4 * x + 2)
+    for fun in (dict_written, dict_written_in_loops, dict_updated, nested_dict_written):
+        assert srcgrad.value_and_grad(fun, jit=jit)(x)[0] == pytest.approx(fun(x))
+        assert_grad(fun, (srcgrad.grad(fun, jit=jit)(x),), (x,), [0])
+    _, slope = srcgrad.jvp(dict_written, jit=jit)(x, np.array([0.0, 1.0, 0.0]))
+    assert slope == pytest.approx(6 * x[1] + 1)
+
+
+def test_a_written_dict_reads_as_the_users_names():
+    source = srcgrad.grad(dict_written, jit=False).source
+    assert "d_a_1 = d_a + 1" in source and "d_b = x" in source
+    assert "# grad of line" in source and 'd["a"] += x' in source
+
+
+def dict_entry_shares_x(x):
+    d = {"a": x}
+    d["a"] += 1.0
+    return np.sum(d["a"] ** 2)
+
+
+def options_written(x, opts):
+    opts["s"] = opts["s"] * 2.0
+    return np.sum(x * opts["s"])
+
+
+def test_writes_never_change_the_callers_objects(jit):
+    x = np.array([0.5, 2.0])
+    # d["a"] is x: `+=` changes the caller's x in Python, refused as `y = x; y += 1` is
+    with pytest.raises(SrcgradError, match="changes in place an array that another name") \
+            as info:
+        srcgrad.grad(dict_entry_shares_x, jit=jit)(x)
+    assert 'd["a"] += 1.0' in str(info.value)   # (the user's line: d_a is not in it)
+    np.testing.assert_array_equal(x, [0.5, 2.0])
+    # a dict argument not differentiated: the gradient of what Python computes (s twice
+    # as large), and the caller's dict as it was (copied on entry; numba takes no dict)
+    opts = {"s": 1.5}
+    np.testing.assert_allclose(srcgrad.grad(options_written, jit=False)(x, opts), [3.0, 3.0])
+    assert opts == {"s": 1.5}
+
+
+def dict_key_added_in_a_branch(x):
+    d = {"a": x}
+    if np.sum(x) > 0:
+        d["b"] = x
+    return np.sum(d["a"])
+
+
+def dict_key_added_in_a_loop(x):
+    d = {"a": x}
+    for i in range(2):
+        d["b"] = x * i
+    return np.sum(d["a"] + d["b"])
+
+
+def dict_key_added_by_plus(x):
+    d = {"a": x}
+    d["b"] += x
+    return np.sum(d["a"])
+
+
+def dict_key_read_before_added(x):
+    d = {"a": x}
+    d["b"] = d["b"] + x
+    return np.sum(d["a"])
+
+
+def dict_len_before_a_key_added(x):
+    d = {"a": x}
+    n = len(d)
+    d["b"] = x
+    return np.sum(d["a"]) * n
+
+
+def dict_written_at_a_computed_key(x, k):
+    d = {"a": x, "b": x}
+    d[k] = x * 2.0
+    return np.sum(d["a"])
+
+
+def dict_entry_deleted(x):
+    d = {"a": x, "b": x}
+    del d["b"]
+    return np.sum(d["a"])
+
+
+def dict_setdefault(x):
+    d = {"a": x}
+    d.setdefault("b", x)
+    return np.sum(d["a"])
+
+
+def dict_entry_replaced_by_a_dict(x):
+    d = {"a": x}
+    d["a"] = {"u": x}
+    return np.sum(d["a"]["u"])
+
+
+def dict_key_added_inside(x):
+    d = {"a": {"u": x}}
+    d["a"]["w"] = x
+    return np.sum(d["a"]["u"])
+
+
+def dict_nested_entry_replaced(x):
+    d = {"a": {"u": x}, "b": x}
+    d["a"] = x
+    return np.sum(d["b"])
+
+
+@pytest.mark.parametrize("fun, args, what", [
+    (dict_key_added_in_a_branch, (np.ones(2),), "not adding the key 'b' in a loop, a branch"),
+    (dict_key_added_in_a_loop, (np.ones(2),), "not adding the key 'b' in a loop, a branch"),
+    (dict_key_added_by_plus, (np.ones(2),), "an augmented assignment"),
+    (dict_key_read_before_added, (np.ones(2),), "not its entry 'b' before it is added"),
+    (dict_len_before_a_key_added, (np.ones(2),), "not using it whole .* before its last key"),
+    (dict_written_at_a_computed_key, (np.ones(2), "a"), "computed at run time"),
+    (dict_entry_deleted, (np.ones(2),), r"deleting its entries \(`del`\)"),
+    (dict_setdefault, (np.ones(2),), "its attribute 'setdefault'"),
+    (dict_entry_replaced_by_a_dict, (np.ones(2),), "writing a dict into one of its entries"),
+    (dict_nested_entry_replaced, (np.ones(2),), "replacing an entry that is itself a container"),
+    (written, ({"W": np.ones(2)},), "it is the caller's dict, which that would change"),
+    (dict_key_added_inside, (np.ones(2),), "adding the key 'w' to a dict inside it"),
+])
+def test_writes_into_dicts_refused(fun, args, what):
+    with pytest.raises(UnsupportedSyntax, match=what) as info:
+        srcgrad.grad(fun, jit=False)(*args)
+    assert "test_pytrees.py:" in str(info.value)

@@ -7,9 +7,11 @@ without initial=)."""
 
 import numpy as np
 import pytest
+from fd import assert_grad
 from sweep import check, check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
+from srcgrad.rules.reduction_options import extremum_or
 
 any_, pos, unit, distinct = domains(53)
 
@@ -45,6 +47,17 @@ def dtypes(m):
         np.nansum(m, dtype="f8") ** 2
 
 
+def empty_initial(m, c):
+    """np.max/np.min/np.amax/np.amin and the methods with initial=, of empty arrays (the
+    whole of one, an empty axis reduced, an empty axis kept) and of full ones."""
+    return np.max(m[:0], initial=c) * 2.0 + np.sum(np.min(m[:, :0], axis=1, initial=c)) + \
+        np.sum(np.amax(m[:0], axis=0, initial=c) * np.arange(1.0, 5.0)) + \
+        np.sum(m[:, :0].max(axis=0, initial=c)) + \
+        np.sum(np.amin(m, axis=1, keepdims=True, initial=c) ** 2) + \
+        np.sum(m[:0].min(axis=0, where=m[:0] > 0.0, initial=-c) ** 2) + \
+        np.sum(np.maximum.reduce(m[:, :0], axis=1, initial=c) ** 2)
+
+
 def initial_of(x, c):
     return np.max(x, initial=c) * np.sum(x, initial=c) + np.prod(x, initial=c)
 
@@ -60,6 +73,8 @@ CASES = [
      (any_(3, 4),), [0], False),
     ("initial_differentiated", (np.max, np.sum, np.prod), initial_of, (distinct(5), 0.7),
      [0, 1], False),
+    ("initial_of_empty", (np.max, np.min, extremum_or), empty_initial, (distinct(3, 4), 0.3),
+     [0, 1], True),
 ]
 
 
@@ -110,6 +125,40 @@ def test_by_hand():
     # slope 1, plus prod(x) * c's: c times the other entries (x), prod(x) (c)
     np.testing.assert_allclose(gx, c + c * np.array([0.06, 0.02, 0.03]))
     assert gc == pytest.approx(np.sum(y) + c + c + np.prod(y))
+
+
+def max_of_empty(x, c):
+    return np.max(x[:0], initial=c) + 2.0 * np.min(x[:, :0], axis=1, initial=c)[1] + \
+        x[:0].max(axis=0, initial=c)[0] + np.sum(np.amin(x, axis=0, initial=c))
+
+
+def test_initial_of_empty_arrays_by_hand(jit):
+    """np.max(x, initial=c) of an empty x (or along an empty axis) is c, as in NumPy (where
+    srcgrad raised "zero-size array to reduction operation maximum"), and its gradient
+    all of dy to c. Of a full x: c where it wins. A tie of c with the reduction of an
+    empty array (c = -inf) splits dy in half, as JAX's (which reduces an empty array to
+    the identity, -inf, then takes lax.max of it and initial)."""
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    c = 0.75
+    # c + 2c + c + (min(1, .5, c) + min(-2, 4, c) + min(3, -1, c))
+    want = c + 2 * c + c + (0.5 - 2.0 - 1.0)
+    assert max_of_empty(x, c) == pytest.approx(want)
+    g = srcgrad.value_and_grad(max_of_empty, wrt=(0, 1), jit=jit)
+    value, (gx, gc) = g(x, c)
+    assert value == pytest.approx(want)
+    np.testing.assert_allclose(gx, [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]])
+    assert gc == pytest.approx(4.0)
+    # c wins over column 0 (c = 0.2 < 0.5): one less for x, one more for c
+    gx, gc = srcgrad.grad(max_of_empty, wrt=(0, 1), jit=jit)(x, 0.2)
+    np.testing.assert_allclose(gx, [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert gc == pytest.approx(5.0)
+    assert srcgrad.grad(max_of_empty_inf, jit=jit)(-np.inf) == pytest.approx(0.5)
+    assert_grad(max_of_empty, srcgrad.grad(max_of_empty, wrt=(0, 1), jit=jit)(x, c),
+                (x, c), [0, 1])
+
+
+def max_of_empty_inf(c):
+    return np.max(np.zeros(0), initial=c)
 
 
 def sum_int_dtype(x):

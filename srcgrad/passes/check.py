@@ -35,6 +35,7 @@ srcgrad.errors.MissingRule: ...: parts.append(...) is called for its effect, ...
 from __future__ import annotations
 
 import inspect
+import linecache
 import logging
 import operator
 import warnings
@@ -60,6 +61,7 @@ from .base import (
     returned,
     target_of,
 )
+from .lists import unfollowed_read
 
 
 def check(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str]) -> None:
@@ -171,14 +173,28 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
         return
     hint = (" (a list appended to in a loop is differentiated where it is not read in the "
             "loop and, after it, read only as np.stack(L), np.concatenate(L) (each with an "
-            "int literal axis= or none), np.array(L), sum(L), np.sum(L), np.mean(L), len(L) "
-            "or L[i], with no other name for it)"
+            "int literal or global int axis= or none), np.array(L), sum(L), np.sum(L), "
+            "np.mean(L), len(L) or L[i], with no other name for it"
+            f"{_unfollowed(fp, call.func.value)})"
             if method and call.func.attr == "append" else "")
     raise fp.error(MissingRule, stmt,
                    f"{dotted(call.func)}(...) is called for its effect, with a value "
                    f"being differentiated: srcgrad cannot follow what it changes{hint}; "
                    f"build values with a list display and np.stack or np.array, and "
                    f"use functions that return their result")
+
+
+def _unfollowed(fp, target: gast.AST) -> str:
+    """Where list `target` (appended to) is read in a way `lists` does not follow, for the
+    refusal of the append: `; it is read at line N: <line>`, or nothing."""
+    if not isinstance(target, gast.Name):
+        return ""
+    stmt = unfollowed_read(target.id, fp.fn.body, fp.p.env, fp.locals)
+    line = getattr(stmt, "lineno", None)
+    if line is None:
+        return ""
+    text = linecache.getline(fp.p.filename, line).strip()
+    return f"; {target.id} is read otherwise at line {line}" + (f": {text}" if text else "")
 
 
 _LOG_LEVELS = {"debug", "info", "warning", "error", "critical", "exception", "log"}

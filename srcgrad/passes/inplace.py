@@ -28,6 +28,7 @@ change the later passes meet is one the gradient can follow.
 from __future__ import annotations
 
 import collections
+import linecache
 import os
 from typing import Any
 
@@ -236,6 +237,9 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                    f"shares (a row of a matrix, an item of a list, or the array a caller "
                    f"passed), which cannot be differentiated: write {name} = {name} {op} ... "
                    f"(a new array), or copy it first")
+        line = linecache.getline(filename, getattr(node, "lineno", 0) or 0).strip()
+        if line and name not in line:   # (a name the user did not write: `d["a"]`'s d_a)
+            message += f"\n    {line}"
         return b.call(b.name(bound_name(env, "unshared", unshared)), value, b.const(message))
 
     def check(name: str, node: gast.AugAssign, at: gast.AST) -> gast.stmt:

@@ -27,7 +27,8 @@ in `if` branches on whether it returned), the block not inside a loop that leave
 iteration early (one that leaves before `L = []` may leave the array unbound where the
 adjoint reads it), and read after the loop, at any depth of `if`s and loops there
 (`_list_reads`), only as `np.stack(L)` and `np.concatenate(L)` (with an int literal
-`axis=` or none: `stacked` and `joined`, copies of the rows' array), `np.array(L)`,
+`axis=`, a global int `axis=AXIS` or none: `stacked` and `joined`, copies of the rows'
+array), `np.array(L)`,
 `np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first axis),
 `np.sum(L)`, `np.mean(L)`, `len(L)`, `L[i]` (so `for p in L`, `enumerate(L)`, `zip(L, M)`
 and `reversed(L)`, which `normalize` has made index loops, and generators over it), or
@@ -267,8 +268,9 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
         read = stmt.value.args[0] if isinstance(stmt.value, gast.Call) else None
         if how in _JOINS:
             helper = _JOINS[how]
-            stmt.value = b.call(b.name(bound_name(env, helper.__name__, helper)), read,
-                                *stmt.value.args[1:], *(k.value for k in stmt.value.keywords))
+            axis = [b.const(_int_axis(a, env, local_names)) for a in
+                    [*stmt.value.args[1:], *(k.value for k in stmt.value.keywords)]]
+            stmt.value = b.call(b.name(bound_name(env, helper.__name__, helper)), read, *axis)
         elif how == "np.copy":
             stmt.value = b.call(b.dotted(f"{npn}.copy"), read)
         elif how == "np.sum0":
@@ -413,7 +415,41 @@ def _read_as(stmt: gast.stmt, name: str, env: Env, local_names: frozenset[str]) 
         return MISSING
     axis = value.args[1:] + [k.value for k in value.keywords if k.arg == "axis"]
     if len(value.args) + len(value.keywords) == 1 or how in _JOINS and len(axis) == 1 and \
-            len(value.args) + len(value.keywords) == 2 and isinstance(axis[0], gast.Constant) \
-            and type(axis[0].value) is int:
+            len(value.args) + len(value.keywords) == 2 and \
+            _int_axis(axis[0], env, local_names) is not None:
         return how
     return MISSING
+
+
+def _int_axis(node: gast.AST, env: Env, local_names: frozenset[str]) -> int | None:
+    """The int an `axis=` is when srcgrad compiles: an int literal (`-1` too), or a global
+    or closure name bound to an int (`axis=AXIS`); else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _int_axis(node.operand, env, local_names)
+        return None if inner is None else -inner
+    if isinstance(node, gast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, gast.Name) and node.id not in local_names:
+        value = env.resolve(node, local_names)
+        return int(value) if type(value) is int or isinstance(value, np.integer) else None
+    return None
+
+
+def unfollowed_read(name: str, body: list[gast.stmt], env: Env,
+                    local_names: frozenset[str]) -> gast.stmt | None:
+    """The first statement of `body` (at any depth) that reads list `name`, other than by
+    appending to it, in none of the ways `buffer_loops` follows; None if there is none
+    (for `check`'s message: what keeps a list appended to in a loop from being an array)."""
+    for stmt in gast.walk(b.function("_", [], body)):
+        if not isinstance(stmt, gast.stmt) or isinstance(stmt, gast.FunctionDef) or \
+                not _mentions(stmt, name) or _appended(stmt) == name or \
+                _empty_list(stmt) == name:
+            continue
+        if isinstance(stmt, (gast.If, gast.While, gast.For)):
+            header = [stmt.test] if not isinstance(stmt, gast.For) else [stmt.target, stmt.iter]
+            if any(_mentions(h, name) for h in header):
+                return stmt
+            continue
+        if _read_as(stmt, name, env, local_names) is MISSING:
+            return stmt
+    return None

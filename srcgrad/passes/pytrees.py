@@ -31,7 +31,12 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
 `flatten_dicts` does the same for a dict literal of constant keys assigned once to a
 local name (`p = {"W": a}`): one name per entry, assigned where the literal was; a call
 of `dict`, or a dict comprehension, whose keys are known when srcgrad compiles is such a
-literal first (`displayed_dicts`).
+literal first (`displayed_dicts`). Such a dict is the function's own, so a write into it
+at a constant key (`p["W"] = v`, `p["W"] += v`, `p.update({"W": v})`, in loops and
+branches too) binds its entry's name again (`p_W = v`: `+=` stays `+=`, in place where
+the entry's array is, as in Python); a key added so (`p["c"] = v`) is one more entry
+where `_grown` can tell the dict's keys when srcgrad compiles, and refused elsewhere.
+A write into an argument's container would change the caller's, and is refused.
 """
 
 from __future__ import annotations
@@ -196,11 +201,12 @@ def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
                 stores[s.targets[0].id] == 1 and _literal_tree(s.value) is not None}
     if not literals:
         return fn
-    fn = copy.deepcopy(fn)
+    fn = _updates_written(copy.deepcopy(fn), frozenset(literals))
     assigns = {s.targets[0].id: s for s in gast.walk(fn) if isinstance(s, gast.Assign)
                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                and s.targets[0].id in literals}
-    trees = {name: _literal_tree(s.value) for name, s in assigns.items()}
+    trees = {name: _grown(fn, name, s, _literal_tree(s.value), filename)
+             for name, s in assigns.items()}
     names = {p: _paths(trees[p], p) for p in trees}
     taken = names_in(fn) - set(trees)
     leaves = [n for p in trees for n in names[p]]
@@ -215,12 +221,97 @@ def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
             if node not in assigns.values():
                 return self.generic_visit(node)
             name = node.targets[0].id
+            values = _literal_values(node.value)   # (the keys added later come last)
             return [b.located(b.assign(leaf, value), node)
-                    for leaf, value in zip(names[name], _literal_values(node.value),
-                                           strict=True)]
+                    for leaf, value in zip(names[name][:len(values)], values, strict=True)]
 
-    fn.body = _Flatten(trees, names, filename).block(Split().visit(fn).body)
+    fn.body = _Flatten(trees, names, filename, frozenset(trees)).block(Split().visit(fn).body)
     return fn
+
+
+def _updates_written(fn: gast.FunctionDef, dicts: frozenset[str]) -> gast.FunctionDef:
+    """`fn` (changed in place) with each statement `d.update({"k": v, ...})` or
+    `d.update(k=v, ...)` of a dict `d` of `dicts`, of constant keys, as the writes it
+    makes, `d["k"], ... = v, ...` (the values all evaluated first, as `update` does)."""
+    class Update(gast.NodeTransformer):
+        def visit_Expr(self, node):
+            call = node.value
+            if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                    and call.func.attr == "update" and isinstance(call.func.value, gast.Name)
+                    and call.func.value.id in dicts):
+                return node
+            if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], gast.Dict):
+                pairs = list(zip(call.args[0].keys, call.args[0].values, strict=True))
+            elif not call.args and all(k.arg is not None for k in call.keywords):
+                pairs = [(b.const(k.arg), k.value) for k in call.keywords]
+            else:
+                return node   # (refused by _Flatten: its method 'update')
+            if not pairs or any(k is None or _constant(k) is None for k, _ in pairs):
+                return node
+            targets = [b.make(gast.Subscript, value=b.name(call.func.value.id), slice=k,
+                              ctx=gast.Store()) for k, _ in pairs]
+            return b.located(b.make(gast.Assign, targets=[b.make(
+                gast.Tuple, elts=targets, ctx=gast.Store())], value=b.tuple_(
+                    [v for _, v in pairs]), type_comment=None), node)
+
+    return Update().visit(fn)
+
+
+def _grown(fn: gast.FunctionDef, name: str, literal: gast.Assign, tree: Tree,
+           filename: str) -> Tree:
+    """`tree`, the structure of the dict literal `name = {...}`, with the keys that
+    assignments at constant keys add to it (`name["new"] = v`), last, in the order they
+    are added. A dict whose keys change can be flattened only where they are known when
+    srcgrad compiles: the literal a statement of the function's body, each key added
+    first by an assignment that is one too (not in a loop or a branch, not `+=`), no
+    read of the key before, and no use of the dict whole (`len`, `for`, its views) before
+    the last key is added. Anything else is refused, naming its line."""
+    def refuse(node: gast.AST, what: str) -> UnsupportedSyntax:
+        return UnsupportedSyntax(
+            f"{name!r} is a dict of arrays, differentiated entry by entry, whose keys "
+            f"srcgrad needs when it compiles: {what}",
+            filename=filename, lineno=getattr(node, "lineno", None))
+
+    top = {}   # node id -> the index of the statement of fn.body it is in
+    for k, stmt in enumerate(fn.body):
+        for n in gast.walk(stmt):
+            top[id(n)] = (k, stmt)
+    entries = []   # (subscript, key) of name at constant keys
+    keyed = set()
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and \
+                n.value.id == name and _constant(n.slice) is not None:
+            entries.append((n, _constant(n.slice)[0]))
+            keyed.add(id(n.value))
+    first: dict[Any, int] = {}
+    for n, key in entries:
+        if key in tree.keys or not isinstance(n.ctx, gast.Store):
+            continue
+        where, stmt = top.get(id(n), (None, None))
+        direct = isinstance(stmt, gast.Assign) and any(
+            t is n or isinstance(t, (gast.Tuple, gast.List)) and any(e is n for e in t.elts)
+            for t in stmt.targets)
+        if id(literal) not in top or not direct or where < top[id(literal)][0]:
+            raise refuse(n, f"not adding the key {key!r} in a loop, a branch or an "
+                            f"augmented assignment (give it a value in the literal, or "
+                            f"add it by a statement of the function's body after it)")
+        first[key] = min(first.get(key, where), where)
+    if not first:
+        return tree
+    for n, key in entries:
+        if key in first and top.get(id(n), (-1,))[0] < first[key] + \
+                (not isinstance(n.ctx, gast.Store)):
+            raise refuse(n, f"not its entry {key!r} before it is added (line "
+                            f"{fn.body[first[key]].lineno})")
+    last = max(first.values())
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Name) and n.id == name and id(n) not in keyed and \
+                isinstance(n.ctx, gast.Load) and top.get(id(n), (-1,))[0] <= last:
+            raise refuse(n, f"not using it whole (`len`, `for`, its views) before its "
+                            f"last key is added (line {fn.body[last].lineno})")
+    added = sorted(first, key=lambda k: first[k])
+    return Tree("dict", tree.keys + tuple(added), None,
+                tree.children + (LEAF,) * len(added))
 
 
 def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
@@ -381,8 +472,12 @@ def _literal_values(node: gast.Dict) -> list[gast.expr]:
 
 
 class _Flatten(gast.NodeTransformer):
-    def __init__(self, trees: dict[str, Tree], names: dict[str, list[str]], filename: str):
+    def __init__(self, trees: dict[str, Tree], names: dict[str, list[str]], filename: str,
+                 writable: frozenset[str] = frozenset()):
+        # (`writable`: the local dicts, whose entries at constant keys are names to bind;
+        # an argument's are the caller's)
         self.trees, self.names, self.filename = trees, names, filename
+        self.writable = writable
         self.line: int | None = None
 
     def refuse(self, node: gast.AST, what: str) -> UnsupportedSyntax:
@@ -392,7 +487,9 @@ class _Flatten(gast.NodeTransformer):
         return UnsupportedSyntax(
             f"{root!r} is a {kind} of arrays, differentiated entry by entry: srcgrad reads "
             f"its entries by constant keys, indices or fields, `len` of it, unpacking, "
-            f"`for` over a tuple, a list or a dict (keys, values, items); not {what}",
+            f"`for` over a tuple, a list or a dict (keys, values, items), and writes into "
+            f"a local dict at constant keys (`d['k'] = v`, `d['k'] += v`, `d.update(k=v)`); "
+            f"not {what}",
             filename=self.filename, lineno=getattr(node, "lineno", None) or self.line)
 
     def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
@@ -417,8 +514,16 @@ class _Flatten(gast.NodeTransformer):
         if inner is None or inner[0].leaf:
             return None
         tree, path, root = inner
-        if not isinstance(node.ctx, gast.Load):
-            raise self.refuse(node, "writing into it")
+        if isinstance(node.ctx, gast.Del):
+            raise self.refuse(node, "deleting its entries (`del`): its keys are known when "
+                                    "srcgrad compiles")
+        if not isinstance(node.ctx, gast.Load) and root not in self.writable:
+            raise self.refuse(node, f"writing into it: it is the caller's {tree.kind}, which "
+                                    f"that would change; write into a local one (`d = "
+                                    f"{{'W': {root}['W'], ...}}`) or bind its entries to names")
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) and \
+                tree.kind != "dict":
+            raise self.refuse(node, "writing into it but into a dict")
         if isinstance(node, gast.Attribute):
             if tree.kind not in ("namedtuple", "dataclass") or node.attr not in tree.keys:
                 raise self.refuse(node, f"its attribute {node.attr!r}")
@@ -428,6 +533,9 @@ class _Flatten(gast.NodeTransformer):
             if key is None:
                 raise self.refuse(node, "a key or index computed at run time (or a slice)")
             k = _position(tree, key[0])
+            if k is None and isinstance(node.ctx, gast.Store):
+                raise self.refuse(node, f"adding the key {key[0]!r} to a dict inside it "
+                                        f"(keys are added to the dict a name holds alone)")
             if k is None:
                 raise self.refuse(node, f"the key {key[0]!r}: it has no such entry")
         return tree.children[k], path + [k], root
@@ -455,6 +563,11 @@ class _Flatten(gast.NodeTransformer):
         found = self.resolve(node)
         if found is None:
             return self.generic_visit(node)
+        if isinstance(node.ctx, gast.Store):   # `d["a"] = v`: the entry's name bound again
+            if not found[0].leaf:
+                raise self.refuse(node, "replacing an entry that is itself a container")
+            return b.located(b.make(gast.Name, id=self.load(*found, node).id,
+                                    ctx=gast.Store()), node)
         return self.load(*found, node)
 
     visit_Subscript = visit_Attribute = _entry
@@ -494,6 +607,11 @@ class _Flatten(gast.NodeTransformer):
                                                                   strict=True))]), node)
 
     def visit_Assign(self, node):
+        if isinstance(node.value, gast.Dict) and any(
+                isinstance(n, (gast.Subscript, gast.Attribute)) and
+                self.resolve(n.value) is not None
+                for t in node.targets for n in gast.walk(t)):
+            raise self.refuse(node, "writing a dict into one of its entries")
         found = self.resolve(node.value)
         if found is not None and not found[0].leaf and len(node.targets) == 1:
             node.value = self.unpacked(node.targets[0], found, node.value)

@@ -7,9 +7,11 @@ and the numba forms of the reductions with a float64 `dtype=`.
 0 for sums, 1 for products, -inf for maxima and inf for minima; np.mean divides by the
 count of True along the axis, and np.var and np.std take that mean and count (less
 ddof). `initial=c` is added (sum), multiplied (prod) or taken as one more entry
-(``np.maximum(np.max(...), c)``), so a differentiated c gets its gradient, and the
+(``np.maximum(extremum_or(...), c)``), so a differentiated c gets its gradient, and the
 entries that c beats get 0: where c ties with the maximum, each gets half of dy, as in
 JAX (whose reductions apply their operation to the result and initial the same way).
+`extremum_or` is np.max (np.min) with -inf (inf) where the axes reduced are empty, so
+that an empty array (or an empty slice of one) gives c, as in NumPy, and c all of dy.
 As in NumPy, np.max and np.min with where= need initial= (refused without one).
 
 A `dtype=` is not an option of any rule: for the functions marked `casts` here (np.sum,
@@ -24,10 +26,13 @@ float64.
 import numpy as np
 from numba import types
 from numba.extending import overload
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 from ..errors import RuleError
 from ..numba_ext import _is_none, _static_bool, omitted
-from . import describe
+from ..runtime.common import _is_scalar
+from ..runtime.reductions import _reduced_axes, extremum_grad
+from . import describe, rule, tangent
 
 # ---- the expressions normalize writes ----
 
@@ -51,16 +56,18 @@ def _additive(reduce, identity, combine):
     return expanded
 
 
-def _extreme(reduce, pairwise, identity):
-    """np.max and np.min: `initial` as one more entry, after the masked reduction."""
+def _extreme(reduce, pairwise, identity, largest):
+    """np.max and np.min: `initial` as one more entry, after the masked reduction (of an
+    empty array, the identity: `extremum_or`)."""
     def expanded(given):
         if not {"initial", "where"} & given.keys():
             return None
         if "initial" not in given:
             raise RuleError(f"{reduce}(..., where=...) needs initial= (as in NumPy: the "
                             f"reduction has no identity)")
-        return f"{pairwise}({reduce}({_masked(given, identity)}, axis=axis, " \
-               f"keepdims=keepdims), initial)"
+        return f"{pairwise}(extremum_or({_masked(given, identity)}, axis=axis, " \
+               f"keepdims=keepdims, largest={largest}), initial)", \
+            {"extremum_or": extremum_or}
     return expanded
 
 
@@ -85,11 +92,69 @@ def _variance(root):
 
 describe(np.sum, expanded=_additive("np.sum", 0, "+"))
 describe(np.prod, expanded=_additive("np.prod", 1, "*"))
-describe(np.max, np.amax, expanded=_extreme("np.max", "np.maximum", "-np.inf"))
-describe(np.min, np.amin, expanded=_extreme("np.min", "np.minimum", "np.inf"))
+describe(np.max, np.amax, expanded=_extreme("np.max", "np.maximum", "-np.inf", True))
+describe(np.min, np.amin, expanded=_extreme("np.min", "np.minimum", "np.inf", False))
 describe(np.mean, expanded=_mean)
 describe(np.var, expanded=_variance(False))
 describe(np.std, expanded=_variance(True))
+
+
+# ---- the extremum of an array that may be empty ----
+
+
+def extremum_or(a, axis=None, keepdims=False, largest=True):
+    """``np.max(a, axis, keepdims=keepdims)`` (np.min if not `largest`), and where the
+    axes reduced are empty, the reduction's identity: -inf (inf), the lowest (highest)
+    integer, False (True). np.max(a, initial=c) is ``np.maximum(extremum_or(a), c)``.
+
+    >>> extremum_or(np.zeros((0, 2)), 0)
+    array([-inf, -inf])
+    """
+    a = np.asarray(a)
+    return (np.max if largest else np.min)(a, axis=axis, keepdims=keepdims,
+                                           initial=_identity(a.dtype, largest))
+
+
+def _identity(dtype, largest):
+    if dtype.kind == "b":
+        return not largest
+    if dtype.kind in "iu":
+        limits = np.iinfo(dtype)
+        return limits.min if largest else limits.max
+    return -np.inf if largest else np.inf
+
+
+@overload(extremum_or)
+def _extremum_or_typer(a, axis=None, keepdims=False, largest=True):
+    if _is_scalar(a):
+        return lambda a, axis=None, keepdims=False, largest=True: a
+    if not isinstance(a, types.Array) or not isinstance(a.dtype, types.Float):
+        return None
+    nd = a.ndim
+
+    def impl(a, axis=None, keepdims=False, largest=True):
+        if a.size == 0:   # each reduced axis at length 1, holding the identity
+            reduced = _reduced_axes(nd, axis)
+            shape = np.empty(nd, np.intp)
+            for i in range(nd):
+                shape[i] = 1 if reduced[i] else a.shape[i]
+            a = np.full(to_fixed_tuple(shape, nd), -np.inf if largest else np.inf)
+        if largest:
+            return np.max(a, axis=axis, keepdims=keepdims)
+        return np.min(a, axis=axis, keepdims=keepdims)
+    return impl
+
+
+@rule(extremum_or)
+def extremum_or_rule(dy, y, a, axis=None, keepdims=False, largest=True):
+    return extremum_grad(dy, y, a, axis, keepdims)
+
+
+@tangent(extremum_or)
+def extremum_or_tangent(dx, y, a, axis=None, keepdims=False, largest=True):
+    # the tangents at the extremum's positions, averaged over ties (the adjoint's split)
+    return np.sum(dx * extremum_grad(np.ones_like(y), y, a, axis, True), axis=axis,
+                  keepdims=keepdims)
 
 
 # ---- numba forms with a float64 dtype ----

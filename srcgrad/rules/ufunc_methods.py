@@ -67,7 +67,7 @@ from . import (
 )
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, lanes
 from .elementwise import prod_others
-from .reduction_options import _float64
+from .reduction_options import _float64, extremum_or
 
 REDUCED = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logaddexp,
            np.logaddexp2)
@@ -371,6 +371,11 @@ def _reduce_expanded(ufunc):
             # (the mask broadcast to the array's shape, not the array to the mask's: a
             # larger mask raises, as in NumPy)
             a = f"np.where(np.broadcast_to(where, np.shape(array)), array, {_MASKED[ufunc]})"
+        if "initial" in given and "dtype" not in given and ufunc in (np.maximum, np.minimum):
+            # (of an empty array, the identity, and so initial: np.max's `extremum_or`)
+            value = f"extremum_or({a}, axis=axis, keepdims=keepdims, " \
+                    f"largest={ufunc is np.maximum})"
+            return f"{name}({value}, initial)", {"extremum_or": extremum_or}
         value = f"{name}.reduce({a}, axis=axis, dtype=dtype, keepdims=keepdims)"
         return f"{name}({value}, initial)" if "initial" in given else value
     return expanded
