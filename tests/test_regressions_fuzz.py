@@ -1625,6 +1625,25 @@ def reversed_tuple_item(a, b):
     return np.sum(t * 2.0) + np.sum(p[0])
 
 
+def reversed_tuple_item_in_a_loop(a, b, n):
+    s = 0.0
+    for i in range(n):
+        p = (np.sin(a) * i, b * a)
+        t = p[::-1][0]
+        s = s + np.sum(t * 2.0) + np.sum(p[0])
+    return s
+
+
+def test_the_adjoint_of_a_slice_of_a_tuple_made_in_a_loop(jit):
+    # fuzzer seed 10330223: the same in a loop, where p is no tuple srcgrad follows item
+    # by item: `dp[::-1] += d_t` extended the list. s = 6 sum(a b) + 3 sum(sin a) for n = 3
+    a, b = np.array([0.3, 0.5]), np.array([1.0, 2.0])
+    g = srcgrad.grad(reversed_tuple_item_in_a_loop, wrt=(0, 1), jit=jit)(a, b, 3)
+    np.testing.assert_allclose(g[0], 6.0 * b + 3.0 * np.cos(a))
+    np.testing.assert_allclose(g[1], 6.0 * a)
+    assert_grad(reversed_tuple_item_in_a_loop, g, (a, b, 3), (0, 1))
+
+
 def test_the_adjoint_of_a_slice_of_a_tuple_adds_item_by_item(jit):
     # fuzzer seed 10110914: the adjoint of p[::-1] was `dp[::-1] = dp[::-1] + d_t`, which
     # joined the two lists of item adjoints (ValueError) instead of adding them item by item

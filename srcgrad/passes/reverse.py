@@ -614,7 +614,9 @@ class _Reverse(Recording):
         user function returned (`a, b = h(x)`), its adjoint made again with entry k added."""
         if var in self.tuple_results and int_constant(index) is not None:
             return self.accumulate_item(var, int_constant(index), dy)
-        if var in self.tuples or var in self.tuple_results:
+        if var in self.tuples or var in self.tuple_results or \
+                var in self.displayed and isinstance(index, gast.Slice):
+            # (`p[::-1]` of a tuple made in a loop: its adjoint is a list too)
             return self.accumulate_entry(var, index, dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)
