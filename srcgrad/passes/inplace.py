@@ -60,16 +60,28 @@ def bound_name(env: Env, name: str, helper: Any) -> str:
     return name
 
 
-def _settled(body: list[gast.stmt]) -> set[int]:
+def _settled(body: list[gast.stmt], params: list[str]) -> set[int]:
     """The ids of the values of the `v = x` bindings outside any loop or branch after
-    which no name is changed by `op=`: once the two share an array, nothing changes it in
-    place (`out = acc` after the loop that accumulates `acc += e`). (Not only v and x:
-    a swap after it may give the array to a third name.)"""
+    which no `op=` changes v, x, or a name that may come to hold their array (through any
+    binding, read as it may be by name, item or unpacking): once the two share an array,
+    nothing changes it in place (`out = acc` after the loop that accumulates `acc += e`;
+    `da = d_t3` after `db += e` in a gradient's code, which a higher order reads)."""
+    bindings = list(value_bindings(b.function("f", params, body)))
     out = set()
     for k, s in enumerate(body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
-                isinstance(s.value, gast.Name) and not any(
-                    isinstance(n, gast.AugAssign) for t in body[k + 1:] for n in gast.walk(t)):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and
+                isinstance(s.value, gast.Name)):
+            continue
+        holders = {s.targets[0].id, s.value.id}
+        grown = True
+        while grown:   # (every name a holder's value may reach, wherever it is bound)
+            more = {t for t, v, _ in bindings
+                    if any(isinstance(n, gast.Name) and n.id in holders for n in gast.walk(v))}
+            grown = bool(more - holders)
+            holders |= more
+        if not any(isinstance(n, gast.AugAssign) and (not isinstance(n.target, gast.Name) or
+                                                      n.target.id in holders)
+                   for t in body[k + 1:] for n in gast.walk(t)):
             out.add(id(s.value))
     return out
 
@@ -181,7 +193,7 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     changed = {n.target.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
     bindings = list(value_bindings(b.function(fn.name, params, body)))
-    settled = _settled(body)
+    settled = _settled(body, params)
     for target, value, shares in bindings:
         if _root(value) is not None:
             if not isinstance(value, gast.Name):
