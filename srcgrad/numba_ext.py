@@ -18,6 +18,7 @@ this module registers numba overloads for:
   so the list becomes ``np.array(idx)``, which NumPy's indexing treats the same way;
 * a boolean mask of rank 2 or more alone as an index (``x[m]``, ``x[m] = v``): numba's
   own typing gives it a result of the wrong rank and its lowering fails;
+* ``x[...]`` alone, read: numba types it but has no lowering of it;
 
 Every overload returns ``None`` for the argument types numba implements itself, so a
 call never has two candidate implementations and numba's own code keeps serving the
@@ -592,12 +593,23 @@ def _declines_masks(template) -> None:
 
     def generic_without_masks(self, args, kws, generic=generic):
         parts = args[1].types if isinstance(args[1], types.BaseTuple) else (args[1],)
-        return None if any(_mask(t) for t in parts) else generic(self, args, kws)
+        if any(_mask(t) for t in parts) or \
+                template is arraydecl.GetItemBuffer and isinstance(args[1], types.EllipsisType):
+            return None   # (`x[...]` alone: typed, but numba has no lowering of it)
+        return generic(self, args, kws)
     template.generic = generic_without_masks
 
 
 _declines_masks(arraydecl.GetItemBuffer)
 _declines_masks(arraydecl.SetItemBuffer)
+
+
+@overload(operator.getitem)
+def _getitem_ellipsis(a, index):
+    """`x[...]` alone: the whole array (a view of it, as NumPy's)."""
+    if isinstance(a, types.Array) and isinstance(index, types.EllipsisType):
+        return lambda a, index: a
+    return None
 
 
 @register_jitable

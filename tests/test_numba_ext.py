@@ -305,3 +305,17 @@ def test_a_users_own_strided_reshape_is_numbas():
     with pytest.raises(TypingError, match=r"reshape\(\) supports contiguous array only"):
         njit(lambda x: np.reshape(x[::2], (3,)))(data(6))
     assert written_through(x)[0, 0] == 5.0 and x[0, 0] == 5.0
+
+
+@njit
+def whole(a):
+    v = a[...]           # numba types `x[...]` alone, and had no lowering of it
+    v[0] = 5.0
+    return v.sum(), a[..., 0].sum()
+
+
+def test_ellipsis_alone_is_a_view_of_the_whole_array():
+    a, b = np.ones((2, 3)), np.ones((2, 3))
+    assert_same(whole(a), whole.py_func(b))
+    np.testing.assert_array_equal(a, b)     # the write went through the view, as NumPy's
+    assert a[0, 0] == 5.0

@@ -821,13 +821,42 @@ def bound_again_in_a_loop_and_a_branch(x, n):
     return np.sum(x ** 2)
 
 
+def swapped_through_a_temporary(x, n):
+    a = x * 1.0
+    b = np.zeros_like(a)
+    for _ in range(n):
+        b[1:] += np.sum(a) * a[:-1]
+        tmp = a                       # the user's swap: normalize writes it `a, b = b, a`
+        a = b
+        b = tmp
+    return np.sum(a ** 2) + np.sum(b)
+
+
+def rotated_through_a_temporary(x, n):
+    a, b, c = x * 1.0, x * 2.0, x * 3.0
+    for _ in range(n):
+        t = a
+        a = b
+        b = c
+        c = t
+        a[0] = a[1] * c[2]
+    return np.sum(a * b) + np.sum(c)
+
+
 @pytest.mark.parametrize("fun", [swapped_then_written_after, rotated_three,
-                                 swapped_outside_loops, bound_again_in_a_loop_and_a_branch])
+                                 swapped_outside_loops, bound_again_in_a_loop_and_a_branch,
+                                 swapped_through_a_temporary, rotated_through_a_temporary])
 @pytest.mark.parametrize("n", [1, 2, 5])
 def test_names_passing_an_array_on_are_differentiated(fun, n, jit):
     x = np.array([0.5, 1.2, 2.0])
     g = srcgrad.grad(fun, jit=jit)(x.copy(), n)
     assert_grad(lambda a, k: fun(a.copy(), k), [g], (x, n), [0])
+    if fun is swapped_through_a_temporary and n == 1:
+        # by hand: a = (0, S x0, S x1) with S = sum(x), b = x: sum(a^2) + sum(x)
+        sx = np.sum(x)
+        q = x[0] ** 2 + x[1] ** 2
+        np.testing.assert_allclose(g, 2 * sx * q + 2 * sx ** 2 * x * [1, 1, 0] + 1.0,
+                                   rtol=1e-12)
     if fun is bound_again_in_a_loop_and_a_branch and n == 2:
         # by hand: x0 ends as e = x0 (1 + x1)^2, so 2 e (1 + x1)^2 for x0, and
         # 2 e x0 2 (1 + x1) + 2 x1 for x1
@@ -857,13 +886,113 @@ def view_carried_across_the_swap(x, n):
     return np.sum(w ** 2) + np.sum(u)
 
 
-@pytest.mark.parametrize("fun", [view_across_the_swap, view_carried_across_the_swap])
+def view_read_by_the_adjoint_after_the_swap_loop(x, n):
+    u = x * 1.0
+    v = np.zeros_like(u)
+    s = np.sum(u[1:] ** 2)            # the adjoint reads u[1:] after the loop, which the
+    for _ in range(n):                # second iteration writes into (as v)
+        v[...] = np.sin(u) * u[0]
+        u, v = v, u
+    return s + np.sum(u ** 2)
+
+
+def view_read_by_the_adjoint_after_a_swap_in_a_branch(x, n):
+    u = x * 1.0
+    v = x * 0.5
+    if n > 0:
+        s = np.sum(u[1:] ** 2)        # the adjoint read u[1:] after `v[1] = 3.0` changed
+        u, v = v, u                   # it: x1 got 7.5, differences 3.9
+        v[1] = 3.0
+    else:
+        s = 0.0
+    return s + np.sum(v * u)
+
+
+@pytest.mark.parametrize("fun", [view_across_the_swap, view_carried_across_the_swap,
+                                 view_read_by_the_adjoint_after_the_swap_loop,
+                                 view_read_by_the_adjoint_after_a_swap_in_a_branch])
 def test_a_swap_whose_arrays_another_name_sees_is_refused(fun, jit):
     # a view read across the swap: a write under one name after the swap changes what
     # the view sees, which the names cannot follow (names that shared an array before
     # the swap: tests/test_errors.py, write_after_a_swap_of_shared_names)
     with pytest.raises(srcgrad.UnsupportedSyntax, match="is bound from another name"):
         srcgrad.grad(fun, jit=jit)(np.array([0.5, 1.2, 2.0]), 3)
+
+
+def views_taken_after_the_swap_loop(x, n):
+    u = x * 1.0
+    v = np.zeros_like(u)
+    for _ in range(n):
+        v[...] = np.sin(u) * u[0]
+        u, v = v, u
+    s = np.sum(u[1:] ** 2)            # a view of u taken after the loop
+    if n > 1:
+        w = u[1:]                     # and one in a branch
+        s = s + np.sum(w * v[:2])
+    for k in range(2):
+        v[k] = v[k] * u[k + 1]        # and views taken in a loop after it
+    return s + np.sum(v ** 2)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_views_taken_after_the_swap_loop_are_differentiated(n, jit):
+    # fuzz seeds 127, 153 (of the grammar's double buffers): a view of a swapped name
+    # taken after the swap's loop, in a branch or a loop of their own, was refused as seen
+    # across the swap
+    x = np.array([0.5, 1.2, 2.0])
+    fun = views_taken_after_the_swap_loop
+    g = srcgrad.grad(fun, jit=jit)(x.copy(), n)
+    assert_grad(lambda a, k: fun(a.copy(), k), [g], (x, n), [0])
+    if n == 1:
+        # by hand: u = x0 sin(x), v = x; s = x0^2 (sin^2 x1 + sin^2 x2), then v0 = x0 u1,
+        # v1 = x1 u2: x0^4 sin^2 x1 + x0^2 x1^2 sin^2 x2 + x2^2 besides
+        s0, s1, s2 = np.sin(x)
+        c1, c2 = np.cos(x[1:])
+        x0, x1, x2 = x
+        want = [2 * x0 * (s1 ** 2 + s2 ** 2) + 4 * x0 ** 3 * s1 ** 2
+                + 2 * x0 * x1 ** 2 * s2 ** 2,
+                2 * x0 ** 2 * s1 * c1 + 2 * x0 ** 4 * s1 * c1 + 2 * x0 ** 2 * x1 * s2 ** 2,
+                2 * x0 ** 2 * s2 * c2 + 2 * x0 ** 2 * x1 ** 2 * s2 * c2 + 2 * x2]
+        np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def swapped_in_a_nested_loop(x, n):
+    a = x * 1.0
+    b = np.zeros_like(a)
+    for _ in range(n):
+        for _ in range(2):
+            b[1:] = np.sin(a[:-1]) * 2.0
+            a, b = b, a
+    return np.sum(a ** 2) + np.sum(b)
+
+
+def accumulated_in_a_nested_swap_loop(x, n):
+    a = x * 1.0
+    b = x * 0.5
+    for _ in range(n):
+        for _ in range(2):
+            b[1:] += np.sin(a[:-1])
+            a, b = b, a
+    return np.sum(a ** 2) + np.sum(b)
+
+
+@pytest.mark.parametrize("fun", [swapped_in_a_nested_loop, accumulated_in_a_nested_swap_loop])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_swap_in_a_nested_loop(fun, n, jit):
+    # the tape of a list (an inner loop's) kept `a` itself where `a = _t4` bound it
+    # again, and the next iteration wrote into that array as `b`: the adjoint read
+    # sin's argument changed (x1 got 2.0, differences 2 cos x1 = 0.725); `b[1:] +=` in
+    # the inner loop was refused as it ran ('_t1' a view of 'b' read after a write),
+    # its view read again only after the body binds it again
+    x = np.array([0.5, 1.2, 2.0])
+    g = srcgrad.grad(fun, jit=jit)(x.copy(), n)
+    assert_grad(lambda a, k: fun(a.copy(), k), [g], (x, n), [0])
+    if fun is swapped_in_a_nested_loop and n == 1:
+        # by hand: x0^2 + 4 sin^2(2 sin x0) + 2 sin x0 + 2 sin x1
+        inner = 2 * np.sin(x[0])
+        want = [2 * x[0] + 8 * np.sin(inner) * np.cos(inner) * 2 * np.cos(x[0])
+                + 2 * np.cos(x[0]), 2 * np.cos(x[1]), 0.0]
+        np.testing.assert_allclose(g, want, rtol=1e-12)
 
 
 @pytest.mark.parametrize("fun", [swapped_outside_loops, heat_double_buffer])

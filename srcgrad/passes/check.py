@@ -218,6 +218,16 @@ def views(fp: FunctionPass) -> dict[str, str]:
     """For each name bound to a view of another (`v = x[1:]`, `v = x.T`, `v = x`, an
     item of a tuple display that is one: `p = (x0, y); v = p[0]`), that other name. A
     binding that passes an array on without sharing it (`_renames`, `_swaps`) is none."""
+    return _names(fp)[0]
+
+
+def swapped(fp: FunctionPass) -> list[set[str]]:
+    """The names each swap `views` trusts exchanges (`u, v = v, u`): an array written
+    under one of them is, across iterations, the array of each."""
+    return _names(fp)[1]
+
+
+def _names(fp: FunctionPass) -> tuple[dict[str, str], list[set[str]]]:
     loads: dict[str, int] = {}
     for n in gast.walk(fp.fn):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -228,7 +238,7 @@ def views(fp: FunctionPass) -> dict[str, str]:
     if unsafe:
         out = _views(fp, renames | {id(s) for swap in swaps if swap not in unsafe
                                     for s in swap[2]})
-    return out
+    return out, [swap[3] for swap in swaps if swap not in unsafe]
 
 
 def _views(fp: FunctionPass, passed_on: set[int]) -> dict[str, str]:
@@ -286,8 +296,9 @@ def _renames(fp: FunctionPass, loads: dict[str, int]) -> set[int]:
 
 def _swaps(fp: FunctionPass, loads: dict[str, int]) -> list[tuple]:
     """The swaps through temporaries read once, `_t1 = v; _t2 = u; u = _t1; v = _t2` for
-    `u, v = v, u`, in loops too: (block, index of its first statement, its statements,
-    the names it swaps). The names exchange their arrays, each held by one of them."""
+    `u, v = v, u` (and rotations; normalize writes the user's `t = u; u = v; v = t` so),
+    in loops too: (block, index of its first statement, its statements, the names it
+    swaps). The names exchange their arrays, each held by one of them."""
     out = []
     for block in _blocks(fp.fn.body):
         for i in range(len(block)):
@@ -305,24 +316,54 @@ def _swaps(fp: FunctionPass, loads: dict[str, int]) -> list[tuple]:
 
 def _swap_kept(fp: FunctionPass, swap: tuple, views: dict[str, str]) -> bool:
     """Whether the arrays a swap exchanges are seen by no other name across it: no name
-    it swaps is a view, and each view of one is bound once, in the swap's block, and read
-    only from there to the swap (or, bound after the swap, to the block's end): `_t =
-    u[1:-1]` in the loop body that ends with the swap. Else a write under one name after
-    the swap could change a view taken under the other."""
-    block, at, statements, names = swap
+    it swaps is a view, and each view of one is bound once and read only in its block
+    from its binding on, and either bound in the swap's block in a loop and read only up
+    to the swap (the loop body that ends with it: each iteration's view is taped, `_t =
+    u[1:-1]`; outside loops the adjoint reads the view after the swap), or bound after
+    the swap, in the block that holds it or the loop it is in
+    (or in a branch or loop after those). Else a write under one name after the swap
+    could change what the view sees: the user's reads, or the adjoint's of a view taken
+    before the swap's loop (`np.sum(u[1:] ** 2)`), which it reads after the loop ran."""
+    block_, at, statements, names = swap
     if names & set(views):
         return False
     for view in (k for k in views if _chain(views, k) & names):
-        spots = [j for j, s in enumerate(block) if target_of(s) == view]
-        if len(spots) != 1 or sum(target_of(s) == view for s in fp.statements) != 1:
+        spots = [s for s in fp.statements if target_of(s) == view]
+        if len(spots) != 1:
             return False
-        p = spots[0]
-        segment = block[p:at] if p < at else block[p:]
+        here, there = _path(fp.fn.body, spots[0]), _path(fp.fn.body, statements[0])
+        common = next((k for k, (a, b) in enumerate(zip(here, there, strict=False))
+                       if a[0] is not b[0] or a[1] != b[1]), None)
+        if common is None:
+            return False
+        (block, p), (_, q) = here[-1], there[common]
+        if here[common][0] is not there[common][0]:
+            return False    # (in two branches of one `if`)
+        if block is block_ and p < at and any(
+                isinstance(blk[k], (gast.For, gast.While)) for blk, k in there[:-1]):
+            segment = block[p:at]
+        elif here[common][1] > q:
+            segment = block[p:]
+        else:
+            return False
         inside = {id(n) for s in segment for n in gast.walk(s)}
         if any(isinstance(n, gast.Name) and n.id == view and isinstance(n.ctx, gast.Load)
                and id(n) not in inside for n in gast.walk(fp.fn)):
             return False
     return True
+
+
+def _path(body: list[gast.stmt], stmt: gast.stmt) -> list[tuple]:
+    """The (block, index) pairs from `body` down to `stmt`, each block's statement that
+    holds it: [(body, 3), (body[3].body, 0)] for the first statement of a loop at 3."""
+    for k, s in enumerate(body):
+        if s is stmt:
+            return [(body, k)]
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list) and \
+                    (inner := _path(getattr(s, field), stmt)):
+                return [(body, k)] + inner
+    return []
 
 
 def _chain(views: dict[str, str], name: str) -> set[str]:

@@ -29,8 +29,9 @@ becomes `x_1` from that point on), so the adjoint reads its values without a tap
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
 restores what its overwrites destroy. Augmented assignment, tuple targets (a starred
 one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
-`first, rest = a, [b, c]`), chained comparisons, multiple targets and unary minus on
-constants are desugared, and so is a call given options its rule lacks
+`first, rest = a, [b, c]`), a swap through a temporary read nowhere else (`t = u; u = v;
+v = t`, `rotations`), chained comparisons, multiple targets and unary minus on constants
+are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
 `np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`) and an item
 write into a list display nothing else holds (`replace_items`). Each new statement
@@ -90,6 +91,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         body = body[1:]  # docstring
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
+    body = rotations(body, [a.id for a in fn.args.args])
     body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
     body = replace_items(body, [a.id for a in fn.args.args], env, assigned_names(fn),
                          filename)
@@ -103,6 +105,59 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     return fn
 
 
+
+
+def rotations(body: list[gast.stmt], params: list[str]) -> list[gast.stmt]:
+    """`body` with each swap written through a temporary read nowhere else, `t = u; u =
+    v; v = t` (or a rotation, `t = a; a = b; b = c; c = t`), written as the tuple
+    assignment it is, `u, v = v, u`: the same values, and the form whose swaps `check`
+    knows take nothing from another name."""
+    loads: dict[str, int] = {}
+    for node in gast.walk(b.function("f", params, body)):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads[node.id] = loads.get(node.id, 0) + 1
+
+    def renaming(s: gast.stmt) -> tuple[str, str] | None:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name):
+            return s.targets[0].id, s.value.id
+        return None
+
+    def rotation(stmts: list[gast.stmt]) -> list[str] | None:
+        """[a, b, ...], where `stmts` starts with `t = a; a = b; ...; z = t`."""
+        first = renaming(stmts[0])
+        if not first or first[0] in params or loads.get(first[0]) != 1:
+            return None
+        t, names = first[0], [first[1]]
+        for s in stmts[1:]:
+            pair = renaming(s)
+            if not pair or pair[0] != names[-1]:
+                return None
+            if pair[1] == t:
+                return names if len(names) > 1 else None
+            if pair[1] in names:
+                return None
+            names.append(pair[1])
+        return None
+
+    def block(stmts: list[gast.stmt]) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        k = 0
+        while k < len(stmts):
+            s = stmts[k]
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, block(getattr(s, field)))
+            if names := rotation(stmts[k:]):
+                targets = b.tuple_([b.name(n, store=True) for n in names], store=True)
+                values = b.tuple_([b.name(n) for n in names[1:] + names[:1]])
+                out.append(b.located(b.assign(targets, values), s))
+                k += len(names) + 1
+                continue
+            out.append(s)
+            k += 1
+        return out
+    return block(body)
 
 
 def fixed_displays(body: list[gast.stmt], params: list[str]) -> dict[str, int]:

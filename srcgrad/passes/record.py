@@ -33,7 +33,7 @@ from ..analysis.tape import Read, plan
 from ..rules import fact
 from ..runtime import new_tape, record, same_shape, snapshot
 from .base import FunctionPass, all_statements, by_line, changed, int_constant, is_write, target_of
-from .check import view_root, views
+from .check import swapped, view_root, views
 
 
 class Recording(FunctionPass):
@@ -43,6 +43,14 @@ class Recording(FunctionPass):
         """Plan the tapes, once every adjoint is known (`adjoints`)."""
         self.views = views(self)
         self.written = {changed(s) for s in self.statements if is_write(s)}
+        # the names a swap exchanges, where one is written into: its array is theirs, and
+        # a tape keeps a copy of what they hold when they are bound again too
+        self.exchanged: set[str] = set()
+        for _ in range(len(self.written) + 1):
+            for names in swapped(self):
+                if names & (self.written | self.exchanged):
+                    self.exchanged |= names
+        self.written |= self.exchanged
         self.tape = plan(self.fn.body, self.params, self.reads(), self.cheap, self.p.filename)
         self.read_names = {r.var for r in self.tape.reads}
         self.retests = retested(self.tape.layout, self.statements)
@@ -199,10 +207,11 @@ class Recording(FunctionPass):
                  for p in self.push(self.tapes.of_values(r.var), self.kept(r.var), stmt)]
         return before + self.forward_code(stmt) + after
 
-    def kept(self, name: str) -> gast.AST:
+    def kept(self, name: str, bound: bool = False) -> gast.AST:
         """`name`, to save on a tape: a copy if it is an array written into later (the
-        tape would hold the array, and see the write)."""
-        if name in self.written:
+        tape would hold the array, and see the write); where the tape saves it as it is
+        bound (or bound again), if a swap hands its array to a name written into."""
+        if name in (self.exchanged if bound else self.written):
             return b.call(b.name(self.bind("snapshot", snapshot)), b.name(name))
         return b.name(name)
 
@@ -212,14 +221,14 @@ class Recording(FunctionPass):
             out = []
             if saved:
                 name = changed(stmt)
-                value = b.name(name) if target_of(stmt) else b.call(
+                value = self.kept(name, bound=True) if target_of(stmt) else b.call(
                     b.name(self.bind("snapshot", snapshot)),
                     b.subscript(b.name(name), copy.deepcopy(stmt.targets[0].slice)))
                 out += self.push(self.tapes.of_site(stmt), value, stmt)
             out.append(self.detached(stmt))
             name = target_of(stmt)
             if name in self.tape.local and self.tape.local[name].how == "tape":
-                out += self.push(self.tapes.of_site(stmt), b.name(name), stmt)
+                out += self.push(self.tapes.of_site(stmt), self.kept(name, bound=True), stmt)
             return out
         if isinstance(stmt, gast.If):
             body, orelse = self.forward_block(stmt.body), self.forward_block(stmt.orelse)

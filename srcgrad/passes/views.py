@@ -169,6 +169,12 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 return "store"
         return None
 
+    def outside(stmt: gast.stmt) -> set[str]:
+        """The names read anywhere in the function but in `stmt`."""
+        inside = {id(n) for n in gast.walk(stmt)}
+        return {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load) and id(n) not in inside}
+
     def loads(stmts: list[gast.stmt]) -> set[str]:
         return {n.id for s in stmts for n in gast.walk(s)
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
@@ -194,8 +200,13 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 # iteration on, before the body takes them again (`x = z[:, 0]` last)
                 last = [_Last((s.targets[0].id, base, s)) for s in all_statements(stmt.body)
                         for base in view_of(s)]
-                stmt.body = walk(stmt.body, views + last, after | loads([stmt]), after,
-                                 nested)
+                # a name the body binds before it reads it, and that nothing outside
+                # the loop reads, is not read later: enclosing loops' next iterations
+                # read it as this body binds it again (`_t1 = b[1:]` of `b[1:] += v`)
+                kept = {name for name in loads(stmt.body) - outside(stmt)
+                        if first_use(stmt.body, name) == "store"}
+                stmt.body = walk(stmt.body, views + last, (after | loads([stmt])) - kept,
+                                 after - kept, nested)
             elif isinstance(stmt, gast.If):
                 stmt.body = walk(stmt.body, views, after, inner, nested)
                 stmt.orelse = walk(stmt.orelse, views, after, inner, nested)

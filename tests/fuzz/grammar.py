@@ -116,6 +116,9 @@ GROWN = 0.3   # the chance that an accumulator starts from a differentiated valu
 # The share of programs in the method form, and the chance of a list built in a loop before
 # each statement of `f`.
 METHODS, LIST_LOOPS = 0.15, 0.03
+# The chance, before each statement of `f`, of names swapped in a loop (a double buffer) or
+# of a local dict written into at constant keys (`Grammar.buffers`).
+BUFFERS = 0.04
 # Arrays of the method form's object and class are read-only: a program that writes into
 # one (through a view) fails in the primal, and is discarded.
 FROZEN = ["def frozen(values):", "    a = np.array(values)", "    a.flags.writeable = False",
@@ -150,6 +153,8 @@ class Grammar:
         self.idioms = np.random.default_rng([seed, 25])
         # and the ways the second item of a pair is read (`taken`)
         self.sharing = np.random.default_rng([seed, 26])
+        # and the double buffers and dict writes (`buffers`)
+        self.buffering = np.random.default_rng([seed, 27])
         self.context = "function"   # where code goes: function | method | static | class
         self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
@@ -334,6 +339,8 @@ class Grammar:
         for _ in range(size):
             if not self.in_helper and self.extra.random() < LIST_LOOPS:
                 lines += self.list_loop(local)
+            if not self.in_helper and self.buffering.random() < BUFFERS:
+                lines += self.buffers(local)
             lines += self.statement(local, depth, in_loop)
         for name in list(local):            # names bound by this block stay out of env,
             if name in env:                 # shapes of outer names are unchanged
@@ -612,6 +619,69 @@ class Grammar:
         finally:
             self.rng = main
         return lines
+
+    def buffers(self, env: dict) -> list[str]:
+        """Drawn from `buffering`: two or three names of one shape swapped in a loop (a
+        double buffer: one written from the other, in place or bound again, then `a, b = b,
+        a`, a rotation or a swap through a temporary), or a local dict written into at
+        constant keys (`d['k'] = v`, `+=`, `update`) and read."""
+        main, self.rng = self.rng, self.buffering
+        try:
+            return self.swap_loop(env) if self.chance(0.6) else self.dict_writes(env)
+        finally:
+            self.rng = main
+
+    def swap_loop(self, env: dict) -> list[str]:
+        var = self.loop_var(env)
+        if var is None:
+            return []
+        shape = self.pick([(), (3,), (2, 3)])
+        names = [n for n in self.floats(env) if env[n] == shape]
+        a = self.pick(names) if names and self.chance(0.4) else self.fresh("buf")
+        b, c = self.fresh("buf"), self.fresh("buf")
+        three = self.chance(0.3)
+        lines = [] if a in env else [f"{a} = {self.expr(env, shape)}"]
+        if shape != () and self.chance(0.5):   # an array of its own, as people write them
+            lines[:] = [f"{a} = {a}.copy()"] if a in env else [lines[0] + ".copy()"]
+        own = dict(env, **{a: shape})
+        lines += [f"{b} = " + self.pick([self.expr(own, shape), f"np.zeros_like({a})",
+                                         f"np.copy({self.expr(own, shape)})"])]
+        if three:
+            lines.append(f"{c} = {b} * 0.5" if shape == () else f"{c} = np.zeros({shape})")
+        for name in (a, b) + ((c,) if three else ()):
+            env[name] = shape
+        inner = dict(env, **{var: "int"})
+        value = self.expr(inner, shape, 1)
+        if shape == ():
+            body = [f"{b} = {value}"]
+        else:
+            target, part = self.target(inner, b)
+            body = self.pick([[f"{b}[...] = {value}"], [f"{b} = {value}"],
+                              [f"{target} {self.pick(['=', '+='])} "
+                               f"{self.expr(inner, part if part in SHAPES else (), 1)}"]])
+        if three:
+            body.append(f"{a}, {b}, {c} = {b}, {c}, {a}")
+        else:
+            body += self.pick([[f"{a}, {b} = {b}, {a}"],
+                               [f"tmp = {a}", f"{a} = {b}", f"{b} = tmp"]])
+        bound = self.pick(["range(n)", "range(1, n + 1)", "range(2)"])
+        return lines + [f"for {var} in {bound}:"] + indent(body)
+
+    def dict_writes(self, env: dict) -> list[str]:
+        shape = self.pick(SHAPES)
+        d, t = self.fresh("d"), self.fresh()
+        lines = [f"{d} = {{'a': {self.expr(env, shape)}, 'b': {self.expr(env, ())}}}"]
+        var = self.loop_var(env)
+        writes = self.pick([[f"{d}['a'] = {self.expr(env, shape, 1)} + {d}['b']"],
+                            [f"{d}['b'] += np.sum({d}['a'])"],
+                            [f"{d}.update(a={d}['a'] * {d}['b'])"],
+                            [f"{d}['b'] = {d}['b'] * 0.5", f"{d}['a'] -= {d}['b']"]])
+        if var is not None and self.chance(0.4):
+            lines += [f"for {var} in range(n):"] + indent(writes)
+        else:
+            lines += writes
+        env[t] = shape
+        return lines + [f"{t} = {d}['a'] * {d}['b']"]
 
     def attributes(self, kind: str) -> dict:
         """The attributes code of `kind` reads: of the object in a method (its own and the

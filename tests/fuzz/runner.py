@@ -274,7 +274,8 @@ def describe(outcome: Outcome, title: str | None = None) -> str:
 
 
 # Constructs the summary counts outcomes of, by a string of their source.
-MARKERS = {"a method": "class Model:", "a list built in a loop": ".append("}
+MARKERS = {"a method": "class Model:", "a list built in a loop": ".append(",
+           "a double buffer": " = buf", "a dict written into": "{'a': "}
 
 
 def summary(results: dict[str, list[Outcome]]) -> str:
