@@ -14,6 +14,13 @@ from __future__ import annotations
 import gast
 
 
+def as_written(name: str, user_names: set[str] | frozenset[str]) -> str:
+    """The user's name that `name` is a version of (`x_1`, `x_2` of x, which single
+    assignment makes), for messages; else `name`."""
+    user, _, k = name.rpartition("_")
+    return user if k.isdigit() and user in user_names else name
+
+
 class Namer:
     """Hands out names that clash with nothing already taken."""
 

@@ -47,6 +47,7 @@ from ..analysis.aliasing import HelperWrites, fancy_names, helper, view_base
 from ..analysis.values import ints
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
+from ..naming import as_written
 from ..rules import lookup
 from ..runtime import snapshot
 from .base import (
@@ -242,6 +243,8 @@ def _names(fp: FunctionPass) -> tuple[dict[str, str], list[set[str]]]:
 
 
 def _views(fp: FunctionPass, passed_on: set[int]) -> dict[str, str]:
+    """`views`, where the bindings whose ids are `passed_on` hand their array over: the
+    name bound views what the other name viewed, if anything."""
     out: dict[str, str] = {}
     fancy = fancy_names(fp.fn.body)
     items: dict[str, list[gast.expr]] = {}   # the items of tuples: `p = (x0, y)`
@@ -457,9 +460,7 @@ def _user_name(fp: FunctionPass, name: str) -> str:
     """The user's name `name` stands for where normalize numbered it (`x_1 = x.copy()`,
     `x_2 = x_1`: an argument's copy and a name bound to it again; `t_1`: a user's `t`
     bound again by a tuple assignment), else `name`."""
-    user, _, k = name.rpartition("_")
-    return user if k.isdigit() and user and not user.startswith("_") and (
-        user in fp.params or user in fp.locals) else name
+    return as_written(name, {n for n in fp.locals if not n.startswith("_")})
 
 
 def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:

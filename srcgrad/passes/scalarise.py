@@ -482,16 +482,19 @@ class _Scalarise:
         label = next((sl.base for s in run for sl in [_slice_of(
             s.targets[0] if isinstance(s, gast.Assign) else s.target)] if sl is not None),
             plan.ref.base)
-        loop = self.ns.bind(f"{label}_loop", GeneratedFunction(), avoid=self.taken)
-        slices = self.ns.bind(f"{label}_slices", GeneratedFunction(), avoid=self.taken)
-        self.taken |= {loop, slices}
         bases = sorted(plan.bases, key=_first_use(run))
         vectors = sorted(plan.vectors, key=_first_use(run))
         numbers = sorted(plan.numbers, key=_first_use(run))
         likes = sorted(plan.likes, key=_first_use(run))
         params = bases + vectors + numbers + likes
         results = [t for t in plan.temps if t in kept or t in shapes] + list(plan.sums)
-        made = self.loop_function(loop, params, run, plan, kept, shapes, results)
+        made = self.loop_function(f"{label}_loop", params, run, plan, kept, shapes, results)
+        if not next(s for s in made.body if isinstance(s, gast.For)).body:
+            return run   # (what it computes is read for its shape only)
+        loop = self.ns.bind(f"{label}_loop", GeneratedFunction(), avoid=self.taken)
+        slices = self.ns.bind(f"{label}_slices", GeneratedFunction(), avoid=self.taken)
+        self.taken |= {loop, slices}
+        made.name = loop
         made.body[:0] = copy.deepcopy(comments)   # the user's lines it computes
         self.made.append(made)
         tail = [b.ret(_pack(results))] if results else []
@@ -664,7 +667,9 @@ class _Scalarise:
             for t in results if t not in plan.sums] + [b.name(s) for s in plan.sums]
         if results:
             body.append(b.ret(_pack(returned)))
-        return b.function(name, params, body)
+        fn = b.function(name, params, body)
+        _unread(fn, next(s for s in body if isinstance(s, gast.For)))
+        return fn
 
     def writes_between(self, run: list[gast.stmt], k: int, t: str) -> bool:
         """Whether a statement of `run` after `run[k]`, before the one reading `t`,
@@ -767,6 +772,20 @@ class _Fresh:
             name = f"{base}_{k}"
         self.taken.add(name)
         return name
+
+
+def _unread(fn: gast.FunctionDef, loop: gast.For) -> None:
+    """Drop from `loop`'s body the scalar temporaries nothing reads (the forward values
+    an adjoint's statements recompute for `unbroadcast`'s shapes, which the loop leaves
+    out); they are arithmetic on numbers and entries, with no effect."""
+    while True:
+        reads = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+                 and isinstance(n.ctx, gast.Load)}
+        kept = [s for s in loop.body if not (isinstance(s, gast.Assign) and isinstance(
+            s.targets[0], gast.Name) and s.targets[0].id not in reads)]
+        if len(kept) == len(loop.body):
+            return
+        loop.body = kept
 
 
 def _target(s: gast.stmt) -> str:

@@ -36,7 +36,7 @@ from ..analysis.aliasing import (
     view_base,
 )
 from ..frontend.parse import Env
-from ..naming import Namer
+from ..naming import Namer, as_written
 from ..runtime import retake
 from ..runtime import unaliased as unaliased_helper
 from .base import all_statements
@@ -49,7 +49,7 @@ def _as_written(node: gast.AST, user_names: frozenset[str]) -> gast.AST:
     node = copy.deepcopy(node)
     for n in gast.walk(node):
         if isinstance(n, gast.Name) and n.id not in user_names:
-            n.id = next((u for u in [n.id.rsplit("_", 1)[0]] if u in user_names), n.id)
+            n.id = as_written(n.id, user_names)
     return node
 
 
