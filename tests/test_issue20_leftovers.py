@@ -84,3 +84,93 @@ def test_fmax_of_a_nan_gives_the_other_argument_its_gradient(jit):
     assert gc == 11.0
     _, t = srcgrad.jvp(fmax_pair, wrt=(0, 1), jit=jit)(a, 0.5, (np.array([1.0, 2.0]), 3.0))
     assert t == pytest.approx(3.0 + 10 * 3.0 + 100 * 2.0)
+
+
+# ---- d.setdefault(k, v) on a local dict at a constant key ----
+
+
+def setdefault_known(x, y):
+    d = {"a": x, "n": 2.0}
+    kept = d.setdefault("a", 3.0 * y)        # there: x (3y is not stored)
+    added = d.setdefault("b", y * y)         # not there: binds y^2, returns it
+    again = d.setdefault("b", np.sin(x))     # there now: y^2
+    for _ in range(2):
+        d["a"] = d["a"] * d.setdefault("b", x)   # there: a = x y^4 after the loop
+    picked = d.setdefault("n", y) if x > 0.0 else d.setdefault("a", y)
+    return kept * added + again + d["a"] + picked * d["b"]
+
+
+def test_setdefault_at_known_keys_by_hand(jit):
+    """x y^2 + y^2 + x y^4 + 2 y^2 (x > 0): d/dx = y^2 + y^4, d/dy = 2xy + 2y + 4xy^3 + 4y.
+    srcgrad refused setdefault ("not its attribute 'setdefault'")."""
+    x, y = 0.5, 1.5
+    want = x * y ** 2 + y ** 2 + x * y ** 4 + 2 * y ** 2
+    assert setdefault_known(x, y) == pytest.approx(want)
+    value, (gx, gy) = srcgrad.value_and_grad(setdefault_known, wrt=(0, 1), jit=jit)(x, y)
+    assert value == pytest.approx(want)
+    assert gx == pytest.approx(y ** 2 + y ** 4)
+    assert gy == pytest.approx(2 * x * y + 2 * y + 4 * x * y ** 3 + 4 * y)
+    assert_grad(setdefault_known, (gx, gy), (x, y), [0, 1])
+    # x < 0: the other branch picks d["a"] = x y^4
+    gx, gy = srcgrad.grad(setdefault_known, wrt=(0, 1), jit=jit)(-x, y)
+    assert gx == pytest.approx(y ** 2 + y ** 4 + y ** 4 * y ** 2)
+    assert_grad(setdefault_known, (gx, gy), (-x, y), [0, 1])
+
+
+def setdefault_arrays(x):
+    d = {"w": x}
+    s = d.setdefault("s", np.sin(x))
+    d["w"] = d.setdefault("w", x * 0.0) * s
+    return np.sum(d["w"] + d["s"] ** 2)
+
+
+def test_setdefault_of_arrays_by_hand(jit):
+    # sum(x sin x + sin^2 x): sin x + x cos x + 2 sin x cos x
+    x = np.array([0.3, -1.1, 2.0])
+    g = srcgrad.grad(setdefault_arrays, jit=jit)(x)
+    np.testing.assert_allclose(g, np.sin(x) + x * np.cos(x) + 2 * np.sin(x) * np.cos(x))
+    assert_grad(setdefault_arrays, (g,), (x,), [0])
+
+
+def setdefault_in_loop(x):
+    d = {"a": x}
+    for i in range(2):
+        d.setdefault("b", x * i)
+    return d["a"] + d["b"]
+
+
+def setdefault_in_branch(x):
+    d = {"a": x}
+    if x > 0.0:
+        d.setdefault("b", x)
+    return d["a"]
+
+
+def setdefault_conditional(x):
+    d = {"a": x}
+    y = d.setdefault("b", x) if x > 0.0 else x
+    return y + d["a"]
+
+
+def setdefault_computed_key(x):
+    d = {"a": x}
+    k = "a"
+    return d.setdefault(k, x)
+
+
+@pytest.mark.parametrize("fun, line, what", [
+    (setdefault_in_loop, "d.setdefault(\"b\", x * i)", "may or may not hold 'b'"),
+    (setdefault_in_branch, "d.setdefault(\"b\", x)", "may or may not hold 'b'"),
+    (setdefault_conditional, "y = d.setdefault(\"b\", x) if x > 0.0 else x",
+     "evaluated here only in some cases"),
+    (setdefault_computed_key, "return d.setdefault(k, x)", "at a constant key alone"),
+])
+def test_setdefault_where_the_key_may_be_there_or_not_is_refused(fun, line, what):
+    """Where srcgrad cannot tell when it compiles whether the key is there, it refuses,
+    naming the file, the line and its source (it refused every setdefault, saying only
+    "not its attribute 'setdefault'")."""
+    with pytest.raises(srcgrad.SrcgradError) as info:
+        srcgrad.grad(fun, jit=False)(0.5)
+    message = str(info.value)
+    assert "test_issue20_leftovers.py:" in message and line in message, message
+    assert what in message, message
