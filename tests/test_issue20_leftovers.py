@@ -174,3 +174,34 @@ def test_setdefault_where_the_key_may_be_there_or_not_is_refused(fun, line, what
     message = str(info.value)
     assert "test_issue20_leftovers.py:" in message and line in message, message
     assert what in message, message
+
+
+# ---- lists rebound to a display in a loop ----
+
+
+def product_of_two(q):
+    return q[0] * q[1]
+
+
+def items_added_in_loops(x):
+    # the adjoint of a display bound in a loop, reached whole (sum, a helper, a slice)
+    # and by index: its items' adjoints add item by item
+    s = 0.0
+    for i in range(3):
+        p = [x[i], x[i] + 1.0]
+        s = s + product_of_two(p) + sum(p) + p[1] + len(p) + max(p)
+        r = [x * i, np.sin(x)]
+        s = s + np.sum(product_of_two(r)) + np.sum(sum(r[::-1])) + np.sum(r[0])
+    return s
+
+
+def test_adjoints_of_displays_in_loops_add_item_by_item_by_hand(jit):
+    """Per i: x_i (x_i + 1) + (2 x_i + 1) + (x_i + 1) + 2 + (x_i + 1): 2 x_i + 5 to x_i;
+    sum(i x sin x) + sum(i x + sin x) + sum(i x): 3 (sin x + x cos x) + 3 + 3 cos x + 3.
+    srcgrad gave x_i 1 (`dp += sum_items_grad(...)` extended the list of the items'
+    adjoints, silently) and raised TypeError (`dr[1] += ...` into a tuple)."""
+    x = np.array([0.3, 1.2, -0.7])
+    g = srcgrad.grad(items_added_in_loops, jit=jit)(x)
+    hand = 2 * x + 5 + 3 * (np.sin(x) + x * np.cos(x)) + 3 + 3 * np.cos(x) + 3
+    np.testing.assert_allclose(g, hand)
+    assert_grad(items_added_in_loops, (g,), (x,), [0])
