@@ -179,6 +179,45 @@ def test_setdefault_where_the_key_may_be_there_or_not_is_refused(fun, line, what
 # ---- lists rebound to a display in a loop ----
 
 
+def displays_in_loops(x, a, b):
+    # np.stack, np.concatenate, np.array and an index of a display bound in a loop; p
+    # bound before the loop and again in it (on the tape)
+    s = 0.0
+    p = [x[0], x[1]]
+    for i in range(3):
+        q = [x[i], 2.0 * x[i]]
+        r = [x * i, np.sin(x)]
+        parts = [a * x[i], b]
+        s = s + np.sum(np.stack(q) ** 2) + np.sum(r[0] * r[1]) + \
+            np.sum(np.concatenate(r)) + np.sum(np.array(parts)) + p[0] * p[1]
+        p = [p[1], p[0] * x[2]]
+    return s
+
+
+def test_displays_rebound_in_loops_compile_by_hand(jit):
+    """Per iteration i: 5 x_i^2; sum(i x sin x) + sum(i x) + sum(sin x); a x_i + b; and
+    p[0] p[1] of p = (x0, x1), (x1, x0 x2), (x0 x2, x1 x2): x0 x1 (1 + x2 + x2^2). They
+    compiled only as Python (numba: no np.concatenate of a list, no tape of lists, no
+    adjoint of np.stack of a list), and np.concatenate(r) with r[0] read raised
+    TypeError as Python."""
+    x = np.array([0.3, 1.2, -0.7])
+    a, b = 1.5, 0.25
+    x0, x1, x2 = x
+    c = 1 + x2 + x2 ** 2
+    want = 5 * np.sum(x ** 2) + 3 * np.sum(x * np.sin(x)) + 3 * np.sum(x) + \
+        3 * np.sum(np.sin(x)) + a * np.sum(x) + 3 * b + x0 * x1 * c
+    assert displays_in_loops(x, a, b) == pytest.approx(want)
+    value, (gx, ga, gb) = srcgrad.value_and_grad(displays_in_loops, wrt=(0, 1, 2),
+                                                 jit=jit)(x, a, b)
+    assert value == pytest.approx(want)
+    hand = 10 * x + 3 * (np.sin(x) + x * np.cos(x)) + 3 + 3 * np.cos(x) + a
+    hand += np.array([x1 * c, x0 * c, x0 * x1 * (1 + 2 * x2)])
+    np.testing.assert_allclose(gx, hand)
+    assert ga == pytest.approx(np.sum(x))
+    assert gb == pytest.approx(3.0)
+    assert_grad(displays_in_loops, (gx, ga, gb), (x, a, b), [0, 1, 2])
+
+
 def product_of_two(q):
     return q[0] * q[1]
 
