@@ -6,7 +6,7 @@ as Python."""
 
 import numpy as np
 import pytest
-from fd import assert_grad
+from fd import assert_grad, slope
 
 import srcgrad
 
@@ -216,6 +216,10 @@ def test_displays_rebound_in_loops_compile_by_hand(jit):
     assert ga == pytest.approx(np.sum(x))
     assert gb == pytest.approx(3.0)
     assert_grad(displays_in_loops, (gx, ga, gb), (x, a, b), [0, 1, 2])
+    t = np.array([0.5, -1.0, 2.0])
+    _, tangent = srcgrad.jvp(displays_in_loops, wrt=0, jit=jit)(x, a, b, t)
+    assert tangent == pytest.approx(hand @ t)
+    assert tangent == pytest.approx(slope(lambda x: displays_in_loops(x, a, b), (x,), (t,)))
 
 
 def product_of_two(q):
@@ -244,3 +248,6 @@ def test_adjoints_of_displays_in_loops_add_item_by_item_by_hand(jit):
     hand = 2 * x + 5 + 3 * (np.sin(x) + x * np.cos(x)) + 3 + 3 * np.cos(x) + 3
     np.testing.assert_allclose(g, hand)
     assert_grad(items_added_in_loops, (g,), (x,), [0])
+    t = np.array([0.5, -1.0, 2.0])
+    _, tangent = srcgrad.jvp(items_added_in_loops, jit=jit)(x, t)
+    assert tangent == pytest.approx(hand @ t)
