@@ -214,8 +214,10 @@ BINARY = [
     ((np.arctan2,), np.arctan2, any_, any_),
     ((np.hypot,), np.hypot, any_, any_),
     ((np.logaddexp,), np.logaddexp, any_, any_),
-    ((np.maximum, np.fmax), np.maximum, distinct, distinct),
-    ((np.minimum, np.fmin), np.minimum, distinct, distinct),
+    ((np.maximum,), np.maximum, distinct, distinct),
+    ((np.minimum,), np.minimum, distinct, distinct),
+    ((np.fmax,), np.fmax, distinct, distinct),
+    ((np.fmin,), np.fmin, distinct, distinct),
 ]
 SHAPES_1 = [(), (5,), (3, 4)]
 SHAPES_2 = [((), ()), ((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3)),

@@ -120,6 +120,16 @@ def reduce_initial_where_op(x, c):
         + np.logaddexp.reduce(x, None, initial=c) + np.sum(np.logaddexp2.reduce(x, initial=c))
 
 
+def skipping_initial_op(x, c):
+    # fmax and fmin with initial=: an empty axis (and the whole of an empty array), c
+    # beating some rows and not others, a float64 dtype=, where=
+    return np.sum(np.fmax.reduce(x, axis=1, initial=c) ** 2) \
+        + np.sum(np.fmin.reduce(x, initial=-c, dtype=np.float64) * W[0]) \
+        + np.sum(np.fmax.reduce(x[:, :0], axis=1, initial=c) * W[:, 1]) \
+        + np.fmin.reduce(x[:0], axis=None, initial=c) ** 3 \
+        + np.sum(np.fmin.reduce(x, axis=0, initial=c, where=MASK, keepdims=True) ** 2)
+
+
 def float64_dtype_op(x):
     # a float64 dtype= in its spellings, by keyword and by position; an int array's too
     ints = np.arange(5)
@@ -150,6 +160,8 @@ CASES = [
      (distinct(2, 3, 2),), [0], False),
     ("ufunc_reduce_initial_where", reduced(*um.REDUCED), reduce_initial_where_op,
      (distinct(3, 4), 0.41), [0, 1], True),
+    ("ufunc_reduce_skipping_initial", tuple(um._OR_SKIPPED.values()), skipping_initial_op,
+     (distinct(3, 4), 0.13), [0, 1], True),
     ("ufunc_float64_dtype", reduced(np.add, np.multiply) + accumulated(
         np.logaddexp, np.logaddexp2, np.maximum, np.add), float64_dtype_op, (distinct(3, 4),),
      [0], True),

@@ -217,6 +217,9 @@ class FunctionPass:
         self.bind_values()
         self.tuples: dict[str, list[gast.AST]] = {}
         self.displayed: set[str] = set()   # names bound to a list or tuple display anywhere
+        # (and those bound to nothing else, not in `tuples`: displays bound in a loop,
+        # whose adjoints are lists or tuples of their items' adjoints)
+        self.listed: set[str] = set()
         self._tuple_at: dict[str, int] = {}   # where each of those was bound
         self._reading = -1                    # the statement being classified
 
@@ -252,6 +255,7 @@ class FunctionPass:
         (`p = ((a, b), c); q = p[0]`), in `self.tuples`."""
         ops: dict[int, Operation] = {}
         self._bound, self._in_loop = bindings(self.statements)
+        shown: dict[str, int] = {}
         for k, stmt in enumerate(self.statements):
             self._reading = k
             name = target_of(stmt)
@@ -261,6 +265,7 @@ class FunctionPass:
                     and k not in self._in_loop
                 if op.kind == "tuple":
                     self.displayed.add(name)
+                    shown[name] = shown.get(name, 0) + 1
                 if op.kind == "tuple" and once:
                     # (bound once, outside loops: `p[0]` read outside loops, with its item
                     # not bound again since, is the item's name; else it indexes p)
@@ -271,6 +276,8 @@ class FunctionPass:
                     self._tuple_at[name] = self._tuple_at[op.args[0].id]
             elif writes and is_write(stmt):
                 ops[id(stmt)] = Operation("write", [stmt.value])
+        self.listed = {n for n in self.displayed if n not in self.tuples and n not in
+                       self.params and shown[n] == len(self._bound.get(n, ()))}
         return ops
 
     def _holds(self, name: str, item: gast.AST) -> bool:

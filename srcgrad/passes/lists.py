@@ -45,6 +45,12 @@ cotangent (a fresh array of its rows, which each append takes its row of, in rev
 list appended to in any other loop is left as it is, and `check` refuses an append that
 receives a differentiated value.
 
+A name bound in a loop to list displays alone (`p = [a * x[i], b]`), and read only by
+index, as the iterable of a loop or by calls that read a list as they read a tuple
+(`np.stack`, `np.concatenate`, `np.array`, `sum`, `len`, ...: `tupled_displays`), is
+bound to the tuple displays instead: Python cannot tell the two apart there, and numba
+stacks, joins and tapes tuples, not lists.
+
 >>> import astor
 >>> from srcgrad.frontend.parse import Env
 >>> from srcgrad.naming import Namer
@@ -64,6 +70,7 @@ def f():
 from __future__ import annotations
 
 import builtins
+import collections
 import copy
 
 import gast
@@ -82,7 +89,8 @@ def display_appends(body: list[gast.stmt], env: Env, local_names: frozenset[str]
                     namer: Namer) -> list[gast.stmt]:
     """`body` with each list built by top-level appends made a display before its reads,
     and each list built in a counted loop an array (`buffer_loops`)."""
-    body = buffer_loops(body, body, env, local_names, namer)
+    body = tupled_displays(buffer_loops(body, body, env, local_names, namer), env,
+                           local_names)
     lists = [name for name in _started(body) if _only_displayed(name, body, env, local_names)]
     if not lists:
         return body
@@ -110,6 +118,69 @@ def display_appends(body: list[gast.stmt], env: Env, local_names: frozenset[str]
             pending.discard(_empty_list(stmt))
         out.append(stmt)
     return out
+
+
+# the calls that read a list argument as they read a tuple (np.block does not: it refuses
+# a tuple), and keep neither
+_READ_AS_TUPLES = frozenset({
+    builtins.len, builtins.sum, builtins.max, builtins.min, np.stack, np.concatenate,
+    np.vstack, np.hstack, np.column_stack, np.dstack, np.array, np.asarray, np.sum,
+    np.mean, np.prod, np.max, np.min, np.amax, np.amin})
+
+
+def tupled_displays(body: list[gast.stmt], env: Env, local_names: frozenset[str]
+                    ) -> list[gast.stmt]:
+    """`body` (changed in place) with each name bound only to non-empty list displays
+    (`p = [a, b]`), in a loop (and maybe before it too), and read only by an index (not a slice),
+    as an argument of `_READ_AS_TUPLES` or as a loop's iterable, bound to tuple displays
+    instead: such reads cannot tell the two apart, and numba compiles a tuple where it
+    has no list form (np.concatenate of a list, the tape of a name bound in a loop, the
+    adjoint of np.stack of a list). Outside loops, a display is read item by item
+    already (`Recording.tuples`, and the displays `normalize` makes of item writes)."""
+    def bindings(name: str) -> list[gast.Assign] | None:
+        found = []
+        for stmt in gast.walk(b.function("f", [], body)):
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and \
+                    isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name:
+                if not isinstance(stmt.value, gast.List) or not stmt.value.elts:
+                    return None
+                found.append(stmt)
+        return found
+
+    stores = collections.Counter(
+        n.id for s in body for n in gast.walk(s)
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load))
+    looped = {n.id for s in body for loop in gast.walk(s) if isinstance(
+        loop, (gast.For, gast.While)) for t in loop.body for n in gast.walk(t)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    read_as: set[int] = set()   # ids of the loads that read a tuple as they read a list
+    for node in (n for s in body for n in gast.walk(s)):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
+                isinstance(node.ctx, gast.Load) and \
+                not any(isinstance(i, gast.Slice) for i in gast.walk(node.slice)):
+            read_as.add(id(node.value))
+        elif isinstance(node, gast.Call) and _reads_as_tuples(node.func, env, local_names):
+            read_as |= {id(a) for a in node.args if isinstance(a, gast.Name)}
+        elif isinstance(node, gast.For) and isinstance(node.iter, gast.Name):
+            read_as.add(id(node.iter))
+    for name in sorted(stores):
+        found = bindings(name)
+        if not found or len(found) != stores[name] or name not in looped:
+            continue
+        if any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+               and id(n) not in read_as for s in body for n in gast.walk(s)):
+            continue
+        for stmt in found:
+            stmt.value = b.located(b.tuple_(stmt.value.elts), stmt.value)
+    return body
+
+
+def _reads_as_tuples(func: gast.AST, env: Env, local_names: frozenset[str]) -> bool:
+    obj = env.resolve(func, local_names)
+    try:
+        return obj is not MISSING and obj in _READ_AS_TUPLES
+    except TypeError:   # (unhashable)
+        return False
 
 
 def _empty_list(stmt: gast.stmt) -> str | None:

@@ -36,6 +36,9 @@ at a constant key (`p["W"] = v`, `p["W"] += v`, `p.update({"W": v})`, in loops a
 branches too) binds its entry's name again (`p_W = v`: `+=` stays `+=`, in place where
 the entry's array is, as in Python); a key added so (`p["c"] = v`) is one more entry
 where `_grown` can tell the dict's keys when srcgrad compiles, and refused elsewhere.
+`p.setdefault("k", v)` is the entry where srcgrad knows that the key is there, and the
+write `p["k"] = v` first where it knows that it is not (`_defaults_written`); refused
+where it may be either (in a loop or a branch, before the key is added).
 A write into an argument's container would change the caller's, and is refused.
 """
 
@@ -202,6 +205,8 @@ def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
     if not literals:
         return fn
     fn = _updates_written(copy.deepcopy(fn), frozenset(literals))
+    fn = _defaults_written(fn, {name: _literal_tree(s.value).keys
+                                for name, s in literals.items()}, filename)
     assigns = {s.targets[0].id: s for s in gast.walk(fn) if isinstance(s, gast.Assign)
                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                and s.targets[0].id in literals}
@@ -255,6 +260,127 @@ def _updates_written(fn: gast.FunctionDef, dicts: frozenset[str]) -> gast.Functi
                     [v for _, v in pairs]), type_comment=None), node)
 
     return Update().visit(fn)
+
+
+def _defaults_written(fn: gast.FunctionDef, dicts: dict[str, tuple], filename: str
+                      ) -> gast.FunctionDef:
+    """`fn` (changed in place) with each call `d.setdefault(k, v)` of a dict `d` of `dicts`
+    (its literal's keys), at a constant key, as what it does where srcgrad knows when it
+    compiles whether `d` holds `k`: the entry `d[k]` if it does (the key in the literal,
+    or added by an earlier statement of the function's body), and if it does not (a
+    call in a statement of the function's body, before any statement that adds the key),
+    the write `d[k] = v` before its statement, the call then `d[k]`. As in Python, the
+    value is that entry, the same object; `v`, evaluated first, is evaluated where the
+    key is there too if it calls anything (as a statement before the call's), but where
+    the call's own evaluation is conditional (a branch of `x if c else y`, `and`, `or`,
+    a comprehension, a lambda, a test or a loop's iterable), where it cannot change the
+    result. Refused, naming its line: a call where the key may or may not be there (in
+    a loop or a branch, before the key is added), and one that adds the key where its
+    evaluation is conditional."""
+    def refuse(node: gast.AST, what: str) -> UnsupportedSyntax:
+        return UnsupportedSyntax(f"{node.func.value.id}.setdefault(...) {what}",
+                                 filename=filename, lineno=getattr(node, "lineno", None))
+
+    def setdefault(node: gast.AST) -> bool:
+        return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+            node.func.attr == "setdefault" and isinstance(node.func.value, gast.Name) and \
+            node.func.value.id in dicts
+
+    def calls(node: gast.AST, lazy: bool, found: list) -> None:
+        """The setdefault calls in `node`, in the order Python evaluates them, each with
+        whether its evaluation is conditional."""
+        if isinstance(node, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
+                             gast.GeneratorExp)):
+            lazy = True
+        for field, value in gast.iter_fields(node):
+            late = lazy or isinstance(node, gast.IfExp) and field != "test"
+            for k, child in enumerate(value if isinstance(value, list) else [value]):
+                if isinstance(child, gast.AST):
+                    calls(child, late or isinstance(node, gast.BoolOp) and k > 0, found)
+        if setdefault(node):
+            found.append((node, lazy))
+
+    # the statement of fn.body at which each key is first added by a write
+    added: dict[tuple[str, Any], int] = {}
+    for i, stmt in enumerate(fn.body):
+        if isinstance(stmt, gast.Assign):
+            for t in stmt.targets:
+                for e in t.elts if isinstance(t, (gast.Tuple, gast.List)) else [t]:
+                    if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) and \
+                            e.value.id in dicts and _constant(e.slice) is not None:
+                        added.setdefault((e.value.id, _constant(e.slice)[0]), i)
+
+    def rewrite(stmts: list[gast.stmt], top: int | None) -> list[gast.stmt]:
+        out = []
+        for i, stmt in enumerate(stmts):
+            at = i if top is None else top
+            found: list = []
+            simple = isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return))
+            for field, value in gast.iter_fields(stmt):
+                for child in value if isinstance(value, list) else [value]:
+                    if isinstance(child, gast.expr):   # (a test, an iterable: lazy)
+                        calls(child, not (simple and field == "value"), found)
+            before, entries = [], {}
+            for call, lazy in found:
+                before += written(call, lazy, at, top is None, stmt)
+                entries[id(call)] = b.located(b.make(
+                    gast.Subscript, value=b.name(call.func.value.id), slice=call.args[0],
+                    ctx=gast.Load()), call)
+            if entries:   # (a call in the value of another: in the write made of that)
+                before = [_Replace(entries).visit(s) for s in before]
+                stmt = _Replace(entries).visit(stmt)
+            for field in ("body", "orelse"):   # (not a nested def's: it runs later)
+                if isinstance(getattr(stmt, field, None), list) and not isinstance(
+                        stmt, gast.FunctionDef):
+                    setattr(stmt, field, rewrite(getattr(stmt, field), at))
+            out += before + [stmt]
+        return out
+
+    def written(call: gast.Call, lazy: bool, at: int, top: bool, stmt: gast.stmt
+                ) -> list[gast.stmt]:
+        """What `call` does before its statement: the write of its entry or its value's
+        evaluation."""
+        name = call.func.value.id
+        if len(call.args) not in (1, 2) or call.keywords or _constant(call.args[0]) is None:
+            raise refuse(call, "of a dict of arrays is followed at a constant key alone, as "
+                               "`d.setdefault('k', v)`")
+        key = _constant(call.args[0])[0]
+        value = call.args[1] if len(call.args) == 2 else b.const(None)
+        if key in dicts[name] or added.get((name, key), len(fn.body)) < at:
+            if not lazy and any(isinstance(n, gast.Call) for n in gast.walk(value)):
+                return [b.located(b.make(gast.Expr, value=value), stmt)]
+            return []
+        if lazy:
+            raise refuse(call, f"at {key!r} is evaluated here only in some cases: srcgrad "
+                               f"follows it where it is evaluated whatever happens: make it "
+                               f"a statement of its own (`v = d.setdefault(k, v)`), not in "
+                               f"a branch of `x if c else y`, `and`, `or`, a comprehension, "
+                               f"a lambda, a test or an iterable")
+        if not top:
+            raise refuse(call, f"at {key!r}, in a loop or a branch, where {name!r} may or "
+                               f"may not hold {key!r} already: srcgrad follows setdefault "
+                               f"where it knows when it compiles whether the key is there "
+                               f"(give {name!r} the key in its literal, or call setdefault "
+                               f"in a statement of the function's body)")
+        added[(name, key)] = -1   # (there from here on)
+        store = b.make(gast.Subscript, value=b.name(name), slice=copy.deepcopy(call.args[0]),
+                       ctx=gast.Store())
+        return [b.located(b.assign(store, value), stmt)]
+
+    fn.body = rewrite(fn.body, None)
+    return fn
+
+
+class _Replace(gast.NodeTransformer):
+    """Each node whose id is a key of `entries` replaced by its value."""
+
+    def __init__(self, entries: dict[int, gast.AST]):
+        self.entries = entries
+
+    def visit(self, node):
+        if id(node) in self.entries:
+            return self.entries[id(node)]
+        return super().visit(node)
 
 
 def _grown(fn: gast.FunctionDef, name: str, literal: gast.Assign, tree: Tree,
@@ -488,7 +614,8 @@ class _Flatten(gast.NodeTransformer):
             f"{root!r} is a {kind} of arrays, differentiated entry by entry: srcgrad reads "
             f"its entries by constant keys, indices or fields, `len` of it, unpacking, "
             f"`for` over a tuple, a list or a dict (keys, values, items), and writes into "
-            f"a local dict at constant keys (`d['k'] = v`, `d['k'] += v`, `d.update(k=v)`); "
+            f"a local dict at constant keys (`d['k'] = v`, `d['k'] += v`, `d.update(k=v)`, "
+            f"`d.setdefault('k', v)`); "
             f"not {what}",
             filename=self.filename, lineno=getattr(node, "lineno", None) or self.line)
 

@@ -551,6 +551,12 @@ class _Reverse(Recording):
             self.owned.discard(var)
             return [b.assign(tmp, expr),
                     b.assign(dvar, self.items_added(var, b.name(dvar), b.name(tmp)))]
+        if var in self.defined and var in self.listed:
+            # a display bound in a loop: its adjoint is a list or tuple of its items'
+            # adjoints, which add item by item (`+=` would extend the list, `+` join)
+            self.owned.discard(var)
+            return [b.assign(dvar, b.call(b.name(self.bind("add_items", add_items)),
+                                          b.name(dvar), expr))]
         if var in self.defined and var in self.owned:  # no other name holds this array
             adder = self.adder(expr)
             if adder is not None:
@@ -614,9 +620,10 @@ class _Reverse(Recording):
         user function returned (`a, b = h(x)`), its adjoint made again with entry k added."""
         if var in self.tuple_results and int_constant(index) is not None:
             return self.accumulate_item(var, int_constant(index), dy)
-        if var in self.tuples or var in self.tuple_results or \
+        if var in self.tuples or var in self.tuple_results or var in self.listed or \
                 var in self.displayed and isinstance(index, gast.Slice):
-            # (`p[::-1]` of a tuple made in a loop: its adjoint is a list too)
+            # (`p[1]`, `p[::-1]` of a display bound in a loop: its adjoint is a list or a
+            # tuple too, whose items may be other adjoints' arrays: not written in place)
             return self.accumulate_entry(var, index, dy)
         out = self.own(var)
         dvar = self.adjoint_name(var)

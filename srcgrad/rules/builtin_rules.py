@@ -3,6 +3,10 @@
 abs serves real and complex values alike: its rule is Re(dy) times its slope, sign(x) at
 a real x and conj(x)/|x| at a complex one (runtime/complex_numbers.py gives the
 convention); np.sign(z) alone would be silently wrong for complex z.
+
+max, min, np.maximum and np.minimum split dy evenly on a tie, as JAX does; np.fmax and
+np.fmin the same, and a NaN argument, which they skip, gets none of it (the other one
+all: fmax(nan, b) is b).
 """
 
 import builtins
@@ -40,17 +44,33 @@ def float_(dy, y, x):
     return dy
 
 
-@rule(builtins.max, np.maximum, np.fmax, elementwise=True)
+@rule(builtins.max, np.maximum, elementwise=True)
 def maximum(dy, y, a, b):
     # ties split the gradient evenly, as JAX does
     return (unbroadcast(dy * ((a > b) + 0.5 * (a == b)), a),
             unbroadcast(dy * ((b > a) + 0.5 * (a == b)), b))
 
 
-@rule(builtins.min, np.minimum, np.fmin, elementwise=True)
+@rule(builtins.min, np.minimum, elementwise=True)
 def minimum(dy, y, a, b):
     return (unbroadcast(dy * ((a < b) + 0.5 * (a == b)), a),
             unbroadcast(dy * ((b < a) + 0.5 * (a == b)), b))
+
+
+# np.fmax and np.fmin skip a NaN: fmax(nan, b) is b, so b takes dy (`b != b` is isnan(b)
+# in Python, NumPy and numba alike); of two NaNs, NaN, and neither takes any
+
+
+@rule(np.fmax, elementwise=True)
+def fmax(dy, y, a, b):
+    return (unbroadcast(dy * ((a > b) + (b != b) * (a == a) + 0.5 * (a == b)), a),
+            unbroadcast(dy * ((b > a) + (a != a) * (b == b) + 0.5 * (a == b)), b))
+
+
+@rule(np.fmin, elementwise=True)
+def fmin(dy, y, a, b):
+    return (unbroadcast(dy * ((a < b) + (b != b) * (a == a) + 0.5 * (a == b)), a),
+            unbroadcast(dy * ((b < a) + (a != a) * (b == b) + 0.5 * (a == b)), b))
 
 
 linear(builtins.sum, positions=(0, 1))

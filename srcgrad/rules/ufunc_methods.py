@@ -5,16 +5,20 @@ and the stand-ins generated code calls in their place (numba compiles no ufunc m
 
 A reduction is the function it names: ``np.add.reduce(a, axis)`` is np.sum, multiply's
 np.prod, maximum's and minimum's np.max and np.min (dy split evenly among ties, as in JAX),
-fmax's and fmin's the extremum of the entries that are not NaN (a NaN gets no gradient;
-a slice of NaNs alone gives NaN), logaddexp's the log of the sum of the exponentials
-(scipy.special.logsumexp: its gradient is exp(a - y)), logaddexp2's in base 2 (2^(a - y)).
+fmax's and fmin's the extremum of the entries that are not NaN (np.nanmax's rule: a NaN
+gets no gradient; a slice of NaNs alone gives NaN, and its entries 0), logaddexp's the
+log of the sum of the exponentials (scipy.special.logsumexp: its gradient is
+exp(a - y)), logaddexp2's in base 2 (2^(a - y)).
 Their rules call the reductions' own helpers (`sum_grad`, `extremum_grad`,
 `prod_others`). NumPy's default axis is 0 here, not None; None and tuples of axes are
 taken as NumPy takes them. `initial=c` and `where=m` are written by normalize as
 ``ufunc(ufunc.reduce(np.where(m, a, identity), ...), c)`` (`_reduce_expanded`), but
-logaddexp's where=. A float64 `dtype=` (np.float64, float, 'f8', ...) of a reduction or
-an accumulation is differentiated as if not given (the records' `casts`; compiled, the
-stand-ins compute in float64); another dtype and `out=` are refused.
+logaddexp's where= (refused); fmax's and fmin's put NaN, which they skip, for the
+identity they lack, and reduce with `fmax_reduce_or_skipped`, NaN of an empty slice, so
+that an empty array or axis gives c with all of dy to c, as np.max's initial= does. A
+float64 `dtype=` (np.float64, float, 'f8', ...) of a reduction or an accumulation is
+differentiated as if not given (the records' `casts`; compiled, the stand-ins compute
+in float64); another dtype and `out=` are refused.
 
 An accumulation is np.cumsum (add) or np.cumprod (multiply) along the axis (their rules'
 helpers, zeros in the array included); maximum's and minimum's is the running extremum
@@ -67,7 +71,7 @@ from . import (
 )
 from .cumulative import cumprod_grad, cumprod_tangent, cumsum_grad, lanes
 from .elementwise import prod_others
-from .reduction_options import _float64, extremum_or
+from .reduction_options import _float64, _identity, extremum_or
 
 REDUCED = (np.add, np.multiply, np.maximum, np.minimum, np.fmax, np.fmin, np.logaddexp,
            np.logaddexp2)
@@ -105,6 +109,26 @@ def _reduce_form(ufunc):
     name = f"{ufunc.__name__}_reduce"
     overload(_named(form, name, f"np.{ufunc.__name__}.reduce, which generated code calls "
                     f"in its place (numba has no ufunc methods)"))(_reduce_typer(ufunc))
+    return form
+
+
+def _reduce_or_skipped_form(ufunc):
+    """``ufunc.reduce`` (np.fmax's or np.fmin's) that gives what the ufunc skips, NaN, for
+    an empty slice instead of raising (the lowest or highest integer of an integer
+    result): ``np.fmax(fmax_reduce_or_skipped(a, ...), c)`` is
+    ``np.fmax.reduce(a, ..., initial=c)``, an empty slice's too."""
+    largest = ufunc is np.fmax
+
+    def form(array, axis=0, dtype=None, out=None, keepdims=False):
+        array = np.asarray(array)
+        kind = np.dtype(array.dtype if dtype is None else dtype)
+        skipped = np.nan if kind.kind in "fc" else _identity(kind, largest)
+        return ufunc.reduce(array, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                            initial=skipped)
+    name, doc = f"{ufunc.__name__}_reduce_or_skipped", _reduce_or_skipped_form.__doc__
+    overload(_named(form, name, doc.replace("``ufunc.reduce`` (np.fmax's or np.fmin's)",
+                                            f"np.{ufunc.__name__}.reduce")))(
+        _reduce_typer(ufunc, or_skipped=True))
     return form
 
 
@@ -183,15 +207,22 @@ def _kept_shape(shape, reduced, keep, count):
     return out
 
 
-def _reduce_typer(ufunc):
+def _reduce_typer(ufunc, or_skipped=False):
+    """numba's form of ``ufunc.reduce``; `or_skipped`: an empty slice gives what np.fmax
+    or np.fmin skip (`_reduce_or_skipped_form`), not the ufunc's identity or an error."""
     combine = register_jitable(lambda u, v: ufunc(u, v))
-    has_identity = ufunc.identity is not None
-    identity = ufunc.identity if has_identity else 0
 
     def typer(array, axis=0, dtype=None, out=None, keepdims=False):
         _plain(array, dtype, out)
         keep, nd = _static_bool(keepdims, "keepdims"), array.ndim
         cast = _result_type(ufunc, "reduce", array, dtype)
+        has_identity = or_skipped or ufunc.identity is not None
+        if not or_skipped:
+            identity = ufunc.identity if has_identity else 0
+        elif isinstance(cast, types.Float):
+            identity = np.nan
+        else:
+            identity = _identity(as_dtype(cast), ufunc is np.fmax)
         omitted, axis = not isinstance(axis, types.Type) or isinstance(
             axis, types.Omitted), _given(axis)
         if omitted and isinstance(axis, types.Integer):
@@ -257,9 +288,11 @@ def _accumulate_typer(ufunc):
 
 _REDUCE = {u: _reduce_form(u) for u in REDUCED}
 _ACCUMULATE = {u: _accumulate_form(u) for u in ACCUMULATED}
+_OR_SKIPPED = {u: _reduce_or_skipped_form(u) for u in (np.fmax, np.fmin)}
 for _u in REDUCED:   # (casts: a float64 dtype= is differentiated as if not given)
     describe(_u.reduce, compiled_as=_REDUCE[_u], casts=True)
     describe(_REDUCE[_u], casts=True)
+describe(*_OR_SKIPPED.values(), casts=True)
 for _u in ACCUMULATED:
     describe(_u.accumulate, compiled_as=_ACCUMULATE[_u], casts=True)
     describe(_ACCUMULATE[_u], casts=True)
@@ -290,8 +323,8 @@ def multiply_reduce_tangent(dx, y, a, axis=0, dtype=None, out=None, keepdims=Fal
     return add_reduce(dx * prod_others(a, axis), axis, None, None, keepdims)
 
 
-_EXTREMA = [u.reduce for u in (np.maximum, np.minimum, np.fmax, np.fmin)] + \
-    [_REDUCE[u] for u in (np.maximum, np.minimum, np.fmax, np.fmin)]
+_EXTREMA = [u.reduce for u in (np.maximum, np.minimum)] + \
+    [_REDUCE[u] for u in (np.maximum, np.minimum)]
 
 
 @rule(*_EXTREMA, refuse=_refused)
@@ -306,6 +339,25 @@ def extremum_reduce_tangent(dx, y, a, axis=0, dtype=None, out=None, keepdims=Fal
     # the tangents at the extremum's positions, averaged over ties (the adjoint's split)
     return add_reduce(dx * extremum_grad(np.ones_like(y), y, a, axis, True), axis, None,
                       None, keepdims)
+
+
+# fmax's and fmin's skip NaNs: np.nanmax's rule (a NaN entry, and so each entry of a slice
+# of NaNs alone, gets 0)
+_SKIPPING = [u.reduce for u in (np.fmax, np.fmin)] + \
+    [_REDUCE[u] for u in (np.fmax, np.fmin)] + list(_OR_SKIPPED.values())
+
+
+@rule(*_SKIPPING, refuse=_refused)
+def skipping_extremum_reduce(dy, y, a, axis=0, dtype=None, out=None, keepdims=False,
+                             initial=None, where=True):
+    return np.where(np.isnan(a), 0.0, extremum_grad(dy, y, a, axis, keepdims))
+
+
+@tangent(*_SKIPPING)
+def skipping_extremum_reduce_tangent(dx, y, a, axis=0, dtype=None, out=None, keepdims=False,
+                                     initial=None, where=True):
+    return add_reduce(dx * np.where(np.isnan(a), 0.0, extremum_grad(
+        np.ones_like(y), y, a, axis, True)), axis, None, None, keepdims)
 
 
 @rule(np.logaddexp.reduce, _REDUCE[np.logaddexp], refuse=_refused)
@@ -344,8 +396,9 @@ def reduce_signature(array, axis=0, dtype=None, out=None, keepdims=False, initia
 
 
 # what where= puts in place of a masked entry: the reduction's identity
+# (fmax's and fmin's NaN, which they skip: -inf would beat a NaN initial)
 _MASKED = {np.add: "0", np.multiply: "1", np.maximum: "-np.inf", np.minimum: "np.inf",
-           np.fmax: "-np.inf", np.fmin: "np.inf"}
+           np.fmax: "np.nan", np.fmin: "np.nan"}
 
 
 def _reduce_expanded(ufunc):
@@ -376,6 +429,11 @@ def _reduce_expanded(ufunc):
             value = f"extremum_or({a}, axis=axis, keepdims=keepdims, " \
                     f"largest={ufunc is np.maximum})"
             return f"{name}({value}, initial)", {"extremum_or": extremum_or}
+        if "initial" in given and ufunc in _OR_SKIPPED:
+            # (of an empty array or a slice of NaNs alone, NaN, which fmax skips: initial)
+            form = _OR_SKIPPED[ufunc]
+            value = f"{form.__name__}({a}, axis=axis, dtype=dtype, keepdims=keepdims)"
+            return f"{name}({value}, initial)", {form.__name__: form}
         value = f"{name}.reduce({a}, axis=axis, dtype=dtype, keepdims=keepdims)"
         return f"{name}({value}, initial)" if "initial" in given else value
     return expanded
