@@ -594,11 +594,11 @@ def dict_nested_entry_replaced(x):
 
 
 @pytest.mark.parametrize("fun, args, what", [
-    (dict_key_added_in_a_branch, (np.ones(2),), "not adding the key 'b' in a loop, a branch"),
-    (dict_key_added_in_a_loop, (np.ones(2),), "not adding the key 'b' in a loop, a branch"),
+    (dict_key_added_in_a_branch, (np.ones(2),), "the key 'b' is added in a loop, a branch"),
+    (dict_key_added_in_a_loop, (np.ones(2),), "the key 'b' is added in a loop, a branch"),
     (dict_key_added_by_plus, (np.ones(2),), "an augmented assignment"),
-    (dict_key_read_before_added, (np.ones(2),), "not its entry 'b' before it is added"),
-    (dict_len_before_a_key_added, (np.ones(2),), "not using it whole .* before its last key"),
+    (dict_key_read_before_added, (np.ones(2),), "its entry 'b' is read before it is added"),
+    (dict_len_before_a_key_added, (np.ones(2),), "it is used whole .* before its last key"),
     (dict_written_at_a_computed_key, (np.ones(2), "a"), "computed at run time"),
     (dict_entry_deleted, (np.ones(2),), r"deleting its entries \(`del`\)"),
     (dict_setdefault, (np.ones(2),), "may or may not hold 'b' already"),

@@ -394,8 +394,8 @@ def _grown(fn: gast.FunctionDef, name: str, literal: gast.Assign, tree: Tree,
     the last key is added. Anything else is refused, naming its line."""
     def refuse(node: gast.AST, what: str) -> UnsupportedSyntax:
         return UnsupportedSyntax(
-            f"{name!r} is a dict of arrays, differentiated entry by entry, whose keys "
-            f"srcgrad needs when it compiles: {what}",
+            f"{name!r} is a dict of arrays, which srcgrad differentiates entry by entry "
+            f"and so needs its keys when it compiles: {what}",
             filename=filename, lineno=getattr(node, "lineno", None))
 
     top = {}   # node id -> the index of the statement of fn.body it is in
@@ -418,23 +418,24 @@ def _grown(fn: gast.FunctionDef, name: str, literal: gast.Assign, tree: Tree,
             t is n or isinstance(t, (gast.Tuple, gast.List)) and any(e is n for e in t.elts)
             for t in stmt.targets)
         if id(literal) not in top or not direct or where < top[id(literal)][0]:
-            raise refuse(n, f"not adding the key {key!r} in a loop, a branch or an "
-                            f"augmented assignment (give it a value in the literal, or "
-                            f"add it by a statement of the function's body after it)")
+            raise refuse(n, f"the key {key!r} is added in a loop, a branch or an "
+                            f"augmented assignment; give it a value in the literal, or "
+                            f"add it in a statement of the function's body")
         first[key] = min(first.get(key, where), where)
     if not first:
         return tree
     for n, key in entries:
         if key in first and top.get(id(n), (-1,))[0] < first[key] + \
                 (not isinstance(n.ctx, gast.Store)):
-            raise refuse(n, f"not its entry {key!r} before it is added (line "
-                            f"{fn.body[first[key]].lineno})")
+            raise refuse(n, f"its entry {key!r} is read before it is added (line "
+                            f"{fn.body[first[key]].lineno}); add it first")
     last = max(first.values())
     for n in gast.walk(fn):
         if isinstance(n, gast.Name) and n.id == name and id(n) not in keyed and \
                 isinstance(n.ctx, gast.Load) and top.get(id(n), (-1,))[0] <= last:
-            raise refuse(n, f"not using it whole (`len`, `for`, its views) before its "
-                            f"last key is added (line {fn.body[last].lineno})")
+            raise refuse(n, f"it is used whole (`len`, `for`, its views) before its "
+                            f"last key is added (line {fn.body[last].lineno}); add the "
+                            f"keys first")
     added = sorted(first, key=lambda k: first[k])
     return Tree("dict", tree.keys + tuple(added), None,
                 tree.children + (LEAF,) * len(added))
