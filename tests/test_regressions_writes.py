@@ -1001,11 +1001,14 @@ def test_views_taken_after_the_swap_loop_are_differentiated(n, jit):
         np.testing.assert_allclose(g, want, rtol=1e-12)
 
 
-@pytest.mark.parametrize("fun", [swapped_outside_loops, heat_double_buffer])
+@pytest.mark.parametrize("fun", [swapped_outside_loops, heat_double_buffer,
+                                 swapped_through_a_temporary,
+                                 accumulated_in_a_nested_swap_loop])
 def test_hessian_products_through_names_passing_an_array_on(fun, jit):
     # the gradient's own code binds `da = d_t3` after `db_1 += ...`: the in-place check
     # of its forward mode took the two for sharing (nothing changes either in place
-    # after the binding), and hvp was refused as it ran
+    # after the binding), and hvp was refused as it ran; in a loop, `da = d_t7` of the
+    # swap, then `da = snapshot(da); da[:-1] += d; da += e` (a copy since the swap)
     x = np.array([0.5, 1.2, 2.0, 0.7])
     v = np.array([1.0, -0.5, 0.3, 0.2])
     if fun is swapped_outside_loops:

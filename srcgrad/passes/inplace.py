@@ -33,6 +33,7 @@ import os
 from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import (
@@ -84,6 +85,57 @@ def _settled(body: list[gast.stmt], params: list[str]) -> set[int]:
                    for t in body[k + 1:] for n in gast.walk(t)):
             out.add(id(s.value))
     return out
+
+
+def _fresh(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[int]:
+    """The ids of the `v op= e` statements whose v, in their block, was last bound to a
+    copy (`v = snapshot(v)`, `v = x.copy()`, `np.copy(x)`) with nothing since but writes
+    into v and statements that do not mention it: whatever names shared v's array before,
+    none shares the copy (`da = snapshot(da); da[:-1] += d; da += e` in a gradient's code,
+    after `da = d_t7` of a swap, which its forward mode reads)."""
+    def copies(value: gast.AST) -> bool:
+        if not isinstance(value, gast.Call):
+            return False
+        if isinstance(value.func, gast.Attribute) and value.func.attr == "copy":
+            return not value.args
+        return env.resolve(value.func, local_names) in (snapshot, np.copy)
+
+    def mentions(node: gast.AST, name: str) -> bool:
+        return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node))
+
+    out = set()
+    for block in _statement_lists(body):
+        for k, s in enumerate(block):
+            if not (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name)):
+                continue
+            v = s.target.id
+            for t in reversed(block[:k]):
+                if isinstance(t, gast.Assign) and len(t.targets) == 1 and \
+                        isinstance(t.targets[0], gast.Name) and t.targets[0].id == v:
+                    if copies(t.value):
+                        out.add(id(s))
+                    break
+                target = getattr(t, "target", None) or (t.targets[0] if isinstance(
+                    t, gast.Assign) and len(t.targets) == 1 else None)
+                into = isinstance(target, gast.Subscript) and isinstance(
+                    target.value, gast.Name) and target.value.id == v and \
+                    not mentions(target.slice, v) or \
+                    isinstance(t, gast.AugAssign) and isinstance(target, gast.Name) and \
+                    target.id == v
+                if into and not mentions(t.value, v) or \
+                        isinstance(t, (gast.Assign, gast.AugAssign, gast.Expr)) and \
+                        not mentions(t, v):
+                    continue
+                break
+    return out
+
+
+def _statement_lists(body: list[gast.stmt]):
+    yield body
+    for s in body:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                yield from _statement_lists(getattr(s, field))
 
 
 def _item_reads(body: list[gast.stmt], name: str, root, loads: collections.Counter,
@@ -283,7 +335,8 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
         gradient cannot follow. On a number it is a new value; on an array, an error."""
 
         def visit_AugAssign(self, node):
-            if not (isinstance(node.target, gast.Name) and node.target.id in shared):
+            if not (isinstance(node.target, gast.Name) and node.target.id in shared) or \
+                    id(node) in fresh:
                 return node
             return [check(node.target.id, node, node), node]
 
@@ -301,6 +354,7 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                 node.body.insert(0, check(t.id, first_change[t.id], node))
             return node
 
+    fresh = _fresh(body, env, local_names)
     body = [Unshared().visit(s) for s in body]
     body = [t for s in body for t in (s if isinstance(s, list) else [s])]
     reached = through_views(written, views)
