@@ -853,3 +853,21 @@ def uses_a_jvp(x):
 def test_a_transform_that_cannot_be_differentiated_inside_says_so():
     with pytest.raises(srcgrad.MissingRule, match="only grad and value_and_grad"):
         srcgrad.grad(uses_a_jvp, jit=False)(1.0)
+
+
+def _sum_of_a_list(x):
+    p = [x * 2.0, np.sin(x)]
+    return np.sum(sum(p) ** 2)
+
+
+def test_hvp_through_the_sum_of_a_list(jit):
+    # the gradient's `sum_items_grad` (the adjoint of Python's sum of a list) had no
+    # tangent: hvp, hessian and grad of grad of a function summing a list were refused
+    x, v = np.array([0.5, 1.2]), np.array([1.0, -0.5])
+    got = srcgrad.hvp(_sum_of_a_list, jit=jit)(x, v)
+    # by hand: f = sum((2x + sin x)^2), a diagonal Hessian
+    # 2 ((2 + cos x)^2 - (2x + sin x) sin x)
+    diag = 2 * ((2 + np.cos(x)) ** 2 - (2 * x + np.sin(x)) * np.sin(x))
+    np.testing.assert_allclose(got, diag * v, rtol=1e-12)
+    np.testing.assert_allclose(srcgrad.hessian(_sum_of_a_list, jit=jit)(x), np.diag(diag),
+                               rtol=1e-12)

@@ -49,11 +49,12 @@ from ..runtime import (
     written_grad,
     zeros_like,
 )
+from ..runtime.sequences import sum_items_grad
 from . import Joint, describe, linear, nondifferentiable, rule, tangent
 
 linear(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, reshape_as, split_like,
        unstack_like, snapshot, checked_grad, new_tape, written_grad, take_grad,
-       take_along_axis_grad)
+       take_along_axis_grad, sum_items_grad)
 # `record(tape, k, v)` writes v into the tape; `put_flat(g, k, v)` into entry k of g;
 # `add_at(g, index, v)` adds v into g at index
 linear(record, put_flat, add_at, positions=(0, 2))
@@ -76,12 +77,12 @@ nondifferentiable(like_broadcast, like_reduced, pure=True)
 # into an argument; seed's check that the result is a scalar is its point)
 describe(unbroadcast, broadcast_like, sum_grad, mean_grad, extremum_grad, retake, retake_grad,
          reshape_as, split_like, unstack_like, snapshot, zeros_like, unit, where, new_tape,
-         take_grad, take_along_axis_grad, scattered, pure=True)
+         take_grad, take_along_axis_grad, scattered, sum_items_grad, pure=True)
 # an argument read for its shape only (at this position): in a loop, any iteration's value
 # of it will do, so the adjoint need not get the value back
 describe(zeros_like, scattered, shape_only=0)
 describe(unbroadcast, broadcast_like, sum_grad, mean_grad, reshape_as, checked_grad,
-         take_grad, take_along_axis_grad, shape_only=1)
+         take_grad, take_along_axis_grad, sum_items_grad, shape_only=1)
 # the adjoints of a product: `d += helper(...)` into an adjoint the generated code owns is
 # written `adder(d, ...)`; forward mode computes one and its tangent in one call
 describe(matmul_lhs_grad, pure=True, array_result=True, add_into=add_matmul_lhs_grad,
