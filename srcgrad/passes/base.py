@@ -105,6 +105,15 @@ class Namespace:
 
 
 
+def blocks(body: list[gast.stmt]):
+    """`body` and every statement list nested in it (bodies and `else`s)."""
+    yield body
+    for s in body:
+        for part in ("body", "orelse"):
+            if isinstance(getattr(s, part, None), list):
+                yield from blocks(getattr(s, part))
+
+
 def all_statements(body: list[gast.stmt], into_loops: bool = True):
     """Every statement of `body`, nested ones after their parent; with `into_loops` false,
     not those of loops nested in it (where a `break` would belong to another loop)."""

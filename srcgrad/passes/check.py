@@ -55,6 +55,7 @@ from .base import (
     Namespace,
     Operation,
     bindings,
+    blocks,
     changed,
     dotted,
     int_constant,
@@ -303,7 +304,7 @@ def _swaps(fp: FunctionPass, loads: dict[str, int]) -> list[tuple]:
     in loops too: (block, index of its first statement, its statements, the names it
     swaps). The names exchange their arrays, each held by one of them."""
     out = []
-    for block in _blocks(fp.fn.body):
+    for block in blocks(fp.fn.body):
         for i in range(len(block)):
             takes = []   # `_t1 = v; _t2 = u` ...
             while i + len(takes) < len(block) and _take(block[i + len(takes)], fp, loads):
@@ -383,15 +384,6 @@ def _take(s: gast.stmt, fp: FunctionPass, loads: dict[str, int]) -> bool:
     name = target_of(s)
     return bool(name) and name.startswith("_") and loads.get(name) == 1 and \
         isinstance(s.value, gast.Name) and s.value.id in fp.locals
-
-
-def _blocks(body: list[gast.stmt]):
-    """`body` and every statement list nested in it."""
-    yield body
-    for s in body:
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                yield from _blocks(getattr(s, field))
 
 
 def view_root(views: dict[str, str], name: str) -> str:

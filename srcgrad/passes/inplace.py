@@ -48,6 +48,7 @@ from ..analysis.aliasing import (
 )
 from ..frontend.parse import MISSING, Env
 from ..runtime import snapshot, unshared
+from .base import blocks
 from .comprehensions import COMPREHENSIONS
 
 
@@ -104,7 +105,7 @@ def _fresh(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[
         return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(node))
 
     out = set()
-    for block in _statement_lists(body):
+    for block in blocks(body):
         for k, s in enumerate(block):
             if not (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name)):
                 continue
@@ -128,14 +129,6 @@ def _fresh(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[
                     continue
                 break
     return out
-
-
-def _statement_lists(body: list[gast.stmt]):
-    yield body
-    for s in body:
-        for field in ("body", "orelse"):
-            if isinstance(getattr(s, field, None), list):
-                yield from _statement_lists(getattr(s, field))
 
 
 def _item_reads(body: list[gast.stmt], name: str, root, loads: collections.Counter,

@@ -53,6 +53,15 @@ def _as_written(node: gast.AST, user_names: frozenset[str]) -> gast.AST:
     return node
 
 
+def _in_loops(body: list[gast.stmt]) -> set[int]:
+    """The ids of the statements in a loop's body, at any depth."""
+    return {id(n) for s in body if isinstance(s, (gast.For, gast.While))
+            for t in s.body for n in gast.walk(t)} | {
+        i for s in body for field in ("body", "orelse")
+        if not isinstance(s, (gast.For, gast.While)) and isinstance(getattr(s, field, None), list)
+        for i in _in_loops(getattr(s, field))}
+
+
 class _Last(tuple):
     """(name, base, statement): a view a loop body takes, as its next iteration finds it
     (never taken again after a write: in the first iteration it was not taken yet)."""
@@ -102,6 +111,8 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
     items: dict[str, list[gast.expr]] = {}   # the items of tuples and lists
     helper_of: dict[str | int, str] = {}   # (their names, and the views of them: the helper)
     named_index: set[int] = set()   # `z[k]`: a view or a copy, as k is an int or an array
+    loosely: set[str] = set()   # the names of loose views (that may be views when written)
+    in_loops = _in_loops(body)
 
     def view_of(stmt: gast.stmt) -> list[str]:
         """The arrays `stmt` binds a view of (one, or the arguments of a helper that may
@@ -146,8 +157,11 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
             if not keeps_array(v.slice):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
             base = v.value.id
-        elif isinstance(v, gast.Name) and (v.id in written or v.id in aliases):
-            base = v.id   # `y = x`: the same array (x written into, or a view)
+        elif isinstance(v, gast.Name) and (v.id in written or v.id in aliases or (
+                v.id in loosely and id(stmt) not in in_loops)):
+            base = v.id   # `y = x`: the same array (x written into, or a view, or, outside
+            # loops, a name that may be one: `t7 = _t2` after `_t2 = t8`, `t8 = x0` in a
+            # branch; in loops, the double buffer's `u = _t1`, whose swap `check` follows)
         elif isinstance(seen := view_base(v, env, frozenset(stores)), gast.Name):
             base = seen.id
         else:
@@ -155,6 +169,7 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
         names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} & set(stores) - {base}
         if name not in once or base not in once or not names <= once | loop_indices:
             loose.add(id(stmt))
+            loosely.add(name)
             return [base]
         aliases.add(name)
         return [base]
