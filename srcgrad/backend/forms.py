@@ -347,8 +347,7 @@ class Forms:
         except NonScalarOutput as exc:  # raised by `seed`, which cannot know the user's line
             raise self.nonscalar(str(exc)) from None
         except Exception as exc:
-            if not isinstance(exc, SrcgradError):
-                note_user_line(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
+            note_user_line(exc, fn, inspect.unwrap(self.fun).__code__.co_filename)
             raise
 
     def race(self, name: str, args: tuple) -> str:

@@ -13,6 +13,8 @@ import re
 import sys
 from typing import Any
 
+from ..errors import SrcgradError
+
 
 def in_numba_compiler(exc: BaseException) -> bool:
     """Whether `exc` was raised while numba compiled a function (not as it ran): on a
@@ -90,7 +92,8 @@ def user_location(path: str, line: int, user_file: str) -> dict[str, Any]:
 def note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
     """Add to an error raised in generated code (an index out of bounds in the user's
     code) a note naming the user's line it comes from; before Python 3.11 (no notes),
-    a line of its message, where the message is its one text argument."""
+    a line of its message, where the message is its one text argument. A `SrcgradError`
+    a runtime helper raised (it knows no line) is given the user's line instead."""
     path = fn.__code__.co_filename
     tb, line = exc.__traceback__, None
     while tb is not None:
@@ -99,6 +102,11 @@ def note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
         tb = tb.tb_next
     where = user_location(path, line, user_file) if line is not None else {}
     if not where:
+        return
+    if isinstance(exc, SrcgradError):
+        if not exc.filename:
+            exc.filename, exc.lineno = where["filename"], where["lineno"]
+            exc.args = (exc._render(),)
         return
     text = linecache.getline(where["filename"], where["lineno"]).strip()
     note = (f"srcgrad: raised by generated code ({os.path.basename(path)}:{line}) "

@@ -3,9 +3,11 @@
 `rows = fill_row(rows, k, value)` is `L.append(value)` for the k-th value appended: rows
 is None before the first append and an array after, with room for at least k + 1 rows
 (doubled when full, so a loop of n appends copies O(n) rows in all). Every row has the
-shape and type of the first value; another shape (which the row would broadcast) or a
-value the row cannot hold exactly (an int row cutting 1.5 to 1) is a ValueError, as
-`np.stack` refuses the first and Python's list keeps the value the array would not.
+shape of the first value; another shape (which the row would broadcast) is refused
+(`UnsupportedSyntax`: Python's list keeps it, one array cannot). A value the rows cannot
+hold exactly (1.5 after an int 0, the sum of no floats) makes them of a type that holds
+both, as `np.array` of the list would; compiled, the rows' type is the one numba infers
+for the values appended, and an int row for a float value is refused as it compiles.
 `filled(rows, k)` is the list itself after the loop, its k rows as one array: for no
 rows, the array `np.array([])` makes. `stacked(a)` is `np.stack` of that array (a copy;
 none stacks nothing, as NumPy says).
@@ -21,9 +23,17 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
+from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
 
-DIFFER = "the values appended to a list in a loop differ in shape or type"
+from ..errors import UnsupportedSyntax
+
+DIFFER = ("the items of a list built in a loop (by append or a comprehension) differ in "
+          "shape: srcgrad holds such a list as one array of its rows")
+INT_ROWS = ("srcgrad: the values appended to a list in a loop are ints, then floats (as "
+            "sum's 0 of no items, then a float sum): make the first a float (0.0, "
+            "sum(..., 0.0))")
 EMPTY_ROWS = "a list of arrays built in a loop is empty: compiled code cannot give its " \
     "value (run it with jit=False, where it is np.array([]))"
 NONE_TO_STACK = "need at least one array to stack"
@@ -43,10 +53,11 @@ def fill_row(rows, k, value):
     elif k == len(rows):
         rows = np.concatenate([rows, np.empty_like(rows)])
     if np.shape(value) != rows.shape[1:]:
-        raise ValueError(DIFFER)
+        raise UnsupportedSyntax(DIFFER)
+    dtype = np.result_type(rows, value)
+    if dtype != rows.dtype:
+        rows = rows.astype(dtype)
     rows[k] = value
-    if not np.all((rows[k] == value) | (rows[k] != rows[k])):   # (NaN is kept)
-        raise ValueError(DIFFER)
     return rows
 
 
@@ -59,8 +70,10 @@ def _fill_row_typer(rows, k, value):
     else:
         return None
     held = rows.type if isinstance(rows, types.Optional) else rows
-    # a value of the rows' own type fits them exactly: only its shape is checked
-    exact = not isinstance(held, types.Array) or held.dtype == dtype
+    if isinstance(held, types.Array) and not np.can_cast(as_dtype(dtype), as_dtype(held.dtype),
+                                                         "same_kind"):
+        # (typed first with an int value that numba later unified with a float)
+        raise TypingError(INT_ROWS)
 
     def fill(rows, k, value):
         if rows is None:
@@ -71,10 +84,8 @@ def _fill_row_typer(rows, k, value):
         else:
             out = rows
         if shape(value) != out.shape[1:]:
-            raise ValueError(DIFFER)
+            raise UnsupportedSyntax(DIFFER)
         out[k] = value
-        if not exact and not np.all((out[k] == value) | (out[k] != out[k])):
-            raise ValueError(DIFFER)
         return out
     return fill
 
