@@ -151,7 +151,7 @@ class _Module:
         parsed = annotate(parsed)
         if self.trees[1] and fun is self.trees[0] and not self.stack:
             parsed = dataclasses.replace(parsed, tree=flatten_params(
-                parsed.tree, self.trees[1], parsed.filename))
+                parsed.tree, self.trees[1], parsed.filename, parsed.env))
         parsed = dataclasses.replace(parsed, tree=flatten_dicts(parsed.tree, parsed.filename,
                                                                    parsed.env))
         parsed = lift_closures(parsed)

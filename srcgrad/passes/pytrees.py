@@ -20,6 +20,9 @@ the structure of some of its parameters. Runs before `reject_unsupported` and
   first (over a dict, its keys: `for k in d`, `d.keys()`, `d.values()`, `d.items()`,
   a key read in the copy as its constant, so that `d[k]` is an entry); `d.values()`
   (`keys`, `items`) elsewhere is the list display of its entries;
+* a copy of a dict of leaves (`dict(p)`, `dict(p, k=v)`, `p.copy()`, `{**p, "k": v}`)
+  is the literal of its entries (`{"W": p_W, "k": v}`), which `flatten_dicts` makes a
+  local dict: writes, `update` and `setdefault` then bind the copy's own entries;
 * (a parameter that is not differentiated is flattened only where `readable` says
   that nothing below is refused; else it stays the container it is.)
 * any other use of the container (passed whole, bound to another name, a computed key,
@@ -164,9 +167,12 @@ def leaf_names(params: list[str], trees: dict[str, Tree]) -> list[str]:
 
 
 def flatten_params(fn: gast.FunctionDef, trees: dict[str, Tree],
-                   filename: str) -> gast.FunctionDef:
-    """`fn` with its parameters of structure `trees` flattened (see the module docstring)."""
+                   filename: str, env: Env | None = None) -> gast.FunctionDef:
+    """`fn` with its parameters of structure `trees` flattened (see the module docstring;
+    `env`, the function's names, tells the builtin `dict`)."""
     fn = copy.deepcopy(fn)
+    local = frozenset(n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+                      isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)))
     params = [a.id for a in fn.args.args]
     flat = leaf_names(params, trees)
     taken = names_in(fn) - set(trees)
@@ -181,7 +187,7 @@ def flatten_params(fn: gast.FunctionDef, trees: dict[str, Tree],
     if any(params.index(p) >= len(params) - ndefaults for p in trees):
         fn.args.defaults = []   # the api passes every argument
     fn.args.args = [b.make(gast.Name, id=n, ctx=gast.Param()) for n in flat]
-    fn.body = _Flatten(trees, names, filename).block(fn.body)
+    fn.body = _Flatten(trees, names, filename, env=env, local=local).block(fn.body)
     return fn
 
 
@@ -600,11 +606,12 @@ def _literal_values(node: gast.Dict) -> list[gast.expr]:
 
 class _Flatten(gast.NodeTransformer):
     def __init__(self, trees: dict[str, Tree], names: dict[str, list[str]], filename: str,
-                 writable: frozenset[str] = frozenset()):
+                 writable: frozenset[str] = frozenset(), env: Env | None = None,
+                 local: frozenset[str] = frozenset()):
         # (`writable`: the local dicts, whose entries at constant keys are names to bind;
-        # an argument's are the caller's)
+        # an argument's are the caller's. `env` and `local` tell the builtin `dict`.)
         self.trees, self.names, self.filename = trees, names, filename
-        self.writable = writable
+        self.writable, self.env, self.local = writable, env, local
         self.line: int | None = None
 
     def refuse(self, node: gast.AST, what: str) -> UnsupportedSyntax:
@@ -700,7 +707,63 @@ class _Flatten(gast.NodeTransformer):
 
     visit_Subscript = visit_Attribute = _entry
 
+    def copied(self, node: gast.AST) -> gast.Dict | None:
+        """A copy of an argument's dict of arrays (`dict(p)`, `dict(p, k=v)`, `p.copy()`)
+        as the literal of its entries (`{'W': p_W, 'k': v}`), which `flatten_dicts`
+        makes a local dict; else None. Only a dict of leaves: a copy shares a nested dict,
+        which the literal would not."""
+        if isinstance(node.func, gast.Attribute) and node.func.attr == "copy" and \
+                not node.args and not node.keywords:
+            source, extra = node.func.value, []
+        elif self.is_dict(node.func) and len(node.args) == 1 and \
+                all(k.arg is not None for k in node.keywords):
+            source, extra = node.args[0], [(b.const(k.arg), k.value) for k in node.keywords]
+        else:
+            return None
+        return self.literal([(None, source)] + extra, node)
+
+    def literal(self, pairs: list[tuple[gast.AST | None, gast.AST]], node: gast.AST
+                ) -> gast.Dict | None:
+        """The dict literal of `pairs` (a None key: `**d`) with each `**d` of an argument's
+        dict of leaves as its entries, where there is one; else None."""
+        items: dict[Any, tuple[gast.AST, gast.AST]] = {}
+        expanded = False
+        for key, value in pairs:
+            if key is None:
+                found = self.resolve(value)
+                if found is None or found[0].kind != "dict" or found[2] in self.writable \
+                        or not all(c.leaf for c in found[0].children):
+                    return None
+                tree, path, root = found
+                expanded = True
+                for k, (name, child) in enumerate(zip(tree.keys, tree.children, strict=True)):
+                    items[name] = (b.const(name), self.load(child, path + [k], root, value))
+            else:
+                constant = _constant(key)
+                if constant is None:
+                    return None
+                items[constant[0]] = (key, self.visit(value))
+        if not expanded:
+            return None
+        return b.located(b.make(gast.Dict, keys=[k for k, _ in items.values()],
+                                values=[v for _, v in items.values()]), node)
+
+    def is_dict(self, func: gast.AST) -> bool:
+        if self.env is not None:
+            return self.env.resolve(func, self.local) is builtins.dict
+        return isinstance(func, gast.Name) and func.id == "dict" and "dict" not in self.local
+
+    def visit_Dict(self, node):
+        if any(k is None for k in node.keys):   # `{**p, 'k': v}`
+            shown = self.literal(list(zip(node.keys, node.values, strict=True)), node)
+            if shown is not None:
+                return shown
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
+        shown = self.copied(node)
+        if shown is not None:
+            return shown
         if isinstance(node.func, gast.Name) and node.func.id == "len" and \
                 len(node.args) == 1 and not node.keywords:
             found = self.resolve(node.args[0])
