@@ -242,6 +242,35 @@ def test_a_list_comprehension_over_run_time_values(jit):
         assert srcgrad.jvp(fun, jit=jit)(*args, v)[1] == pytest.approx(np.sum(g * v))
 
 
+def over_a_tuple_of_other_shapes(x):
+    p = (x[1:] * 2.0, np.mean(x))
+    return [v for v in p][1] * np.sum(x)
+
+
+def over_displays(x):
+    a, b = x[0], x[1:]
+    ws = [x[0], x[1] * 2.0, x[2]]
+    return np.sum(np.concatenate([np.atleast_1d(v ** 2) for v in (a, b, x[2])])) + \
+        sum([w * w for w in ws]) + np.sum(np.stack([w + v for w in ws for v in (x[0], 1.0)]))
+
+
+def test_a_list_comprehension_over_a_display_is_the_display_it_stands_for(jit):
+    """Fuzz seed 10420267: `[v for v in p]` over a tuple of an array and a number was an
+    array the loop fills, refused as it ran (its items differ in shape); over a display of
+    known length it is the display of its items, as a comprehension over a range is."""
+    x = np.array([1.0, 2.0, 3.0])
+    # mean(x) sum(x): sum/3 + mean in each entry
+    g = srcgrad.grad(over_a_tuple_of_other_shapes, jit=jit)(x)
+    np.testing.assert_allclose(g, np.full(3, np.sum(x) / 3 + np.mean(x)))
+    assert_grad(over_a_tuple_of_other_shapes, (g,), (x,), [0])
+    # x0^2 + x1^2 + 2 x2^2 + (x0^2 + 4 x1^2 + x2^2) + 2 (x0 + 2 x1 + x2) + 3 x0 + 3
+    g = srcgrad.grad(over_displays, jit=jit)(x)
+    np.testing.assert_allclose(g, [4 * x[0] + 5, 10 * x[1] + 4, 6 * x[2] + 2])
+    assert_grad(over_displays, (g,), (x,), [0])
+    t = np.array([0.5, -1.0, 2.0])
+    assert srcgrad.jvp(over_displays, jit=jit)(x, t)[1] == pytest.approx(np.dot(g, t))
+
+
 def filtered_rows(x):
     ys = [v * 3.0 for v in x if v > 0]
     return np.sum(np.array(ys) ** 2) + len(ys) + np.mean([v ** 2 for v in x])

@@ -196,12 +196,15 @@ def reducer(func) -> str | None:
     return _REDUCERS.get(func) if _hashable(func) else None
 
 
-def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.List | None:
+def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool],
+             displays: dict[str, int] | None = None) -> gast.List | None:
     """The list display a list comprehension stands for when each `for` clause runs over
     `range` of int literals (a `static=` argument is one by then; the variable of an
-    outer clause counts, `range(i + 1)`) and none has an `if`: each item the element with
-    the variables' values in it; else None. `is_range(func)`: whether a call's function
-    is the builtin range. At most `MAX_ITEMS` items.
+    outer clause counts, `range(i + 1)`), a tuple or list display of constants, names and
+    constant indices of names, or a name `displays` (`normalize.fixed_displays`) binds to
+    a display of known length (its items `p[0]`, `p[1]`, ...), and none has an `if`: each
+    item the element with the variables' values in it; else None. `is_range(func)`:
+    whether a call's function is the builtin range. At most `MAX_ITEMS` items.
 
     >>> import astor
     >>> comp = gast.parse("[x[i] * x[j] for i in range(2) for j in range(i, 2)]").body[0].value
@@ -216,8 +219,12 @@ def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.
             return len(items) <= MAX_ITEMS
         gen = comp.generators[k]
         it = _substituted(copy.deepcopy(gen.iter), values)
-        if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name) or \
-                not isinstance(it, gast.Call) or it.keywords or not is_range(it.func):
+        if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name):
+            return False
+        shown = _shown_items(it, displays or {})
+        if shown is not None:
+            return all(expand(k + 1, {**values, gen.target.id: v}) for v in shown)
+        if not isinstance(it, gast.Call) or it.keywords or not is_range(it.func):
             return False
         bounds = [_int_value(a) for a in it.args]
         if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
@@ -237,6 +244,20 @@ def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool]) -> gast.
 
 
 MAX_ITEMS = 256
+
+
+def _shown_items(it: gast.AST, displays: dict[str, int]) -> list[gast.AST] | None:
+    """The items of a display of constants, names and constant indices of names (which
+    the element may read more than once), or `p[0]`, `p[1]`, ... of a name bound to a
+    display of known length; else None."""
+    if isinstance(it, gast.Name) and it.id in displays:
+        return [b.subscript(b.name(it.id), b.const(k)) for k in range(displays[it.id])]
+    if not isinstance(it, (gast.Tuple, gast.List)):
+        return None
+    simple = all(isinstance(e, (gast.Constant, gast.Name)) or isinstance(e, gast.Subscript)
+                 and isinstance(e.value, gast.Name) and isinstance(e.slice, gast.Constant)
+                 for e in it.elts)
+    return list(it.elts) if simple else None
 
 
 def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | None]

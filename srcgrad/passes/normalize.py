@@ -658,7 +658,8 @@ class _Normalizer:
         if isinstance(node, gast.IfExp):
             return self.if_exp(node)
         if isinstance(node, gast.ListComp) and (display := unrolled(
-                node, lambda f: self.env.resolve(f, self.locals) is range)) is not None:
+                node, lambda f: self.env.resolve(f, self.locals) is range,
+                self.displays)) is not None:
             return self.operation(display)
         if self.appended_list(node):
             return self.comprehension(node)
@@ -855,7 +856,7 @@ class _Normalizer:
         """Whether `node` is a list comprehension made by appends in its loops (not the
         list display it stands for: `unrolled`)."""
         return isinstance(node, gast.ListComp) and unrolled(
-            node, lambda f: self.env.resolve(f, self.locals) is range) is None
+            node, lambda f: self.env.resolve(f, self.locals) is range, self.displays) is None
 
     def comprehension(self, node: gast.Call | gast.ListComp, name: str | None = None
                       ) -> gast.Name:
@@ -917,7 +918,7 @@ class _Normalizer:
             return arg
         if isinstance(arg, gast.ListComp) and \
                 (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
-                                     is range)) is not None:
+                                     is range, self.displays)) is not None:
             return b.tuple_(display.elts)
         return arg
 
