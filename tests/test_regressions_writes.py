@@ -1039,3 +1039,47 @@ def test_a_name_swapped_in_a_branch_onto_an_array_written_in_a_loop_is_refused(j
     x0, x2 = np.array([-1.02, -1.15]), np.array([-1.63, -0.007])
     with pytest.raises(srcgrad.UnsupportedSyntax, match="'t7' is a view of 'x0'"):
         srcgrad.grad(swapped_in_a_branch_then_written_in_a_loop, jit=jit)(x0, x2, 3)
+
+
+def rotated_onto_a_view_in_a_loop(x0, x1, n):
+    t1 = x1 ** 2 + 1.0
+    buf2 = x0 * 1.0
+    buf3 = x1
+    buf4 = np.zeros(3)
+    for _ in range(n):
+        buf3 = t1[::-1]                       # a view of t1, which the rotation passes on
+        buf2, buf3, buf4 = buf3, buf4, buf2
+    t1 += x0[2]                               # buf4 sees it when it is t1[::-1] (n >= 2)
+    return np.sum(buf4 * 2.0) + np.sum(t1)
+
+
+def swapped_onto_a_view_in_a_loop(x0, x1, n):
+    t1 = x1 ** 2 + 1.0
+    buf4 = np.zeros(3)
+    for _ in range(n):
+        buf3 = t1[::-1]
+        buf4, buf3 = buf3, buf4
+    t1[2] = x0[2]                             # buf4 sees it when it is t1[::-1] (n >= 1)
+    return np.sum(buf4 * 2.0) + np.sum(t1)
+
+
+@pytest.mark.parametrize("fun", [rotated_onto_a_view_in_a_loop, swapped_onto_a_view_in_a_loop])
+def test_a_view_a_swap_in_a_loop_passes_on_is_followed_to_its_array(fun, jit):
+    """Fuzz seed 10470095: `buf3 = t1[::-1]` in a loop, passed on by a rotation to
+    buf4, which then sees a write into t1; the view was not followed through the loop's
+    swap, and x0[2] got 1 where differences give 1 + 6 (by hand: 2 * 3 entries of
+    buf4 = t1[::-1] each gain x0[2]), silently. Now refused as it runs where the swap
+    binds buf4 from a name that may hold a view of t1 (the check is where the view is
+    taken, and takes the name it comes from for the array: it refuses n = 1 of the
+    rotation too, where buf4 is x0 * 1.0); with no iteration, differentiated."""
+    x0, x1 = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+    for n in (1, 2):
+        with pytest.raises(srcgrad.UnsupportedSyntax, match="'buf4' is a view of 't1' "
+                                                            "read after a write into 't1'"):
+            srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy(), n)
+    # n = 0: buf4 is zeros; sum(t1) is sum(x1^2 + 1) + 3 x0[2] (+=), or with t1[2] = x0[2]
+    g0, g1 = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy(), 0)
+    added = fun is rotated_onto_a_view_in_a_loop
+    np.testing.assert_allclose(g0, [0.0, 0.0, 3.0 if added else 1.0])
+    np.testing.assert_allclose(g1, 2 * x1 * [1.0, 1.0, 1.0 if added else 0.0])
+    assert_grad(lambda a, b: fun(a.copy(), b, 0), (g0, g1), (x0, x1), [0, 1])

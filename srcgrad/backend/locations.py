@@ -104,7 +104,8 @@ def note_user_line(exc: BaseException, fn: Any, user_file: str) -> None:
     if not where:
         return
     if isinstance(exc, SrcgradError):
-        if not exc.filename:
+        if not exc.filename and not re.match(r"[^\s:]+:\d+: ", exc.message):   # (one of
+            # the messages that name their line: `unaliased`'s)
             exc.filename, exc.lineno = where["filename"], where["lineno"]
             exc.args = (exc._render(),)
         return

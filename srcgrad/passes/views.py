@@ -112,6 +112,7 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
     helper_of: dict[str | int, str] = {}   # (their names, and the views of them: the helper)
     named_index: set[int] = set()   # `z[k]`: a view or a copy, as k is an int or an array
     loosely: set[str] = set()   # the names of loose views (that may be views when written)
+    parts: set[str] = set()     # the names of views of a part of an array (or of one)
     in_loops = _in_loops(body)
 
     def view_of(stmt: gast.stmt) -> list[str]:
@@ -157,13 +158,19 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
             if not keeps_array(v.slice):
                 maybe.add(id(stmt))   # `z[0]` may be a number: a copy (a row is not)
             base = v.value.id
+            parts.add(name)
         elif isinstance(v, gast.Name) and (v.id in written or v.id in aliases or (
-                v.id in loosely and id(stmt) not in in_loops)):
-            base = v.id   # `y = x`: the same array (x written into, or a view, or, outside
-            # loops, a name that may be one: `t7 = _t2` after `_t2 = t8`, `t8 = x0` in a
-            # branch; in loops, the double buffer's `u = _t1`, whose swap `check` follows)
+                v.id in loosely and (id(stmt) not in in_loops or v.id in parts))):
+            base = v.id   # `y = x`: the same array (x written into, or a view, or a name
+            # that may be one: `t7 = _t2` after `_t2 = t8`, `t8 = x0` in a branch; in
+            # loops, only one that may be part of another array: `b2, b3 = b3, b2` after
+            # `b3 = t1[::-1]` there, while the double buffer's `u = _t1` of `_t1 = v`,
+            # whole arrays, is the swap `check` follows)
+            if v.id in parts:
+                parts.add(name)
         elif isinstance(seen := view_base(v, env, frozenset(stores)), gast.Name):
             base = seen.id
+            parts.add(name)
         else:
             return []
         names = {n.id for n in gast.walk(v) if isinstance(n, gast.Name)} & set(stores) - {base}
@@ -234,12 +241,20 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
                     and isinstance(stmt.targets[0].value, gast.Name):
                 changed = {stmt.targets[0].value.id}
                 stale: set[str] = set()   # changed views not taken again here
-                for entry in views:   # in the order they were taken
-                    name, base, view = entry
-                    if base in changed and name not in changed:
+                grew, rounds = True, 0
+                while grew:
+                    # in the order they were taken; again while that finds more (in a loop,
+                    # `_t4 = b` comes before `b = _t2` of the last iteration's rotation)
+                    grew, rounds = False, rounds + 1
+                    for entry in views:
+                        name, base, view = entry
+                        if base not in changed or name in changed:
+                            continue
                         changed.add(name)
+                        grew = True
                         read = after if name in outer else inner
-                        if id(view) in loose or isinstance(entry, _Last) or base in stale:
+                        if id(view) in loose or isinstance(entry, _Last) or \
+                                base in stale or rounds > 1:
                             # a view of a view not taken again would be taken again
                             # from the stale one: the adjoint would skip the write
                             stale.add(name)
