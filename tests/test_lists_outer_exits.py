@@ -154,6 +154,27 @@ def test_return_before_the_list(jit, x0, want):
     assert_grad(lambda x: returns_later(x, 3), (g,), (x,), (0,))
 
 
+def returns_from_the_loop_that_appends(x, n):
+    total = 0.0
+    for e in range(n):
+        parts = []
+        for i in range(3):
+            if x[i] * e > 1.0:
+                return total * x[i]
+            parts.append(x[i] * x[0] * e)
+        total = total + np.sum(np.stack(parts) ** 2)
+    return total
+
+
+def test_return_from_the_loop_that_appends_leaves_the_loop_around_it(jit):
+    g = srcgrad.grad(returns_from_the_loop_that_appends, jit=jit)(X, 5)
+    # by hand: e = 0 adds 0, e = 1 adds x0^2 Q (Q = sum(x^2) = 0.62), e = 2 returns at
+    # i = 1 (2 x1 = 1.4 > 1): f = x0^2 x1 Q; df/dx0 = 2 x0 x1 Q + 2 x0^3 x1 = 0.2982,
+    # df/dx1 = x0^2 Q + 2 x0^2 x1^2 = 0.144, df/dx2 = 2 x0^2 x1 x2 = 0.0252
+    np.testing.assert_allclose(g, [0.2982, 0.144, 0.0252])
+    assert_grad(lambda x: returns_from_the_loop_that_appends(x, 5), (g,), (X,), (0,))
+
+
 def nested(x, n):
     total = 0.0
     for e in range(n):
