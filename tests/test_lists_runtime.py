@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 from fd import assert_grad, slope
+from marks import compiles
 
 import srcgrad
 from srcgrad import MissingRule, UnsupportedSyntax
@@ -167,6 +168,7 @@ def test_a_sum_of_no_floats_then_a_float_sum_is_a_float_list():
     assert tangent == pytest.approx(slope(lambda x: sums_of_generators(x, 3), [x], [t]))
 
 
+@compiles
 def test_an_int_row_for_a_float_is_refused_compiled():
     # numba types the list's rows by the first value it sees (sum's int 0), then the
     # float sum cannot go in: refused as it compiles, naming the line
