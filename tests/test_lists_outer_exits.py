@@ -258,3 +258,23 @@ def test_a_list_read_after_the_loop_around_it_is_refused_at_the_append():
     with pytest.raises(MissingRule, match=r"test_lists_outer_exits.py:\d+: parts.append\(...\) "
                                           r"is called for its effect"):
         srcgrad.grad(read_after_the_outer_loop, jit=False)(X, 5)
+
+
+def built_in_a_branch(x, n):
+    parts = []
+    if x[0] > 0.0:
+        for i in range(n):
+            parts.append(x * i)
+        return np.sum(np.stack(parts) ** 2)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize(("x0", "want"), [(0.5, [5.0, 10.0]), (-0.5, [1.0, 1.0])],
+                         ids=["built", "not-built"])
+def test_a_list_bound_before_the_branch_that_builds_it(jit, x0, want):
+    # `parts = []` moves into the branch that names it (as after a `continue` above)
+    x = np.array([x0, 1.0])
+    g = srcgrad.grad(built_in_a_branch, jit=jit)(x, 3)
+    # by hand: x0 > 0 gives sum_i i^2 sum(x^2) = 5 sum(x^2), df/dx = 10 x; else sum(x)
+    np.testing.assert_allclose(g, want)
+    assert_grad(lambda x: built_in_a_branch(x, 3), (g,), (x,), (0,))

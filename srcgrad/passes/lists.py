@@ -51,8 +51,8 @@ that ran that branch, as any value bound there is. The adjoint replays the branc
 taken and reads them only in those iterations (what it needs of them from the tape
 `reverse` keeps); the cotangent of the list is made afresh from its reads in the same
 iteration, never zeros made before the reversed loop from an `L` that an iteration
-that left early did not bind (`passes/reverse_loop.py` refuses a loop whose adjoint
-would need one).
+that left early did not bind (`reverse` refuses a loop whose adjoint would need such
+zeros: `surely_bound` in `passes/reverse_loop.py`).
 
 A name bound in a loop to list displays alone (`p = [a * x[i], b]`), and read only by
 index, as the iterable of a loop or by calls that read a list as they read a tuple
