@@ -23,15 +23,13 @@ whose body appends to it once, at its top level, in branches of `if` or in loops
 (a comprehension with several `for` clauses is such a loop nest), with no
 other mention of `L` there (a `break`, `continue` or `return` in the loop only skips
 appends: `jumps` has made a `return` there a `break`, and the reads after the loop sit
-in `if` branches on whether it returned), the block not inside a loop that leaves an
-iteration early (one that leaves before `L = []` may leave the array unbound where the
-adjoint reads it), and read after the loop, at any depth of `if`s and loops there
-(`_list_reads`), only as `np.stack(L)` and `np.concatenate(L)` (with an int literal
-`axis=`, a global int `axis=AXIS` or none: `stacked` and `joined`, copies of the rows'
-array), `np.array(L)`,
-`np.asarray(L)` (a copy of the array), `sum(L)` (its sum along the first axis),
-`np.sum(L)`, `np.mean(L)`, `len(L)`, `L[i]` (so `for p in L`, `enumerate(L)`, `zip(L, M)`
-and `reversed(L)`, which `normalize` has made index loops, and generators over it), or
+in `if` branches on whether it returned), and read after the loop, at any depth of
+`if`s and loops there (`_list_reads`), only as `np.stack(L)` and `np.concatenate(L)`
+(with an int literal `axis=`, a global int `axis=AXIS` or none: `stacked` and `joined`,
+copies of the rows' array), `np.array(L)`, `np.asarray(L)` (a copy of the array),
+`sum(L)` (its sum along the first axis), `np.sum(L)`, `np.mean(L)`, `len(L)`, `L[i]` (so
+`for p in L`, `enumerate(L)`, `zip(L, M)` and `reversed(L)`, which `normalize` has made
+index loops, and generators over it), or
 `t = L[a:b]` with `t` read only in these ways too: `L = []` becomes `L_rows = None`
 and a count `L_k = 0`, the append `L_rows = fill_row(L_rows, L_k, v)` and `L_k = L_k + 1`
 (`runtime/lists.py`: the first run makes the array of the value's shape and dtype, a
@@ -44,6 +42,17 @@ one is its own array at each outer iteration, of its own length and shape, and s
 cotangent (a fresh array of its rows, which each append takes its row of, in reverse). A
 list appended to in any other loop is left as it is, and `check` refuses an append that
 receives a differentiated value.
+
+The loops around the block may leave an iteration early, before `L = []`, between it
+and the loop (`_sink` moves `L = []` into the branch that goes on), or after the loop:
+`jumps` has put what follows a `break` or `continue` in the branch that falls through,
+so `L_rows`, `L_k`, `L` and the cotangents made from them are values of the iterations
+that ran that branch, as any value bound there is. The adjoint replays the branches
+taken and reads them only in those iterations (what it needs of them from the tape
+`reverse` keeps); the cotangent of the list is made afresh from its reads in the same
+iteration, never zeros made before the reversed loop from an `L` that an iteration
+that left early did not bind (`reverse` refuses a loop whose adjoint would need such
+zeros: `surely_bound` in `passes/reverse_loop.py`).
 
 A name bound in a loop to list displays alone (`p = [a * x[i], b]`), and read only by
 index, as the iterable of a loop or by calls that read a list as they read a tuple
@@ -269,12 +278,10 @@ _JOINS = {"stacked": stacked, "joined": joined}   # (an int literal `axis` passe
 
 
 def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
-                 local_names: frozenset[str], namer: Namer,
-                 in_jumping_loop: bool = False) -> list[gast.stmt]:
+                 local_names: frozenset[str], namer: Namer) -> list[gast.stmt]:
     """`block` (of function body `whole`) with each list built in a loop an array the loop
-    fills (see the module docstring), in its nested blocks too; not in the body of
-    a loop that may leave an iteration early (`in_jumping_loop`), where the array may be
-    left unbound and the adjoint would read it.
+    fills (see the module docstring), in its nested blocks too, the loops around them
+    leaving their iterations early or not.
 
     >>> import astor
     >>> body = gast.parse("p = []\\nfor i in range(n):\\n    p.append(x)\\ns = len(p)").body
@@ -290,19 +297,51 @@ def buffer_loops(block: list[gast.stmt], whole: list[gast.stmt], env: Env,
         p = filled(p_rows, p_k)
         s = len(p)
     """
+    _sink(block, whole)
     for stmt in block:
-        jumping = in_jumping_loop or \
-            isinstance(stmt, (gast.For, gast.While)) and _jumps(stmt.body)
         for f in ("body", "orelse"):
             if isinstance(getattr(stmt, f, None), list) and not isinstance(stmt, gast.FunctionDef):
-                setattr(stmt, f, buffer_loops(getattr(stmt, f), whole, env, local_names, namer,
-                                              jumping))
-    if in_jumping_loop:
-        return block
+                setattr(stmt, f, buffer_loops(getattr(stmt, f), whole, env, local_names, namer))
     out = list(block)
     for name in _started(block):
         out = _buffered(name, out, whole, env, local_names, namer)
     return out
+
+
+def _sink(block: list[gast.stmt], whole: list[gast.stmt]) -> None:
+    """Move (in `block`, in place) each `L = []` whose next mention of `L` is an `if` that
+    names it in one branch only, where nothing else in `whole` names `L`, to the start of
+    that branch, at any depth of such `if`s: the same lists, read in the same places.
+
+    Where `jumps` has put the rest of a loop's body in the branch that does not `break`
+    or `continue` (`L = []`, then `if c: continue`, then the loop that appends), that
+    branch is a block whose next statement mentioning `L` is the loop, as `_buffered`
+    needs.
+
+    >>> import astor
+    >>> body = gast.parse("p = []\\nif c:\\n    y = 1\\nelse:\\n    p.append(x)").body
+    >>> _sink(body, body)
+    >>> print(astor.to_source(gast.gast_to_ast(b.function("f", [], body))).strip())
+    def f():
+        if c:
+            y = 1
+        else:
+            p = []
+            p.append(x)
+    """
+    for name in _started(block):
+        start = next(k for k, s in enumerate(block) if _empty_list(s) == name)
+        after = [k for k in range(start + 1, len(block)) if _mentions(block[k], name)]
+        if not after or not isinstance(block[after[0]], gast.If):
+            continue
+        branch = block[after[0]]
+        named = [getattr(branch, f) for f in ("body", "orelse")
+                 if any(_mentions(s, name) for s in getattr(branch, f))]
+        if len(named) != 1 or _mentions(branch.test, name) or \
+                sum(_mentions(s, name) for s in whole) != 1 + _mentions(branch, name):
+            continue
+        named[0].insert(0, block.pop(start))
+        _sink(named[0], whole)
 
 
 def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: Env,
@@ -414,22 +453,6 @@ def _mentions(node: gast.AST, name: str) -> int:
 def _plain_loop(stmt: gast.stmt) -> bool:
     """Whether `stmt` is a `for` or `while` loop without `else`."""
     return isinstance(stmt, (gast.For, gast.While)) and not stmt.orelse
-
-
-def _jumps(stmts: list[gast.stmt]) -> bool:
-    """Whether `stmts` may leave their loop's iteration early: a `return`, or a `break` or
-    `continue` not inside a loop of their own."""
-    for stmt in stmts:
-        if isinstance(stmt, (gast.Break, gast.Continue, gast.Return)):
-            return True
-        if isinstance(stmt, (gast.For, gast.While)):
-            if any(isinstance(n, gast.Return) for n in gast.walk(stmt)):
-                return True
-            continue
-        for f in ("body", "orelse"):
-            if isinstance(getattr(stmt, f, None), list) and _jumps(getattr(stmt, f)):
-                return True
-    return False
 
 
 def _list_reads(name: str, stmts: list[gast.stmt], whole: list[gast.stmt], env: Env,
