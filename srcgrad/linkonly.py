@@ -59,6 +59,7 @@ def install() -> bool:
             from numba.core import codegen, cpu, dispatcher
             from numba.core.typing import templates
             parts = (dispatcher.Dispatcher.compile,
+                     dispatcher.LiftedCode, dispatcher.ObjModeLiftedWith,
                      codegen.CPUCodeLibrary._optimize_final_module,
                      templates._OverloadFunctionTemplate._get_jit_decorator,
                      cpu.CPUContext.get_executable,
@@ -83,17 +84,22 @@ def _tested_numba() -> bool:
     return version == (0, 68)
 
 
-def _patch(compile_, optimize_final, jit_decorator, get_executable, finalize_final, get_pointer,
-           serialize) -> None:
+def _patch(compile_, _lifted, _objmode, optimize_final, jit_decorator, get_executable,
+           finalize_final, get_pointer, serialize) -> None:
     from numba.core import codegen, cpu, dispatcher
     from numba.core.typing import templates
 
-    def compile(self, sig):
-        token = _LINK_ONLY.set(getattr(self, "_srcgrad_link_only", False))
-        try:
-            return compile_(self, sig)
-        finally:
-            _LINK_ONLY.reset(token)
+    def flagging_compile(original):
+        # every compile sets the flag, to its own dispatcher's: the compiles nested in an
+        # implementation's (the user functions it calls, its `with objmode` blocks, lifted
+        # as LiftedCode) keep their entry points
+        def compile(self, sig):
+            token = _LINK_ONLY.set(getattr(self, "_srcgrad_link_only", False))
+            try:
+                return original(self, sig)
+            finally:
+                _LINK_ONLY.reset(token)
+        return compile
 
     def _get_jit_decorator(self):
         jitter = jit_decorator(self)
@@ -147,7 +153,11 @@ def _patch(compile_, optimize_final, jit_decorator, get_executable, finalize_fin
             _emit(self)
         return serialize(self)
 
-    dispatcher.Dispatcher.compile = compile
+    dispatcher.Dispatcher.compile = flagging_compile(compile_)
+    for lifted in (dispatcher.LiftedCode, dispatcher.LiftedLoop, dispatcher.LiftedWith,
+                   dispatcher.ObjModeLiftedWith):
+        if "compile" in vars(lifted):
+            lifted.compile = flagging_compile(vars(lifted)["compile"])
     templates._OverloadFunctionTemplate._get_jit_decorator = _get_jit_decorator
     cpu.CPUContext.get_executable = get_executable_
     codegen.CPUCodeLibrary._finalize_final_module = _finalize_final_module
