@@ -54,7 +54,10 @@ from numba.np import arraymath  # noqa: F401  (registers the method templates wi
 from numba.np.numpy_support import as_dtype
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
-from . import numba_inplace  # noqa: F401  (in-place operators check shapes, as NumPy's)
+from . import (
+    linkonly,
+    numba_inplace,  # noqa: F401  (in-place operators check shapes, as NumPy's)
+)
 
 
 class _RandomIds:
@@ -89,6 +92,7 @@ def distinct_names() -> None:
 
 
 distinct_names()
+linkonly.install()   # overload implementations: LLVM IR for their callers, no machine code
 
 
 def omitted(t) -> bool:
