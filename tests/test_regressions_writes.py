@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.stats
 from fd import assert_grad
 
 import srcgrad
@@ -1083,3 +1084,74 @@ def test_a_view_a_swap_in_a_loop_passes_on_is_followed_to_its_array(fun, jit):
     np.testing.assert_allclose(g0, [0.0, 0.0, 3.0 if added else 1.0])
     np.testing.assert_allclose(g1, 2 * x1 * [1.0, 1.0, 1.0 if added else 0.0])
     assert_grad(lambda a, b: fun(a.copy(), b, 0), (g0, g1), (x0, x1), [0, 1])
+
+
+# ---- a rule's result handed to another name, then written into ----
+
+
+def swapped_then_written(x, y):
+    t2, t3 = x * 2.0, np.exp(x)
+    t2, t3 = t3, t2                           # t2 holds exp's result, which its adjoint reads
+    t2[[0, 2, 0]] += y[0]                     # t2[0] and t2[2] gain y[0] (once each)
+    return np.sum(t2 * x) + np.sum(t3)
+
+
+def renamed_then_written(x, y):
+    t = np.exp(x)
+    u = t                                     # t is never read again: u takes its array over
+    u[0] += y[0]
+    return np.sum(u * x)
+
+
+def unpacked_then_written_in_a_loop(x, y):
+    a, b = np.exp(x), y * 2.0
+    for i in range(3):
+        a[i] += b[i] * a[i]
+    return np.sum(a * x)
+
+
+def handed_seed_10500393(x0, x1):
+    t2, t3 = x1[1:].reshape(2, 1) * x1, np.logaddexp2(np.minimum(np.ones((2, 1)) * x0, x0 + 3.0),
+                                                      scipy.stats.norm.logpdf(x0, x1, 1.5))
+    t2, t3 = t3, t2
+    t2[:, [0, 2, 0]] += x1[0]
+    x0[:] -= (t2[1, 2] - t2[-1])
+    return np.sum(x0 ** 2) + np.sum(x1)
+
+
+HANDED_BY_HAND = {   # d/dx, d/dy of each, worked out by hand
+    swapped_then_written: lambda x, y: (np.exp(x) * (1 + x) + [y[0], 0, y[0]] + 2.0,
+                                        [x[0] + x[2], 0.0, 0.0]),
+    renamed_then_written: lambda x, y: (np.exp(x) * (1 + x) + [y[0], 0, 0], [x[0], 0.0, 0.0]),
+    unpacked_then_written_in_a_loop: lambda x, y: (np.exp(x) * (1 + 2 * y) * (1 + x),
+                                                   2 * np.exp(x) * x),
+}
+
+
+@pytest.mark.parametrize("fun", list(HANDED_BY_HAND))
+def test_a_rule_result_handed_to_another_name_is_kept_from_its_writes(fun, jit):
+    """Fuzz seed 10500393: exp's adjoint reads its result; a rename, a tuple assignment
+    or a swap hands that array to another name, which is written into. The tape saved
+    nothing (the write was under another name) and the adjoint read the written array:
+    x[0] of `renamed_then_written` got 5.94 for exp(1) * 2 + y0 = 5.69, silently."""
+    x, y = np.array([1.0, 0.5, -1.0]), np.array([0.25, -0.5, 1.0])
+    gx, gy = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x.copy(), y.copy())
+    hx, hy = HANDED_BY_HAND[fun](x, y)
+    np.testing.assert_allclose(gx, hx, rtol=1e-12)
+    np.testing.assert_allclose(gy, hy, rtol=1e-12, atol=1e-15)
+    assert_grad(lambda a, b: fun(a.copy(), b.copy()), (gx, gy), (x, y), [0, 1])
+    tx, ty = np.array([0.3, -0.2, 0.7]), np.array([-0.1, 0.4, 0.2])
+    _, t = srcgrad.jvp(fun, wrt=(0, 1), jit=jit)(x.copy(), y.copy(), (tx, ty))
+    np.testing.assert_allclose(t, hx @ tx + np.dot(hy, ty), rtol=1e-10)
+
+
+def test_the_swap_of_fuzz_seed_10500393(jit):
+    """The seed as the fuzzer wrote it: logaddexp2's adjoint reads its result, which the
+    swap hands to t2, written in place; x0 got (11.90, -0.38, -4.92), differences give
+    (10.11, -0.38, -3.52)."""
+    x0 = np.array([1.57446347, -0.29532036, 0.09053818])
+    x1 = np.array([-0.46322312, 0.06416925, -0.0153408])
+    g = srcgrad.grad(handed_seed_10500393, wrt=(0, 1), jit=jit)(x0.copy(), x1.copy())
+    np.testing.assert_allclose(g[0], [10.11351456, -0.38272319, -3.51781356], rtol=1e-6)
+    assert_grad(lambda a, b: handed_seed_10500393(a.copy(), b.copy()), g, (x0, x1), [0, 1],
+                rtol=1e-5, atol=1e-6)

@@ -229,7 +229,36 @@ def swapped(fp: FunctionPass) -> list[set[str]]:
     return _names(fp)[1]
 
 
+def handed(fp: FunctionPass) -> tuple[dict[str, set[str]], set[int]]:
+    """The names outside loops that hold one array in turn, through the bindings that
+    hand it over (`_renames`, and the swaps `views` trusts): for each, the others; and
+    the ids of those bindings. A write under one of them changes what the others held
+    (`t2, t3 = t3, t2; t2[0] = v` writes into the array `t3` was bound to), so the tape
+    undoes it for an adjoint that reads any of them."""
+    _, swaps, renames = _sharing(fp)
+    _, in_loop = bindings(fp.statements)
+    at = {id(s): k for k, s in enumerate(fp.statements)}
+    edges = [(target_of(s), s.value.id) for s in fp.statements if id(s) in renames]
+    handovers = set(renames)
+    for swap in swaps:
+        if not any(at[id(s)] in in_loop for s in swap[2]):
+            edges += [(target_of(s), s.value.id) for s in swap[2]]
+            handovers |= {id(s) for s in swap[2]}
+    group: dict[str, set[str]] = {}
+    for a, c in edges:
+        merged = group.get(a, {a}) | group.get(c, {c})
+        for n in merged:
+            group[n] = merged
+    return {n: g - {n} for n, g in group.items()}, handovers
+
+
 def _names(fp: FunctionPass) -> tuple[dict[str, str], list[set[str]]]:
+    out, swaps, _ = _sharing(fp)
+    return out, [swap[3] for swap in swaps]
+
+
+def _sharing(fp: FunctionPass) -> tuple[dict[str, str], list[tuple], set[int]]:
+    """`views`, the swaps it trusts (as `_swaps` gives them) and the ids of `_renames`."""
     loads: dict[str, int] = {}
     for n in gast.walk(fp.fn):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -240,7 +269,7 @@ def _names(fp: FunctionPass) -> tuple[dict[str, str], list[set[str]]]:
     if unsafe:
         out = _views(fp, renames | {id(s) for swap in swaps if swap not in unsafe
                                     for s in swap[2]})
-    return out, [swap[3] for swap in swaps if swap not in unsafe]
+    return out, [swap for swap in swaps if swap not in unsafe], renames
 
 
 def _views(fp: FunctionPass, passed_on: set[int]) -> dict[str, str]:

@@ -33,7 +33,7 @@ from ..analysis.tape import Read, plan
 from ..rules import fact
 from ..runtime import new_tape, record, same_shape, snapshot
 from .base import FunctionPass, all_statements, by_line, changed, int_constant, is_write, target_of
-from .check import swapped, view_root, views
+from .check import handed, swapped, view_root, views
 
 
 class Recording(FunctionPass):
@@ -51,7 +51,10 @@ class Recording(FunctionPass):
                 if names & (self.written | self.exchanged):
                     self.exchanged |= names
         self.written |= self.exchanged
-        self.tape = plan(self.fn.body, self.params, self.reads(), self.cheap, self.p.filename)
+        shares, handovers = handed(self)
+        self.written |= {n for w in self.written for n in shares.get(w, ())}
+        self.tape = plan(self.fn.body, self.params, self.reads(), self.cheap, self.p.filename,
+                         shares, handovers)
         self.read_names = {r.var for r in self.tape.reads}
         self.retests = retested(self.tape.layout, self.statements)
         self.tapes = Tapes(self.tape.layout, self.namer)
