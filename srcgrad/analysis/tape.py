@@ -176,18 +176,20 @@ class TapePlan:
 
 def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
          cheap, filename: str, shares: dict[str, set[str]] | None = None,
-         handovers: frozenset[int] | set[int] = frozenset()) -> TapePlan:
+         handovers: frozenset[int] | set[int] = frozenset(),
+         held: frozenset[str] | set[str] = frozenset()) -> TapePlan:
     """Decide saves and block-local materializations; `cheap(value)` tells whether an
     operation may be recomputed in the adjoint. `shares` names, for a name, the others
     that hold its array in turn (bound from it, or it from them, by the statements whose
-    ids are `handovers`): their writes and bindings after a read are undone for it too."""
+    ids are `handovers`): their writes and bindings after a read are undone for it too.
+    The names `held` are saved where the adjoint reads them."""
     lay = layout(body)
     if shares:
         lay.sites = _shared(lay.sites, shares, handovers)
         lay.mutations = _shared(lay.mutations, shares, handovers)
     _check_mutations(lay, reads, filename)
     local_defs = _block_locals(lay, params)
-    at_reads: set[str] = set()
+    at_reads: set[str] = set(held)
     for _ in range(len(lay.sites) + 1):
         local, at, all_reads = _place_locals(lay, reads, local_defs, cheap, at_reads)
         saved = _saves(lay, all_reads, set(local_defs.values()) | at_reads)

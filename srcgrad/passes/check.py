@@ -229,19 +229,19 @@ def swapped(fp: FunctionPass) -> list[set[str]]:
     return _names(fp)[1]
 
 
-def handed(fp: FunctionPass) -> tuple[dict[str, set[str]], set[int]]:
-    """The names outside loops that hold one array in turn, through the bindings that
-    hand it over (`_renames`, and the swaps `views` trusts): for each, the others; and
-    the ids of those bindings. A write under one of them changes what the others held
-    (`t2, t3 = t3, t2; t2[0] = v` writes into the array `t3` was bound to), so the tape
-    undoes it for an adjoint that reads any of them."""
+def handed(fp: FunctionPass, loops: bool = False) -> tuple[dict[str, set[str]], set[int]]:
+    """The names that hold one array in turn, through the bindings that hand it over
+    outside loops (`_renames`, and the swaps `views` trusts; with `loops`, its swaps in
+    loops too): for each, the others; and the ids of those bindings. A write under one of
+    them changes what the others held (`t2, t3 = t3, t2; t2[0] = v` writes into the
+    array `t3` was bound to), so the tape keeps it from an adjoint that reads any."""
     _, swaps, renames = _sharing(fp)
     _, in_loop = bindings(fp.statements)
     at = {id(s): k for k, s in enumerate(fp.statements)}
     edges = [(target_of(s), s.value.id) for s in fp.statements if id(s) in renames]
     handovers = set(renames)
     for swap in swaps:
-        if not any(at[id(s)] in in_loop for s in swap[2]):
+        if loops or not any(at[id(s)] in in_loop for s in swap[2]):
             edges += [(target_of(s), s.value.id) for s in swap[2]]
             handovers |= {id(s) for s in swap[2]}
     group: dict[str, set[str]] = {}

@@ -32,7 +32,16 @@ from ..analysis.placement import Tapes, breaks, retested
 from ..analysis.tape import Read, plan
 from ..rules import fact
 from ..runtime import new_tape, record, same_shape, snapshot
-from .base import FunctionPass, all_statements, by_line, changed, int_constant, is_write, target_of
+from .base import (
+    FunctionPass,
+    all_statements,
+    bindings,
+    by_line,
+    changed,
+    int_constant,
+    is_write,
+    target_of,
+)
 from .check import handed, swapped, view_root, views
 
 
@@ -51,10 +60,19 @@ class Recording(FunctionPass):
                 if names & (self.written | self.exchanged):
                     self.exchanged |= names
         self.written |= self.exchanged
+        # names that hold one array in turn: a write under one is undone for the others'
+        # reads; where a swap in a loop passes the array on, the tape keeps a copy of
+        # the value a name outside loops had where the adjoint reads it instead
         shares, handovers = handed(self)
-        self.written |= {n for w in self.written for n in shares.get(w, ())}
-        self.tape = plan(self.fn.body, self.params, self.reads(), self.cheap, self.p.filename,
-                         shares, handovers)
+        every, _ = handed(self, loops=True)
+        self.written |= {n for w in self.written for n in every.get(w, ())}
+        bound, in_loop = bindings(self.statements)
+        looped = {n for n, at in bound.items() if in_loop.intersection(at)}
+        reads = self.reads()
+        held = {r.var for r in reads if r.var in self.written and r.var not in looped
+                and every.get(r.var, set()) & looped}
+        self.tape = plan(self.fn.body, self.params, reads, self.cheap, self.p.filename,
+                         shares, handovers, held)
         self.read_names = {r.var for r in self.tape.reads}
         self.retests = retested(self.tape.layout, self.statements)
         self.tapes = Tapes(self.tape.layout, self.namer)
