@@ -224,6 +224,28 @@ def test_left_as_it_is(fun):
     assert "scalarised" not in source, source
 
 
+def _swapped_buffers(x, y, n):
+    u, v = x * 1.0, np.zeros(3)
+    for _ in range(n):
+        v[:] = u * y
+        u, v = v, u
+    return np.sum(u * x) + np.sum(v)
+
+
+def test_a_run_it_does_not_lower_keeps_each_line_over_its_code():
+    """`v[:] = u * y` and the swap after it are a run scalarise takes and leaves as it
+    was: each statement stays under the comment of its line, forward and adjoint (they
+    were all put under the first line's comment, and the adjoint's under the last's)."""
+    source = srcgrad.grad(_swapped_buffers, jit=False).source
+    assert "scalarised" not in source, source
+    start = inspect.getsourcelines(_swapped_buffers)[1]
+    write, swap = f"line {start + 3}: v[:] = u * y", f"line {start + 4}: u, v = v, u"
+    at = source.index(write)
+    for text in ("v[:] =", swap, "u = _t", "# adjoint", swap, "du = d_t", write,
+                 "dv[:] = 0.0"):   # each after the one before
+        at = source.index(text, at)
+
+
 def test_unequal_lengths_are_two_loops(rng):
     """`u[1:-1]` and `u[1:]` have lengths that differ: each statement is a loop of its own
     (and its adjoint too), never one loop over both."""

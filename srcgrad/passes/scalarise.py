@@ -239,11 +239,13 @@ class _Scalarise:
                 out.append(stmts[k])
                 k += 1
                 continue
-            pieces = self.split(run)
-            out += comments + moved
+            pieces, lowered = self.split(run), []
             for p, piece in enumerate(pieces):
                 after = [s for later in pieces[p + 1:] for s in later] + stmts[end:]
-                out += self.lower(piece, after, comments) if len(piece) > 1 else [piece[0]]
+                lowered += self.lower(piece, after, comments) if len(piece) > 1 else [piece[0]]
+            # nothing lowered: the statements stay in their order, under their lines
+            unchanged = all(any(t is s for s in run) for t in lowered)
+            out += stmts[k:end] if unchanged else comments + moved + lowered
             k = end
         return out
 
