@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 from fd import assert_grad
+from fuzz.runner import run, summary
 
 import srcgrad
 from srcgrad.checks import numerical_grad
@@ -1189,3 +1190,14 @@ def test_a_rule_result_a_swap_in_a_loop_writes_into_is_kept_for_its_adjoint(fun,
         if fun is unpacked_then_swapped_in_a_loop and n == 2:
             # by hand: u = e * y * y, v = e * y: d/dx = e * y^2 * (1 + x) + e * y
             np.testing.assert_allclose(gx, e * y ** 2 * (1 + x) + e * y, rtol=1e-12)
+
+
+
+def test_a_name_bound_again_from_a_temporary_in_a_branch():
+    """Fuzz seed 10530217 (on a draft of the fix above, never on main): `d9.update(a=...)`
+    in a branch binds d9_a again from a temporary; the draft took that binding for a
+    change of the temporary's array and saved the temporary before it had a value
+    (UnboundLocalError as the gradient ran). Replayed as the fuzzer makes it, checked
+    against central differences and jvp."""
+    results = run([10530217], jit=False, report=None)
+    assert results["ok"] and not results["wrong"] + results["crashed"], summary(results)

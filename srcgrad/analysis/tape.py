@@ -175,18 +175,11 @@ class TapePlan:
 
 
 def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
-         cheap, filename: str, shares: dict[str, set[str]] | None = None,
-         handovers: frozenset[int] | set[int] = frozenset(),
-         held: frozenset[str] | set[str] = frozenset()) -> TapePlan:
+         cheap, filename: str, held: frozenset[str] | set[str] = frozenset()) -> TapePlan:
     """Decide saves and block-local materializations; `cheap(value)` tells whether an
-    operation may be recomputed in the adjoint. `shares` names, for a name, the others
-    that hold its array in turn (bound from it, or it from them, by the statements whose
-    ids are `handovers`): their writes and bindings after a read are undone for it too.
-    The names `held` are saved where the adjoint reads them."""
+    operation may be recomputed in the adjoint. The names `held` are saved where the
+    adjoint reads them."""
     lay = layout(body)
-    if shares:
-        lay.sites = _shared(lay.sites, shares, handovers)
-        lay.mutations = _shared(lay.mutations, shares, handovers)
     _check_mutations(lay, reads, filename)
     local_defs = _block_locals(lay, params)
     at_reads: set[str] = set(held)
@@ -236,18 +229,6 @@ def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], ch
             local[name] = Local(block, k, "recompute" if recompute else "tape")
             at.setdefault(id(block), {}).setdefault(k, []).insert(0, name)
     return local, at, reads
-
-
-def _shared(sites: dict[str, list[gast.stmt]], shares: dict[str, set[str]],
-            handovers: frozenset[int] | set[int]) -> dict[str, list[gast.stmt]]:
-    """`sites`, where a name changes also where a name that holds its array in turn does
-    (but for the bindings that hand the array over)."""
-    out = {name: list(at) for name, at in sites.items()}
-    for name, others in shares.items():
-        more = [s for o in sorted(others) for s in sites.get(o, []) if id(s) not in handovers]
-        if more:
-            out[name] = out.get(name, []) + more
-    return out
 
 
 def _check_mutations(lay: Layout, reads: list[Read], filename: str) -> None:

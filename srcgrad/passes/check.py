@@ -229,27 +229,20 @@ def swapped(fp: FunctionPass) -> list[set[str]]:
     return _names(fp)[1]
 
 
-def handed(fp: FunctionPass, loops: bool = False) -> tuple[dict[str, set[str]], set[int]]:
+def handed(fp: FunctionPass) -> dict[str, set[str]]:
     """The names that hold one array in turn, through the bindings that hand it over
-    outside loops (`_renames`, and the swaps `views` trusts; with `loops`, its swaps in
-    loops too): for each, the others; and the ids of those bindings. A write under one of
-    them changes what the others held (`t2, t3 = t3, t2; t2[0] = v` writes into the
-    array `t3` was bound to), so the tape keeps it from an adjoint that reads any."""
+    (`_renames`, and the swaps `views` trusts): for each, the others. A write under one
+    of them changes what the others held (`t2, t3 = t3, t2; t2[0] = v` writes into the
+    array `t3` was bound to)."""
     _, swaps, renames = _sharing(fp)
-    _, in_loop = bindings(fp.statements)
-    at = {id(s): k for k, s in enumerate(fp.statements)}
     edges = [(target_of(s), s.value.id) for s in fp.statements if id(s) in renames]
-    handovers = set(renames)
-    for swap in swaps:
-        if loops or not any(at[id(s)] in in_loop for s in swap[2]):
-            edges += [(target_of(s), s.value.id) for s in swap[2]]
-            handovers |= {id(s) for s in swap[2]}
+    edges += [(target_of(s), s.value.id) for swap in swaps for s in swap[2]]
     group: dict[str, set[str]] = {}
     for a, c in edges:
         merged = group.get(a, {a}) | group.get(c, {c})
         for n in merged:
             group[n] = merged
-    return {n: g - {n} for n, g in group.items()}, handovers
+    return {n: g - {n} for n, g in group.items()}
 
 
 def _names(fp: FunctionPass) -> tuple[dict[str, str], list[set[str]]]:

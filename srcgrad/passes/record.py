@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import builder as b
 from ..analysis.placement import Tapes, breaks, retested
-from ..analysis.tape import Read, plan
+from ..analysis.tape import Read, mutated, plan
 from ..rules import fact
 from ..runtime import new_tape, record, same_shape, snapshot
 from .base import (
@@ -60,19 +60,19 @@ class Recording(FunctionPass):
                 if names & (self.written | self.exchanged):
                     self.exchanged |= names
         self.written |= self.exchanged
-        # names that hold one array in turn: a write under one is undone for the others'
-        # reads; where a swap in a loop passes the array on, the tape keeps a copy of
-        # the value a name outside loops had where the adjoint reads it instead
-        shares, handovers = handed(self)
-        every, _ = handed(self, loops=True)
-        self.written |= {n for w in self.written for n in every.get(w, ())}
+        # a name outside loops whose array another name, handed it, writes into (`t =
+        # np.exp(x); u = t; u[0] = 1.0`): the tape keeps a copy of its value where the
+        # adjoint reads it (a write under another name is not undone for it)
+        shares = handed(self)
+        self.written |= {n for w in self.written for n in shares.get(w, ())}
+        changes = {changed(s) for s in self.statements if is_write(s)} | {
+            mutated(s) for s in self.statements if mutated(s)}
         bound, in_loop = bindings(self.statements)
         looped = {n for n, at in bound.items() if in_loop.intersection(at)}
         reads = self.reads()
-        held = {r.var for r in reads if r.var in self.written and r.var not in looped
-                and every.get(r.var, set()) & looped}
-        self.tape = plan(self.fn.body, self.params, reads, self.cheap, self.p.filename,
-                         shares, handovers, held)
+        held = {r.var for r in reads if r.var not in looped
+                and shares.get(r.var, set()) & changes}
+        self.tape = plan(self.fn.body, self.params, reads, self.cheap, self.p.filename, held)
         self.read_names = {r.var for r in self.tape.reads}
         self.retests = retested(self.tape.layout, self.statements)
         self.tapes = Tapes(self.tape.layout, self.namer)
