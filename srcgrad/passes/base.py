@@ -320,7 +320,10 @@ class FunctionPass:
             if self.joins_sequences(value):
                 return Operation("missing", args, what="joining lists or tuples with + or "
                                  "repeating one with * has no gradient rule (the rules of + "
-                                 "and * are arithmetic): build the array with np.concatenate")
+                                 "and * are arithmetic) where srcgrad does not know their "
+                                 "items when it compiles (a display, or a name bound once to "
+                                 "one, joined to another, or repeated by an int literal, is "
+                                 "one display): build the array with np.concatenate")
             return Operation("rule", args, rule=lookup(op), fun=op, what=type(value.op).__name__)
         if isinstance(value, (gast.Compare, gast.BoolOp)):
             return Operation("none")
