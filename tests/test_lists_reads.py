@@ -133,11 +133,15 @@ def test_displays_joined_with_plus(jit):
     assert t == pytest.approx(g @ [0.5, -1.0, 2.0])
 
 
-def test_a_join_whose_item_a_loop_rebound_is_refused():
-    # `a` holds x0, but `u` names 4 x0 after the loop: the join's items are not the
-    # names' values there, so it stays refused (never the gradient of the new u)
-    with pytest.raises(MissingRule, match="joining lists or tuples with \\+"):
-        srcgrad.grad(joined_after_a_loop_rebinds_an_item, jit=False)(np.array([1.0, 2.0]))
+def test_a_join_whose_item_a_loop_rebound(jit):
+    # `a` holds x0, but `u` names 4 x0 after the loop: the join is a's items then u's
+    # value there, [x0, x1, 4 x0] (it was refused; never the gradient of a[0] as the
+    # new u). By hand, f = 4 x0^2 x1 at (1.5, 2): df/dx0 = 8 x0 x1 = 24, df/dx1 = 4 x0^2
+    # = 9.
+    x = np.array([1.5, 2.0])
+    g = srcgrad.grad(joined_after_a_loop_rebinds_an_item, jit=jit)(x)
+    np.testing.assert_allclose(g, [24.0, 9.0], rtol=1e-12)
+    assert_grad(joined_after_a_loop_rebinds_an_item, (g,), (x,), [0])
 
 
 # ---- np.stack and np.concatenate of a list appended to in a loop, along an axis (issue 20) ----

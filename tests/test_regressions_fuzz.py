@@ -1425,12 +1425,15 @@ def joined_in_a_loop(x, n):
     return np.sum(t)
 
 
-def test_a_join_of_displays_bound_in_a_loop_is_refused(jit):
-    # fuzz seed 9987164: `q = p + [v]` in a loop, p a display bound there (so not one
-    # srcgrad follows item by item), was taken for arithmetic: the adjoint unbroadcast a
-    # list and crashed (AttributeError from generated code); now a clear MissingRule
-    with pytest.raises(srcgrad.MissingRule, match="joining lists or tuples with \\+"):
-        srcgrad.grad(joined_in_a_loop, jit=jit)(np.array([1.0, 2.0]), 2)
+def test_a_join_of_displays_bound_in_a_loop(jit):
+    # fuzz seed 9987164: `q = p + [v]` in a loop, p a display bound there, was taken for
+    # arithmetic: the adjoint unbroadcast a list and crashed (AttributeError from
+    # generated code); then refused (MissingRule); now the display [p[0], p[1], v]. By
+    # hand, t = x (x / 2)^n: dt_i/dx_i = (n + 1) x_i^n / 2^n, 3 x^2 / 4 at n = 2.
+    x = np.array([1.0, 2.0])
+    g = srcgrad.grad(joined_in_a_loop, jit=jit)(x, 2)
+    np.testing.assert_allclose(g, [0.75, 3.0], rtol=1e-12)
+    assert_grad(lambda x: joined_in_a_loop(x, 2), (g,), (x,), [0])
 
 
 # ---- fuzz seed 9999483: an item of a joined list changed in place ----

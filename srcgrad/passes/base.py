@@ -320,7 +320,10 @@ class FunctionPass:
             if self.joins_sequences(value):
                 return Operation("missing", args, what="joining lists or tuples with + or "
                                  "repeating one with * has no gradient rule (the rules of + "
-                                 "and * are arithmetic): build the array with np.concatenate")
+                                 "and * are arithmetic) where srcgrad does not know their "
+                                 "items when it compiles (a display, or a name bound once to "
+                                 "one, joined to another, or repeated by an int literal, is "
+                                 "one display): build the array with np.concatenate")
             return Operation("rule", args, rule=lookup(op), fun=op, what=type(value.op).__name__)
         if isinstance(value, (gast.Compare, gast.BoolOp)):
             return Operation("none")
@@ -417,7 +420,8 @@ class FunctionPass:
 
     def joins_sequences(self, value: gast.AST) -> bool:
         """Whether `value` is `a + b` of two list or tuple displays, or `a * k` of one and
-        an int constant: Python joins or repeats them, whatever they hold."""
+        anything but a float or complex constant (an int, as Python takes it; `n` too):
+        Python joins or repeats them, whatever they hold."""
         if not isinstance(value, gast.BinOp):
             return False
         operands = (value.left, value.right)
@@ -425,8 +429,8 @@ class FunctionPass:
                  for a in operands]   # (a display bound in a loop is a list there too)
         if isinstance(value.op, gast.Add):
             return all(shown)
-        return isinstance(value.op, gast.Mult) and any(shown) and any(
-            isinstance(a, gast.Constant) and type(a.value) is int for a in operands)
+        return isinstance(value.op, gast.Mult) and any(shown) and not any(
+            isinstance(a, gast.Constant) and type(a.value) is not int for a in operands)
 
     def differentiable_source(self, obj: Any) -> bool:
         """Whether a call to `obj` is differentiated through its source."""

@@ -43,6 +43,7 @@ import gast
 import numpy as np
 
 from .. import builder as b
+from ..analysis.displays import cheap
 from ..naming import Namer
 
 COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
@@ -196,40 +197,36 @@ def reducer(func) -> str | None:
     return _REDUCERS.get(func) if _hashable(func) else None
 
 
-def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool],
-             displays: dict[str, int] | None = None) -> gast.List | None:
+def unrolled(comp: gast.ListComp, items: Callable[[gast.AST], list[gast.AST] | None]
+             ) -> gast.List | None:
     """The list display a list comprehension stands for when each `for` clause runs over
-    `range` of int literals (a `static=` argument is one by then; the variable of an
-    outer clause counts, `range(i + 1)`), a tuple or list display of constants, names and
-    constant indices of names, or a name `displays` (`normalize.fixed_displays`) binds to
-    a display of known length (its items `p[0]`, `p[1]`, ...), and none has an `if`: each
-    item the element with the variables' values in it; else None. `is_range(func)`:
-    whether a call's function is the builtin range. At most `MAX_ITEMS` items.
+    what `items(iterable)` gives the items of (`displays.known_items`: a display, a name
+    bound once to one, a join of such, `range` of int literals; a `static=` argument is
+    one by then, and the variable of an outer clause counts, `range(i + 1)`), each a
+    constant, a name or a constant index of a name (which the element may read more than
+    once), and none has an `if`: each item the element with the variables' values in
+    it; else None. At most `MAX_ITEMS` items.
 
     >>> import astor
+    >>> from ..analysis.displays import known_items
     >>> comp = gast.parse("[x[i] * x[j] for i in range(2) for j in range(i, 2)]").body[0].value
-    >>> print(astor.to_source(gast.gast_to_ast(unrolled(comp, lambda f: True))).strip())
+    >>> shown = unrolled(comp, lambda it: known_items(it, lambda f: range, {}))
+    >>> print(astor.to_source(gast.gast_to_ast(shown)).strip())
     [x[0] * x[0], x[0] * x[1], x[1] * x[1]]
     """
-    items: list[gast.AST] = []
+    elements: list[gast.AST] = []
 
-    def expand(k: int, values: dict[str, int]) -> bool:
+    def expand(k: int, values: dict[str, gast.AST]) -> bool:
         if k == len(comp.generators):
-            items.append(_substituted(copy.deepcopy(comp.elt), values))
-            return len(items) <= MAX_ITEMS
+            elements.append(_substituted(copy.deepcopy(comp.elt), values))
+            return len(elements) <= MAX_ITEMS
         gen = comp.generators[k]
-        it = _substituted(copy.deepcopy(gen.iter), values)
         if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name):
             return False
-        shown = _shown_items(it, displays or {})
-        if shown is not None:
-            return all(expand(k + 1, {**values, gen.target.id: v}) for v in shown)
-        if not isinstance(it, gast.Call) or it.keywords or not is_range(it.func):
+        found = items(_substituted(copy.deepcopy(gen.iter), values))
+        if found is None or not all(cheap(v) for v in found):
             return False
-        bounds = [_int_value(a) for a in it.args]
-        if not 1 <= len(bounds) <= 3 or None in bounds or len(bounds) == 3 and bounds[2] == 0:
-            return False
-        return all(expand(k + 1, {**values, gen.target.id: v}) for v in range(*bounds))
+        return all(expand(k + 1, {**values, gen.target.id: v}) for v in found)
 
     binds = {n.id for g in comp.generators for n in gast.walk(g.target)
              if isinstance(n, gast.Name)}
@@ -240,24 +237,10 @@ def unrolled(comp: gast.ListComp, is_range: Callable[[gast.AST], bool],
         return None   # (a nested comprehension rebinding a variable: not substituted)
     if not expand(0, {}):
         return None
-    return b.make(gast.List, elts=items, ctx=gast.Load())
+    return b.make(gast.List, elts=elements, ctx=gast.Load())
 
 
 MAX_ITEMS = 256
-
-
-def _shown_items(it: gast.AST, displays: dict[str, int]) -> list[gast.AST] | None:
-    """The items of a display of constants, names and constant indices of names (which
-    the element may read more than once), or `p[0]`, `p[1]`, ... of a name bound to a
-    display of known length; else None."""
-    if isinstance(it, gast.Name) and it.id in displays:
-        return [b.subscript(b.name(it.id), b.const(k)) for k in range(displays[it.id])]
-    if not isinstance(it, (gast.Tuple, gast.List)):
-        return None
-    simple = all(isinstance(e, (gast.Constant, gast.Name)) or isinstance(e, gast.Subscript)
-                 and isinstance(e.value, gast.Name) and isinstance(e.slice, gast.Constant)
-                 for e in it.elts)
-    return list(it.elts) if simple else None
 
 
 def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | None]
@@ -292,7 +275,7 @@ def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | 
         if k == len(comp.generators):
             uses = [n.id for part in (comp.key, comp.value) for n in gast.walk(part)
                     if isinstance(n, gast.Name) and n.id in bound]
-            if any(uses.count(name) > 1 and not _cheap(bound[name]) for name in bound):
+            if any(uses.count(name) > 1 and not cheap(bound[name]) for name in bound):
                 return False
             key = _substituted(copy.deepcopy(comp.key), bound)
             if not isinstance(key, gast.Constant):
@@ -322,39 +305,12 @@ def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | 
     return b.make(gast.Dict, keys=keys, values=values)
 
 
-def _cheap(node: gast.AST) -> bool:
-    """Whether reading `node` twice costs nothing: a constant, a name or a constant
-    index of a name."""
-    return isinstance(node, (gast.Constant, gast.Name)) or \
-        isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and \
-        isinstance(node.slice, gast.Constant)
-
-
-def _substituted(node: gast.AST, values: dict[str, int | gast.AST]) -> gast.AST:
-    """`node` with each read of a name in `values` its int literal (or a copy of the
-    node it maps to)."""
+def _substituted(node: gast.AST, values: dict[str, gast.AST]) -> gast.AST:
+    """`node` with each read of a name in `values` a copy of the node it maps to (at the
+    name's place, where it has none)."""
     if isinstance(node, gast.Name) and node.id in values:
-        value = values[node.id]
-        if isinstance(value, gast.AST):
-            return copy.deepcopy(value)
-        return b.located(b.const(value), node)
+        return b.located(copy.deepcopy(values[node.id]), node)
     return b.map_children(node, lambda child: _substituted(child, values))
-
-
-def _int_value(node: gast.AST) -> int | None:
-    """The value of an int literal, or of `+`, `-`, `*` of them, else None."""
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        v = _int_value(node.operand)
-        return None if v is None else -v
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult)):
-        left, right = _int_value(node.left), _int_value(node.right)
-        if left is None or right is None:
-            return None
-        return {gast.Add: left + right, gast.Sub: left - right,
-                gast.Mult: left * right}[type(node.op)]
-    return None
 
 
 def _renamed_targets(comp: gast.AST, namer: Namer, shared: set[str]) -> gast.AST:

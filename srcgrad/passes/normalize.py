@@ -52,6 +52,7 @@ import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import assigned_names
+from ..analysis.displays import fixed_displays, known_items, shown
 from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
@@ -158,39 +159,6 @@ def rotations(body: list[gast.stmt], params: list[str]) -> list[gast.stmt]:
             k += 1
         return out
     return block(body)
-
-
-def fixed_displays(body: list[gast.stmt], params: list[str]) -> dict[str, int]:
-    """The names `body` binds once, to a list or tuple display of n items (`L = [a, b]`)
-    or a join of such (`M = L + [c]`), and never changes (no augmented assignment,
-    subscript write, method call, loop or comprehension target; not a parameter): name
-    -> n. Wherever such a name is read, it is that display."""
-    stores: dict[str, int] = {}
-    values: dict[str, gast.AST] = {}
-    changed = set(params)
-    for node in (n for s in body for n in gast.walk(s)):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            stores[node.id] = stores.get(node.id, 0) + 1
-        if isinstance(node, gast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], gast.Name):
-            values[node.targets[0].id] = node.value
-        base = node.value if isinstance(node, (gast.Subscript, gast.Attribute)) else None
-        if isinstance(base, gast.Name) and (isinstance(node, gast.Attribute) or
-                                            not isinstance(node.ctx, gast.Load)):
-            changed.add(base.id)   # L[0] = v, L.append(v), L.sort() (and reads of L.attr)
-    fixed = {n: v for n, v in values.items() if stores[n] == 1 and n not in changed}
-
-    def length(node: gast.AST, seen: frozenset) -> int | None:
-        if isinstance(node, (gast.List, gast.Tuple)):
-            return None if any(isinstance(e, gast.Starred) for e in node.elts) else \
-                len(node.elts)
-        if isinstance(node, gast.Name) and node.id in fixed and node.id not in seen:
-            return length(fixed[node.id], seen | {node.id})
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Add):
-            left, right = length(node.left, seen), length(node.right, seen)
-            return None if left is None or right is None else left + right
-        return None
-    return {n: k for n in fixed if (k := length(b.name(n), frozenset())) is not None}
 
 
 def item_lists(body: list[gast.stmt], params: list[str], env: Env,
@@ -325,7 +293,7 @@ class _Normalizer:
         self.out: list[gast.stmt] = []
         self.origin: gast.stmt | None = None
         self.conditions: list[list[gast.stmt]] = []  # per enclosing while: its test, as code
-        self.displays: dict[str, int] = {}   # `fixed_displays`
+        self.displays: dict[str, gast.List | gast.Tuple] = {}   # `fixed_displays`
 
     def error(self, node: gast.AST, message: str) -> UnsupportedSyntax:
         return UnsupportedSyntax(message, filename=self.filename,
@@ -563,17 +531,11 @@ class _Normalizer:
         a list or tuple display, or of a name `fixed_displays` knows, whose length is known
         when srcgrad compiles (Python's starred target is a list of the items left)."""
         star = next(k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred))
-        if isinstance(value, (gast.Tuple, gast.List)) and \
-                not any(isinstance(e, gast.Starred) for e in value.elts):
-            items = list(value.elts)
-        elif isinstance(value, gast.Name) and value.id in self.displays:
-            items = [b.subscript(b.name(value.id), b.const(k))
-                     for k in range(self.displays[value.id])]
-        else:
+        if (whole := shown(value, self.displays)) is None:
             raise self.error(target, "a starred target unpacks a list or tuple display, or a "
                                      "name bound once to one (its length known when srcgrad "
                                      "compiles); index the value instead")
-        after = len(target.elts) - star - 1
+        after, items = len(target.elts) - star - 1, whole.elts
         if len(items) < len(target.elts) - 1:
             raise self.error(target, f"not enough values to unpack: {len(items)} items into "
                                      f"{len(target.elts) - 1} names and a starred one")
@@ -593,6 +555,10 @@ class _Normalizer:
     # ---- expressions ----
     def is_global(self, node: gast.AST) -> bool:
         return self.env.resolve(node, self.locals) is not MISSING
+
+    def items(self, node: gast.AST) -> list[gast.expr] | None:
+        """The items of an iterable whose length is known now (`displays.known_items`)."""
+        return known_items(node, lambda f: self.env.resolve(f, self.locals), self.displays)
 
     def atom(self, node: gast.AST) -> gast.AST:
         """`node` if it is an atom, else a fresh temporary holding its value."""
@@ -626,6 +592,8 @@ class _Normalizer:
         if isinstance(node, (gast.Name, gast.Constant)):
             return node
         if isinstance(node, gast.BinOp):
+            if (whole := shown(node, self.displays)) is not None:
+                return self.operation(whole)   # (a join or a repetition of displays)
             return b.binop(self.atom(node.left), node.op, self.atom(node.right))
         if isinstance(node, gast.UnaryOp):
             if isinstance(node.op, gast.UAdd):
@@ -657,9 +625,8 @@ class _Normalizer:
             return b.make(type(node), elts=[self.atom(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.IfExp):
             return self.if_exp(node)
-        if isinstance(node, gast.ListComp) and (display := unrolled(
-                node, lambda f: self.env.resolve(f, self.locals) is range,
-                self.displays)) is not None:
+        if isinstance(node, gast.ListComp) and (display := unrolled(node, self.items)) \
+                is not None:
             return self.operation(display)
         if self.appended_list(node):
             return self.comprehension(node)
@@ -681,10 +648,10 @@ class _Normalizer:
         func = self.env.resolve(node.func, self.locals)
         if func is math.prod:
             start = [k.value for k in node.keywords if k.arg == "start"]
-            if len(node.args) != 1 or len(node.keywords) != len(start) or \
-                    not isinstance(node.args[0], (gast.List, gast.Tuple)):
+            whole = shown(node.args[0], self.displays) if len(node.args) == 1 else None
+            if whole is None or len(node.keywords) != len(start):
                 return None
-            items = start + node.args[0].elts
+            items = start + whole.elts
             if not items:
                 return b.const(1)
             pair = lambda a, c: b.binop(a, gast.Mult(), c)  # noqa: E731
@@ -695,12 +662,8 @@ class _Normalizer:
                 return None
             if isinstance(key, gast.Constant) and key.value is None:   # Python's default
                 return b.make(gast.Call, func=node.func, args=items, keywords=[])
-            if len(items) == 1 and isinstance(items[0], (gast.List, gast.Tuple)):
-                items = items[0].elts
-            elif len(items) == 1 and isinstance(items[0], gast.Name) and \
-                    items[0].id in self.displays:   # L = [a, b, c]; max(L)
-                items = [b.subscript(b.name(items[0].id), b.const(k))
-                         for k in range(self.displays[items[0].id])]
+            if len(items) == 1 and (whole := shown(items[0], self.displays)) is not None:
+                items = whole.elts   # max([a, b, c]), L = [a, b, c]; max(L), max(L + [d])
             elif key is not None and len(items) == 1:   # max(x, key=f): x's items
                 item = self.namer.fresh("item")
                 return self.comprehension(b.make(gast.Call, func=node.func, args=[b.make(
@@ -755,14 +718,9 @@ class _Normalizer:
         if self.env.resolve(node.func, self.locals) is not sorted or len(node.args) != 1:
             return None
         arg = node.args[0]
-        if isinstance(arg, (gast.List, gast.Tuple)) and \
-                not any(isinstance(e, gast.Starred) for e in arg.elts):
-            items = list(arg.elts)
-        elif isinstance(arg, gast.Name) and arg.id in self.displays:
-            items = [b.subscript(b.name(arg.id), b.const(k))
-                     for k in range(self.displays[arg.id])]
-        else:
+        if (whole := shown(arg, self.displays)) is None:
             return None
+        items = whole.elts
         if all(isinstance(e, gast.Constant) for e in items):
             return None
         options = {k.arg: k.value for k in node.keywords}
@@ -855,8 +813,7 @@ class _Normalizer:
     def appended_list(self, node: gast.AST) -> bool:
         """Whether `node` is a list comprehension made by appends in its loops (not the
         list display it stands for: `unrolled`)."""
-        return isinstance(node, gast.ListComp) and unrolled(
-            node, lambda f: self.env.resolve(f, self.locals) is range, self.displays) is None
+        return isinstance(node, gast.ListComp) and unrolled(node, self.items) is None
 
     def comprehension(self, node: gast.Call | gast.ListComp, name: str | None = None
                       ) -> gast.Name:
@@ -917,8 +874,7 @@ class _Normalizer:
         if (getattr(obj, "__module__", None) or "").split(".")[0] != "numpy":
             return arg
         if isinstance(arg, gast.ListComp) and \
-                (display := unrolled(arg, lambda f: self.env.resolve(f, self.locals)
-                                     is range, self.displays)) is not None:
+                (display := unrolled(arg, self.items)) is not None:
             return b.tuple_(display.elts)
         return arg
 

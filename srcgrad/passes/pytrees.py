@@ -58,8 +58,9 @@ import gast
 import numpy as np
 
 from .. import builder as b
+from ..analysis.displays import constant, constants, fixed_displays, known_items
 from ..errors import SrcgradError, UnsupportedSyntax
-from ..frontend.parse import MISSING, Env
+from ..frontend.parse import Env
 from ..naming import names_in
 from .comprehensions import displayed
 
@@ -257,7 +258,7 @@ def _updates_written(fn: gast.FunctionDef, dicts: frozenset[str]) -> gast.Functi
                 pairs = [(b.const(k.arg), k.value) for k in call.keywords]
             else:
                 return node   # (refused by _Flatten: its method 'update')
-            if not pairs or any(k is None or _constant(k) is None for k, _ in pairs):
+            if not pairs or any(k is None or constant(k) is None for k, _ in pairs):
                 return node
             targets = [b.make(gast.Subscript, value=b.name(call.func.value.id), slice=k,
                               ctx=gast.Store()) for k, _ in pairs]
@@ -313,8 +314,8 @@ def _defaults_written(fn: gast.FunctionDef, dicts: dict[str, tuple], filename: s
             for t in stmt.targets:
                 for e in t.elts if isinstance(t, (gast.Tuple, gast.List)) else [t]:
                     if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) and \
-                            e.value.id in dicts and _constant(e.slice) is not None:
-                        added.setdefault((e.value.id, _constant(e.slice)[0]), i)
+                            e.value.id in dicts and constant(e.slice) is not None:
+                        added.setdefault((e.value.id, constant(e.slice)[0]), i)
 
     def rewrite(stmts: list[gast.stmt], top: int | None) -> list[gast.stmt]:
         out = []
@@ -347,10 +348,10 @@ def _defaults_written(fn: gast.FunctionDef, dicts: dict[str, tuple], filename: s
         """What `call` does before its statement: the write of its entry or its value's
         evaluation."""
         name = call.func.value.id
-        if len(call.args) not in (1, 2) or call.keywords or _constant(call.args[0]) is None:
+        if len(call.args) not in (1, 2) or call.keywords or constant(call.args[0]) is None:
             raise refuse(call, "of a dict of arrays is followed at a constant key alone, as "
                                "`d.setdefault('k', v)`")
-        key = _constant(call.args[0])[0]
+        key = constant(call.args[0])[0]
         value = call.args[1] if len(call.args) == 2 else b.const(None)
         if key in dicts[name] or added.get((name, key), len(fn.body)) < at:
             if not lazy and any(isinstance(n, gast.Call) for n in gast.walk(value)):
@@ -412,8 +413,8 @@ def _grown(fn: gast.FunctionDef, name: str, literal: gast.Assign, tree: Tree,
     keyed = set()
     for n in gast.walk(fn):
         if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and \
-                n.value.id == name and _constant(n.slice) is not None:
-            entries.append((n, _constant(n.slice)[0]))
+                n.value.id == name and constant(n.slice) is not None:
+            entries.append((n, constant(n.slice)[0]))
             keyed.add(id(n.value))
     first: dict[Any, int] = {}
     for n, key in entries:
@@ -454,7 +455,7 @@ def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
     `V` a display of as many values (more or fewer: `zip` stops at the shorter, and so
     does the literal). Any other `dict(...)` stays as it is (a differentiated value
     passed to it is refused by `check`: `dict` has no rule). So does each dict
-    comprehension over what `_known_items` knows the items of, with constant keys
+    comprehension over what `displays.known_items` knows the items of, with constant keys
     (`comprehensions.displayed`): `{k: x[i] for i, k in enumerate(["a", "b"])}`. The
     input is untouched.
 
@@ -470,12 +471,15 @@ def displayed_dicts(fn: gast.FunctionDef, env: Env) -> gast.FunctionDef:
                or isinstance(n, gast.DictComp) for n in gast.walk(fn)) or \
             any(isinstance(n, gast.keyword) and n.arg is None for n in gast.walk(fn)):
         return fn   # (`f(**kw)` is refused as such, whatever made kw)
-    lists = _bound_displays(fn)
+    fixed = fixed_displays(fn.body, [a.id for a in fn.args.args])
+
+    def resolve(node: gast.AST) -> Any:
+        return env.resolve(node, local)
 
     class Display(gast.NodeTransformer):
         def visit_DictComp(self, node):
             self.generic_visit(node)
-            shown = displayed(node, lambda it: _known_items(it, env, local, lists))
+            shown = displayed(node, lambda it: known_items(it, resolve, fixed))
             return node if shown is None else b.located(shown, node)
 
         def visit_Call(self, node):
@@ -502,69 +506,16 @@ def _dict_pairs(call: gast.Call, env: Env, local: frozenset[str]
     arg = call.args[0]
     if isinstance(arg, gast.Call) and env.resolve(arg.func, local) is builtins.zip and \
             len(arg.args) == 2 and all(k.arg == "strict" for k in arg.keywords):
-        keys, values = _constants(arg.args[0], env, local), _items(arg.args[1])
+        keys = constants(arg.args[0], lambda node: env.resolve(node, local))
+        values = _items(arg.args[1])
         if keys is None or values is None or arg.keywords and len(keys) != len(values):
             return None
         return list(zip(keys, values, strict=False))   # (as zip: the shorter decides)
     items = _items(arg)
     if items is None or not all(isinstance(i, (gast.Tuple, gast.List)) and len(i.elts) == 2
-                                and _constant(i.elts[0]) is not None for i in items):
+                                and constant(i.elts[0]) is not None for i in items):
         return None
-    return [(_constant(i.elts[0])[0], i.elts[1]) for i in items]
-
-
-def _bound_displays(fn: gast.FunctionDef) -> dict[str, gast.AST]:
-    """The names `fn` binds once to a list or tuple display and never changes
-    (`normalize.fixed_displays`), each to its value."""
-    from .normalize import fixed_displays  # normalize loads the runtime, so numba
-    fixed = fixed_displays(fn.body, [a.id for a in fn.args.args])
-    return {s.targets[0].id: s.value for s in gast.walk(fn) if isinstance(s, gast.Assign)
-            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-            and s.targets[0].id in fixed and fixed[s.targets[0].id] == len(
-                getattr(s.value, "elts", ()))}
-
-
-def _known_items(node: gast.AST, env: Env, local: frozenset[str],
-                 lists: dict[str, gast.AST]) -> list[gast.expr] | None:
-    """The items of an iterable whose length is known when srcgrad compiles: a display, a
-    name `lists` binds to one (its constant items as such, the others `L[k]`), a global
-    tuple of constants, `range` of int literals, `enumerate` (with an int literal start)
-    and `zip` of such (`strict=True`: of equal lengths); else None."""
-    if (shown := _items(node)) is not None:
-        return shown
-    if isinstance(node, gast.Name) and node.id in lists:
-        return [e if isinstance(e, gast.Constant) else
-                b.subscript(b.name(node.id), b.const(k))
-                for k, e in enumerate(lists[node.id].elts)]
-    if isinstance(node, gast.Name):
-        keys = _constants(node, env, local)
-        return None if keys is None else [b.const(k) for k in keys]
-    if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred) for a in node.args):
-        return None
-    func = env.resolve(node.func, local)
-    keywords = {k.arg: k.value for k in node.keywords}
-    if func is builtins.range and not keywords:
-        bounds = [_constant(a) for a in node.args]
-        if not 1 <= len(bounds) <= 3 or None in bounds or \
-                any(type(v[0]) is not int for v in bounds) or len(bounds) == 3 and \
-                bounds[2][0] == 0:
-            return None
-        return [b.const(k) for k in range(*(v[0] for v in bounds))]
-    if func is builtins.enumerate and len(node.args) in (1, 2) and \
-            set(keywords) <= {"start"} and len(node.args) + len(keywords) <= 2:
-        start = node.args[1] if len(node.args) == 2 else keywords.get("start", b.const(0))
-        first, seq = _constant(start), _known_items(node.args[0], env, local, lists)
-        if first is None or type(first[0]) is not int or seq is None:
-            return None
-        return [b.tuple_([b.const(first[0] + k), e]) for k, e in enumerate(seq)]
-    if func is builtins.zip and node.args and set(keywords) <= {"strict"}:
-        seqs = [_known_items(a, env, local, lists) for a in node.args]
-        strict = keywords.get("strict")
-        if None in seqs or strict is not None and not isinstance(strict, gast.Constant) or \
-                strict is not None and strict.value and len({len(q) for q in seqs}) > 1:
-            return None
-        return [b.tuple_(list(t)) for t in zip(*seqs, strict=False)]   # (the shorter decides)
-    return None
+    return [(constant(i.elts[0])[0], i.elts[1]) for i in items]
 
 
 def _items(node: gast.AST) -> list[gast.expr] | None:
@@ -575,21 +526,9 @@ def _items(node: gast.AST) -> list[gast.expr] | None:
     return None
 
 
-def _constants(node: gast.AST, env: Env, local: frozenset[str]) -> list[Any] | None:
-    """The values of a display of constants, or of a global tuple of strings and ints."""
-    items = _items(node)
-    if items is not None:
-        keys = [_constant(i) for i in items]
-        return None if None in keys else [k[0] for k in keys]
-    value = env.resolve(node, local) if isinstance(node, gast.Name) else MISSING
-    if isinstance(value, tuple) and all(isinstance(k, (str, int)) for k in value):
-        return list(value)
-    return None
-
-
 def _literal_tree(node: gast.Dict) -> Tree | None:
     """The structure of a dict literal of distinct constant keys (nested ones too)."""
-    keys = [_constant(k) if k is not None else None for k in node.keys]
+    keys = [constant(k) if k is not None else None for k in node.keys]
     if any(k is None or not isinstance(k[0], (str, int)) or isinstance(k[0], bool)
            for k in keys) or len({k[0] for k in keys}) != len(keys) or not keys:
         return None
@@ -664,7 +603,7 @@ class _Flatten(gast.NodeTransformer):
                 raise self.refuse(node, f"its attribute {node.attr!r}")
             k = tree.keys.index(node.attr)
         else:
-            key = _constant(node.slice)
+            key = constant(node.slice)
             if key is None:
                 raise self.refuse(node, "a key or index computed at run time (or a slice)")
             k = _position(tree, key[0])
@@ -739,10 +678,10 @@ class _Flatten(gast.NodeTransformer):
                 for k, (name, child) in enumerate(zip(tree.keys, tree.children, strict=True)):
                     items[name] = (b.const(name), self.load(child, path + [k], root, value))
             else:
-                constant = _constant(key)
-                if constant is None:
+                known = constant(key)
+                if known is None:
                     return None
-                items[constant[0]] = (key, self.visit(value))
+                items[known[0]] = (key, self.visit(value))
         if not expanded:
             return None
         return b.located(b.make(gast.Dict, keys=[k for k, _ in items.values()],
@@ -890,16 +829,6 @@ def _with_keys(target: gast.AST, value: gast.AST, body: list[gast.stmt]) -> list
             return node
 
     return [Keys().visit(s) for s in body]
-
-
-def _constant(node: gast.AST) -> tuple[Any] | None:
-    """(value,) of a literal key or index (`-1` too), else None."""
-    if isinstance(node, gast.Constant):
-        return (node.value,)
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
-            isinstance(node.operand, gast.Constant) and type(node.operand.value) is int:
-        return (-node.operand.value,)
-    return None
 
 
 def _position(tree: Tree, key: Any) -> int | None:
