@@ -51,7 +51,7 @@ from .passes.fuse import fuse
 from .passes.join import join
 from .passes.normalize import normalize
 from .passes.optimize import optimize, unvalued
-from .passes.pytrees import flatten_dicts, flatten_params
+from .passes.pytrees import flatten_dicts, flatten_params, spellings
 from .passes.reject import reject_unsupported
 from .passes.reshapes import reshapes
 from .passes.reverse import Reversed, reverse
@@ -149,11 +149,13 @@ class _Module:
         if not self.stack:   # the function differentiated, its arguments bound by the api
             parsed = dataclasses.replace(parsed, tree=positional(parsed.tree))
         parsed = annotate(parsed)
+        spelled: dict[str, str] = {}   # flat names as the user spells them, for messages
         if self.trees[1] and fun is self.trees[0] and not self.stack:
             parsed = dataclasses.replace(parsed, tree=flatten_params(
                 parsed.tree, self.trees[1], parsed.filename, parsed.env))
-        parsed = dataclasses.replace(parsed, tree=flatten_dicts(parsed.tree, parsed.filename,
-                                                                   parsed.env))
+            spelled = spellings(self.trees[1])
+        tree, entries = flatten_dicts(parsed.tree, parsed.filename, parsed.env)
+        parsed, spelled = dataclasses.replace(parsed, tree=tree), spelled | entries
         parsed = lift_closures(parsed)
         if wrt and getattr(lookup(fun), "origin", None):
             parsed = _through_adjoint(parsed)
@@ -173,7 +175,8 @@ class _Module:
         namer = Namer(names_in(tree) - hook_names(tree) | set(self.ns.entries))
         # the function differentiated copies the arguments it writes into; a helper it
         # calls must not (the caller sees its writes), so writing into one is refused
-        tree = normalize(tree, parsed.env, namer, parsed.filename, copy_args=not self.stack)
+        tree = normalize(tree, parsed.env, namer, parsed.filename, copy_args=not self.stack,
+                         spelled=spelled)
         _debug("normalize", tree)
         self.stack.append((parsed.fun, tuple((constants or {}).items())))
         try:
@@ -181,7 +184,7 @@ class _Module:
                 out = forward(parsed, tree, wrt_names, namer, self.ns, self.jvp_callee,
                               self.primal)
             else:
-                check(parsed, tree, wrt_names)
+                check(parsed, tree, wrt_names, spelled)
                 out = reverse(parsed, tree, wrt_names, namer, self.ns, self.callee,
                               self.primal, self.complex_values)
                 self.custom |= out.custom

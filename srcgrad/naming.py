@@ -11,14 +11,21 @@ that share a namespace.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import gast
 
 
-def as_written(name: str, user_names: set[str] | frozenset[str]) -> str:
+def as_written(name: str, user_names: set[str] | frozenset[str],
+               spelled: Mapping[str, str] | None = None) -> str:
     """The user's name that `name` is a version of (`x_1`, `x_2` of x, which single
-    assignment makes), for messages; else `name`."""
+    assignment makes), for messages, as the user spelled it where `spelled` has it (a
+    flattened entry: `p_W` of `p["W"]`, `pytrees.spellings`); else `name`."""
+    spelled = spelled or {}
     user, _, k = name.rpartition("_")
-    return user if k.isdigit() and user in user_names else name
+    if name not in spelled and k.isdigit() and (user in user_names or user in spelled):
+        name = user
+    return spelled.get(name, name)
 
 
 class Namer:

@@ -119,6 +119,20 @@ def test_a_display_repeated_by_an_int_literal(jit):
     assert_grad(repeated, g, (A, B, w), [0, 1])
 
 
+def long_buffer(x):
+    z = [0.0] * 1000                     # past displays.MAX_ITEMS: kept as Python's repetition
+    return np.sum(x) * len(z)
+
+
+def test_a_long_repetition_stays_one(jit):
+    """d(1000 sum(x))/dx = 1000; the source repeats the list, it does not spell it."""
+    x = np.array([1.0, 2.0])
+    g = srcgrad.grad(long_buffer, jit=jit)(x)
+    np.testing.assert_allclose(g, [1000.0, 1000.0], rtol=1e-12)
+    assert_grad(long_buffer, (g,), (x,), [0])
+    assert srcgrad.grad(long_buffer, jit=jit).source.count("0.0,") == 0
+
+
 def test_the_source_of_a_join_is_its_display():
     source = srcgrad.grad(rows_joined, wrt=(0, 1, 2), jit=False).source
     assert "q = _t2, _t3, c" in source      # (the display of p's items and c's)

@@ -611,3 +611,47 @@ def test_writes_into_dicts_refused(fun, args, what):
     with pytest.raises(UnsupportedSyntax, match=what) as info:
         srcgrad.grad(fun, jit=False)(*args)
     assert "test_pytrees.py:" in str(info.value)
+
+
+# ---- messages name an entry as the user wrote it (p['a'], not the flat name p_a) ----
+
+
+def view_of_an_entry_written(p):
+    q = p["a"]
+    q[0] = 1.0
+    return np.sum(p["a"] * q)
+
+
+def view_of_a_local_entry_in_a_branch(x, c):
+    d = {"a": x * 1.0}
+    if c > 0:
+        v = d["a"][1:]
+    else:
+        v = d["a"][:2]
+    d["a"][0] = 5.0
+    return np.sum(v * v)
+
+
+def view_of_a_field_in_a_branch(layer, c):
+    if c > 0:
+        v = layer.W[1:]
+    else:
+        v = layer.W[:2]
+    layer.W[0] = 5.0
+    return np.sum(v * v)
+
+
+@pytest.mark.parametrize("fun, args, said", [
+    (view_of_an_entry_written, ({"a": np.ones(3)},),
+     "'q' is a view of \"p['a']\"; write into \"p['a']\" itself"),
+    (view_of_a_local_entry_in_a_branch, (np.ones(3), 1.0),
+     "'v' is a view of \"d['a']\" read after a write into \"d['a']\""),
+    (view_of_a_field_in_a_branch, (Layer(np.ones(3), np.ones(3)), 1.0),
+     "'v' is a view of 'layer.W' read after a write into 'layer.W'"),
+])
+def test_messages_spell_entries_as_written(fun, args, said):
+    # (check's and views' messages named the flat names p_a, d_a, layer_W)
+    with pytest.raises(UnsupportedSyntax) as info:
+        srcgrad.grad(fun, jit=False)(*args)
+    assert said in str(info.value)
+    assert "test_pytrees.py:" in str(info.value)

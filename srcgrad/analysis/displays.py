@@ -29,6 +29,8 @@ import gast
 
 from .. import builder as b
 
+MAX_ITEMS = 256   # the most items a display written for a repetition or a comprehension has
+
 
 def fixed_displays(body: list[gast.stmt], params: list[str]
                    ) -> dict[str, gast.List | gast.Tuple]:
@@ -73,7 +75,7 @@ def shown(node: gast.AST, displays: dict[str, gast.List | gast.Tuple]
     display without `*`, a name `displays` (`fixed_displays`) maps to one, `a + b` of two
     of those of one kind, and `a * k` or `k * a` of one and an int literal whose items
     are constants, names or constant indices of names (Python repeats the items
-    themselves, not their expressions); else None.
+    themselves, not their expressions), at most `MAX_ITEMS` of them; else None.
 
     >>> import astor
     >>> node = gast.parse("(a, b[0]) + 2 * (c,)").body[0].value
@@ -97,7 +99,8 @@ def shown(node: gast.AST, displays: dict[str, gast.List | gast.Tuple]
         for seq, times in ((node.left, node.right), (node.right, node.left)):
             if isinstance(times, gast.Constant) and type(times.value) is int and \
                     (whole := shown(seq, displays)) is not None and \
-                    all(cheap(e) for e in whole.elts):
+                    all(cheap(e) for e in whole.elts) and \
+                    len(whole.elts) * times.value <= MAX_ITEMS:
                 return b.make(type(whole), ctx=gast.Load(), elts=[
                     copy.deepcopy(e) for _ in range(max(times.value, 0)) for e in whole.elts])
     return None

@@ -66,13 +66,16 @@ from .base import (
 from .lists import unfollowed_read
 
 
-def check(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str]) -> None:
-    """Raise the first reason reverse mode cannot differentiate normalized `fn`."""
-    _Check(parsed, fn, None, Namespace(), None).run(wrt)
+def check(parsed: Parsed, fn: gast.FunctionDef, wrt: list[str],
+          spelled: dict[str, str] | None = None) -> None:
+    """Raise the first reason reverse mode cannot differentiate normalized `fn`; its
+    messages name flattened entries as `spelled` spells them (`pytrees.spellings`)."""
+    _Check(parsed, fn, None, Namespace(), None).run(wrt, spelled or {})
 
 
 class _Check(FunctionPass):
-    def run(self, wrt: list[str]) -> None:
+    def run(self, wrt: list[str], spelled: dict[str, str]) -> None:
+        self.spelled = spelled
         self.ops = self.classify_statements(self.classify)
         act = activity(flow(self), wrt, self.fn.body[-1].value)
         self.check_constructors(act)
@@ -417,7 +420,7 @@ def view_root(views: dict[str, str], name: str) -> str:
     return name
 
 
-def check_writes(fp: FunctionPass) -> None:
+def check_writes(fp: _Check) -> None:
     """Writes go into arrays, not through a view (the tape tracks arrays by name).
     An argument of the function differentiated that it writes into was copied on entry
     (normalize); a helper's argument was not, and is refused here."""
@@ -470,11 +473,11 @@ def check_writes(fp: FunctionPass) -> None:
                            f"itself, or copy the view first")
 
 
-def _user_name(fp: FunctionPass, name: str) -> str:
+def _user_name(fp: _Check, name: str) -> str:
     """The user's name `name` stands for where normalize numbered it (`x_1 = x.copy()`,
     `x_2 = x_1`: an argument's copy and a name bound to it again; `t_1`: a user's `t`
-    bound again by a tuple assignment), else `name`."""
-    return as_written(name, {n for n in fp.locals if not n.startswith("_")})
+    bound again by a tuple assignment), or flattened it (`p_W`: `p['W']`), else `name`."""
+    return as_written(name, {n for n in fp.locals if not n.startswith("_")}, fp.spelled)
 
 
 def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:

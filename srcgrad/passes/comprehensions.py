@@ -43,7 +43,7 @@ import gast
 import numpy as np
 
 from .. import builder as b
-from ..analysis.displays import cheap
+from ..analysis.displays import MAX_ITEMS, cheap
 from ..naming import Namer
 
 COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
@@ -238,9 +238,6 @@ def unrolled(comp: gast.ListComp, items: Callable[[gast.AST], list[gast.AST] | N
     if not expand(0, {}):
         return None
     return b.make(gast.List, elts=elements, ctx=gast.Load())
-
-
-MAX_ITEMS = 256
 
 
 def displayed(comp: gast.DictComp, items: Callable[[gast.AST], list[gast.AST] | None]

@@ -72,8 +72,10 @@ from .views import retake_views
 
 
 def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
-              copy_args: bool = True) -> gast.FunctionDef:
+              copy_args: bool = True, spelled: dict[str, str] | None = None
+              ) -> gast.FunctionDef:
     """A-normal form of `fn`; names assigned only outside loops and branches are assigned once.
+    `spelled`: flattened names as the user spells them (`pytrees.spellings`), for messages.
 
     >>> import gast, astor
     >>> fn = gast.parse("def f(x, y):\\n    x = x * y + 3.0\\n    return -x").body[0]
@@ -102,7 +104,8 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     norm.displays = fixed_displays(body, [a.id for a in fn.args.args])
     out = display_appends(norm.block(body), env, norm.locals, namer)
     fn.body = retake_views(_single_assignment(out, [a.id for a in fn.args.args], namer),
-                           [a.id for a in fn.args.args], env, namer, filename, norm.locals)
+                           [a.id for a in fn.args.args], env, namer, filename, norm.locals,
+                           spelled or {})
     return fn
 
 

@@ -151,10 +151,26 @@ def count(tree: Tree) -> int:
 
 
 def _paths(tree: Tree, prefix: str) -> list[str]:
+    return [name for name, _ in _leaves(tree, prefix, prefix)]
+
+
+def _leaves(tree: Tree, prefix: str, spelling: str) -> list[tuple[str, str]]:
+    """(name, the user's spelling) of each leaf of `tree`: `p_W`, `p['W']`."""
     if tree.leaf:
-        return [prefix]
-    return [p for key, child in zip(tree.keys, tree.children, strict=True)
-            for p in _paths(child, f"{prefix}_{_word(key)}")]
+        return [(prefix, spelling)]
+    return [leaf for key, child in zip(tree.keys, tree.children, strict=True)
+            for leaf in _leaves(child, f"{prefix}_{_word(key)}", spelling + (
+                f".{key}" if tree.kind in ("namedtuple", "dataclass") else f"[{key!r}]"))]
+
+
+def spellings(trees: dict[str, Tree]) -> dict[str, str]:
+    """Each flat name of the containers `trees` structures as the user spells its entry
+    (`p_W`: `p['W']`; `s_n` of a dataclass: `s.n`), for messages (`naming.as_written`).
+
+    >>> spellings({"p": Tree("dict", ("W", 0), None, (LEAF, LEAF))})
+    {'p_W': "p['W']", 'p_0': 'p[0]'}
+    """
+    return dict(leaf for p, tree in trees.items() for leaf in _leaves(tree, p, p))
 
 
 def _word(key: Any) -> str:
@@ -193,13 +209,14 @@ def flatten_params(fn: gast.FunctionDef, trees: dict[str, Tree],
 
 
 def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
-                  ) -> gast.FunctionDef:
+                  ) -> tuple[gast.FunctionDef, dict[str, str]]:
     """`fn` with each local dict literal of constant keys (`p = {"W": a, "b": b}`, nested
     dict literals too) assigned once to a name, as one name per entry (`p_W = a`,
     `p_b = b`, in the literal's order) and its reads flattened as a parameter's are (see
     the module docstring: `p["W"]` is `p_W`; using it whole is refused). Any other dict
     literal stays, and `reject` refuses it. With the function's names `env`, a call of
-    the builtin `dict` that `displayed_dicts` makes a literal is one first."""
+    the builtin `dict` that `displayed_dicts` makes a literal is one first. Also the
+    entries' names as the user spells them (`spellings`)."""
     if env is not None:
         fn = displayed_dicts(fn, env)
     stores = collections.Counter(
@@ -210,7 +227,7 @@ def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
                 isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Dict) and
                 stores[s.targets[0].id] == 1 and _literal_tree(s.value) is not None}
     if not literals:
-        return fn
+        return fn, {}
     fn = _updates_written(copy.deepcopy(fn), frozenset(literals))
     fn = _defaults_written(fn, {name: _literal_tree(s.value).keys
                                 for name, s in literals.items()}, filename)
@@ -238,7 +255,7 @@ def flatten_dicts(fn: gast.FunctionDef, filename: str, env: Env | None = None
                     for leaf, value in zip(names[name][:len(values)], values, strict=True)]
 
     fn.body = _Flatten(trees, names, filename, frozenset(trees)).block(Split().visit(fn).body)
-    return fn
+    return fn, spellings(trees)
 
 
 def _updates_written(fn: gast.FunctionDef, dicts: frozenset[str]) -> gast.FunctionDef:

@@ -43,13 +43,14 @@ from .base import all_statements
 from .inplace import bound_name
 
 
-def _as_written(node: gast.AST, user_names: frozenset[str]) -> gast.AST:
-    """A copy of `node` with the versions single assignment made (`x_1` of x) named as
-    the user wrote them, for messages."""
+def _as_written(node: gast.AST, user_names: frozenset[str], spelled: dict[str, str]
+                ) -> gast.AST:
+    """A copy of `node` with the versions single assignment made (`x_1` of x) and the
+    flattened entries (`p_W` of `p['W']`) named as the user wrote them, for messages."""
     node = copy.deepcopy(node)
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and n.id not in user_names:
-            n.id = as_written(n.id, user_names)
+        if isinstance(n, gast.Name) and (n.id not in user_names or n.id in spelled):
+            n.id = as_written(n.id, user_names, spelled)
     return node
 
 
@@ -68,8 +69,8 @@ class _Last(tuple):
 
 
 def retake_views(body: list[gast.stmt], params: list[str], env: Env,
-                 namer: Namer, filename: str, user_names: frozenset[str]
-                 ) -> list[gast.stmt]:
+                 namer: Namer, filename: str, user_names: frozenset[str],
+                 spelled: dict[str, str] | None = None) -> list[gast.stmt]:
     """After each write into an array, take again the views of it made earlier
     (`v = z[1:]`, `z.T`, `z.reshape(...)`, views of views), so that the code (and the
     adjoint, which follows the names) sees what NumPy's aliasing shows: a view reads the
@@ -93,6 +94,7 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
         w = retake(w, _t1)
         return v + w
     """
+    spelled = spelled or {}   # (flattened entries as the user spells them, for messages)
     maybe: set[int] = set()   # int-indexed reads: a row (a view) or a number
     written = {n.targets[0].value.id for n in gast.walk(b.function("f", [], body))
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)
@@ -278,14 +280,15 @@ def retake_views(body: list[gast.stmt], params: list[str], env: Env,
                 continue
             name, base, written_array = checked[id(stmt)]
             where = f"{os.path.basename(filename)}:{getattr(stmt, 'lineno', '?')}"
-            shown = _as_written(stmt, user_names)
+            shown = _as_written(stmt, user_names, spelled)
             view = ast.unparse(gast.gast_to_ast(shown.value))
-            user, array = shown.targets[0].id, _as_written(b.name(written_array), user_names).id
+            user = shown.targets[0].id
+            array = _as_written(b.name(written_array), user_names, spelled).id
             why = ("its index is a name (an int there makes a view, an index array a copy)"
                    if id(stmt) in named_index else "the view is taken in a loop or a branch, "
                    "or its names are assigned more than once")
             temporaries = {n.id for n in gast.walk(shown.value)
-                           if isinstance(n, gast.Name)} - user_names
+                           if isinstance(n, gast.Name)} - user_names - set(spelled.values())
             copied = "where it is taken (.copy())" if temporaries else \
                 f"({user} = {view}.copy())"
             message = (f"{where}: {user!r} is a view of {array!r} read after a write into "
