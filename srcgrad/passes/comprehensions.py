@@ -18,6 +18,8 @@ list display it stands for (`unrolled`) when its `for` clauses run over ranges o
 literals (a `static=` argument is one by then) with no `if`; any other is the list its
 loops append to (`appended`), which `lists` makes an array the loop fills where it is read
 as one (`np.array([v ** 2 for v in x])`); `check` refuses it, naming the line, where not.
+`list(...)` of a generator expression (`list(map(f, x))`, which `closures` writes as one)
+is the list comprehension it equals (`Listed`), before all this.
 
 Exists so that a comprehension needs no rule: `sum(x[i] ** 2 for i in range(n))` is the
 loop a user would write by hand, with the tape and adjoint loops have. `max` keeps the
@@ -190,6 +192,24 @@ def _loops(comp: gast.AST, inner: list[gast.stmt],
             inner = [b.make(gast.If, test=test, body=inner)]
         inner = [b.make(gast.For, target=gen.target, iter=gen.iter, body=inner)]
     return inner
+
+
+class Listed(gast.NodeTransformer):
+    """`list(e for v in s)` (and `list(map(f, s))`, a generator expression by now) as the
+    list comprehension `[e for v in s]` it equals. `resolve(func)` is the object a call
+    calls."""
+
+    def __init__(self, resolve: Callable[[gast.expr], object]):
+        self.resolve = resolve
+
+    def visit_Call(self, node: gast.Call) -> gast.expr:
+        self.generic_visit(node)
+        if len(node.args) == 1 and not node.keywords and \
+                isinstance(node.args[0], COMPREHENSIONS) and self.resolve(node.func) is list:
+            comp = node.args[0]
+            return b.located(b.make(gast.ListComp, elt=comp.elt,
+                                    generators=comp.generators), node)
+        return node
 
 
 def reducer(func) -> str | None:

@@ -59,6 +59,7 @@ from ..naming import Namer
 from ..rules import NOT_CONSTANT, fact, methods
 from .comprehensions import (
     COMPREHENSIONS,
+    Listed,
     appended,
     lower,
     reducer,
@@ -96,6 +97,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
     body = rotations(body, [a.id for a in fn.args.args])
     body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
+    body = [Listed(lambda f: env.resolve(f, norm.locals)).visit(s) for s in body]
     body = replace_items(body, [a.id for a in fn.args.args], env, assigned_names(fn),
                          filename)
     body = copy_written_params(fn, body, env, filename, copy_args)
