@@ -1201,3 +1201,108 @@ def test_a_name_bound_again_from_a_temporary_in_a_branch():
     against central differences and jvp."""
     results = run([10530217], jit=False, report=None)
     assert results["ok"] and not results["wrong"] + results["crashed"], summary(results)
+
+
+# ---- a helper's result that may be its argument, handed to another name ----
+
+
+def helper_result_unpacked_then_written(x):
+    y = x * 2.0
+    a, c = _same(y), 1.0                      # a is y itself
+    a[0] = 5.0
+    return np.sum(y * y) + c
+
+
+def helper_result_renamed_then_written(x):
+    y = x * 2.0
+    z = _same(y)
+    w = z                                     # z is never read again: w takes y's array
+    w[0] = 5.0
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("fun", [helper_result_unpacked_then_written,
+                                 helper_result_renamed_then_written])
+def test_a_helper_result_handed_to_another_name_then_written_is_refused(fun, jit):
+    """Silently wrong on f6b7fb3: `z = h(y)` may be y, and a write into z is refused,
+    but not one under a name z (or a tuple assignment's temporary) handed its array to:
+    the gradient gave (20, 16, 24) at x = (1, 2, 3), the differences (0, 16, 24)."""
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="may be the array 'y'") as info:
+        srcgrad.grad(fun, jit=jit)(np.array([1.0, 2.0, 3.0]))
+    assert "test_regressions_writes.py:" in str(info.value)
+
+
+# ---- a view of a value read nowhere else, written into ----
+
+
+def flipped_join_written(x, y):
+    t = np.flip(np.concatenate([x, y[:1]]))   # the join is read only here: t holds it
+    t[1:] *= y[1]
+    return np.sum(t * t)
+
+
+def reversed_exp_written(x, y):
+    t = np.exp(x)[::-1]                       # exp's adjoint reads its result: kept
+    t[0] *= y[0]
+    return np.sum(t * t)
+
+
+def row_of_a_reshape_written_then_swapped(x, y):
+    a, b = np.reshape(np.concatenate([x, x]), (2, 3))[-1], x * y
+    a, b = b, a
+    b[1] = y[0]
+    return np.sum(a * b)
+
+
+def taken_row_swapped_in_a_loop(x, y, n):
+    u = np.cumprod(np.outer(x, y), axis=0)[-1]   # cumprod's adjoint reads its result
+    v = np.zeros(3)
+    for _ in range(n):
+        v[:] = u * y
+        u, v = v, u
+    return np.sum(u * x) + np.sum(v)
+
+
+def _viewed_by_hand(fun, x, y):
+    """d/dx, d/dy of the functions above, by hand."""
+    if fun is flipped_join_written:
+        # t = (y0, x2, x1, x0) with the last three times y1
+        return 2 * x * y[1] ** 2, [2 * y[0], 2 * y[1] * np.sum(x * x), 0.0]
+    if fun is reversed_exp_written:
+        # t = (e2 y0, e1, e0): sum t^2 = e^2x2 y0^2 + e^2x1 + e^2x0
+        e2 = np.exp(2 * x)
+        return [2 * e2[0], 2 * e2[1], 2 * e2[2] * y[0] ** 2], [2 * e2[2] * y[0], 0.0, 0.0]
+    if fun is row_of_a_reshape_written_then_swapped:
+        # a = x * y, b = (x0, y0, x2): x0^2 y0 + x1 y1 y0 + x2^2 y2
+        return ([2 * x[0] * y[0], y[1] * y[0], 2 * x[2] * y[2]],
+                [x[0] ** 2 + x[1] * y[1], x[1] * y[0], x[2] ** 2])
+    return None
+
+
+@pytest.mark.parametrize("fun", [flipped_join_written, reversed_exp_written,
+                                 row_of_a_reshape_written_then_swapped])
+def test_a_view_of_a_value_read_nowhere_else_is_written_into(fun, jit):
+    """A view (`np.flip`, a slice, a row of a reshape) of a value nothing else reads holds
+    the array it views, as a renamed name does: a write into it is differentiated, and
+    what an adjoint reads of the array is kept from it (refused before: fuzz seeds
+    10560009, 10560106)."""
+    x, y = np.array([0.5, -1.0, 0.75]), np.array([1.5, -0.5, 2.0])
+    gx, gy = srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x.copy(), y.copy())
+    hx, hy = _viewed_by_hand(fun, x, y)
+    np.testing.assert_allclose(gx, hx, rtol=1e-12)
+    np.testing.assert_allclose(gy, hy, rtol=1e-12, atol=1e-15)
+    assert_grad(lambda a, b: fun(a.copy(), b.copy()), (gx, gy), (x, y), [0, 1])
+    tx, ty = np.array([0.3, -0.2, 0.7]), np.array([-0.1, 0.4, 0.2])
+    _, t = srcgrad.jvp(fun, wrt=(0, 1), jit=jit)(x.copy(), y.copy(), (tx, ty))
+    np.testing.assert_allclose(t, np.dot(hx, tx) + np.dot(hy, ty), rtol=1e-10)
+
+
+def test_a_row_taken_from_a_value_swapped_in_a_loop(jit):
+    """Fuzz seed 10560041's form: a row of cumprod's result, swapped in a loop that writes
+    into it from the second iteration on (refused before: the row was a view)."""
+    x, y = np.array([0.5, -1.0, 0.75]), np.array([1.5, -0.5, 2.0])
+    for n in (1, 2, 3):
+        gx, gy = srcgrad.grad(taken_row_swapped_in_a_loop, wrt=(0, 1), jit=jit)(
+            x.copy(), y.copy(), n)
+        assert_grad(lambda a, b, n=n: taken_row_swapped_in_a_loop(a.copy(), b.copy(), n),
+                    (gx, gy), (x, y), [0, 1])

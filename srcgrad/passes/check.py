@@ -238,7 +238,7 @@ def handed(fp: FunctionPass) -> dict[str, set[str]]:
     of them changes what the others held (`t2, t3 = t3, t2; t2[0] = v` writes into the
     array `t3` was bound to)."""
     _, swaps, renames = _sharing(fp)
-    edges = [(target_of(s), s.value.id) for s in fp.statements if id(s) in renames]
+    edges = [(target_of(s), renames[id(s)]) for s in fp.statements if id(s) in renames]
     edges += [(target_of(s), s.value.id) for swap in swaps for s in swap[2]]
     group: dict[str, set[str]] = {}
     for a, c in edges:
@@ -253,24 +253,25 @@ def _names(fp: FunctionPass) -> tuple[dict[str, str], list[set[str]]]:
     return out, [swap[3] for swap in swaps]
 
 
-def _sharing(fp: FunctionPass) -> tuple[dict[str, str], list[tuple], set[int]]:
-    """`views`, the swaps it trusts (as `_swaps` gives them) and the ids of `_renames`."""
+def _sharing(fp: FunctionPass) -> tuple[dict[str, str], list[tuple], dict[int, str]]:
+    """`views`, the swaps it trusts (as `_swaps` gives them) and `_renames`."""
     loads: dict[str, int] = {}
     for n in gast.walk(fp.fn):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             loads[n.id] = loads.get(n.id, 0) + 1
     renames, swaps = _renames(fp, loads), _swaps(fp, loads)
-    out = _views(fp, renames | {id(s) for swap in swaps for s in swap[2]})
+    swapping = {id(s): s.value.id for swap in swaps for s in swap[2]}
+    out = _views(fp, renames | swapping)
     unsafe = [swap for swap in swaps if not _swap_kept(fp, swap, out)]
     if unsafe:
-        out = _views(fp, renames | {id(s) for swap in swaps if swap not in unsafe
-                                    for s in swap[2]})
+        out = _views(fp, renames | {id(s): s.value.id for swap in swaps
+                                    if swap not in unsafe for s in swap[2]})
     return out, [swap for swap in swaps if swap not in unsafe], renames
 
 
-def _views(fp: FunctionPass, passed_on: set[int]) -> dict[str, str]:
-    """`views`, where the bindings whose ids are `passed_on` hand their array over: the
-    name bound views what the other name viewed, if anything."""
+def _views(fp: FunctionPass, passed_on: dict[int, str]) -> dict[str, str]:
+    """`views`, where the bindings whose ids `passed_on` maps to a name hand that name's
+    array over: the name bound views what the other name viewed, if anything."""
     out: dict[str, str] = {}
     fancy = fancy_names(fp.fn.body)
     items: dict[str, list[gast.expr]] = {}   # the items of tuples: `p = (x0, y)`
@@ -279,8 +280,8 @@ def _views(fp: FunctionPass, passed_on: set[int]) -> dict[str, str]:
         if name is None or isinstance(v, gast.Name) and v.id == name:
             continue   # (`x = x`: shares nothing)
         if id(s) in passed_on:   # the name takes the array over: what it views, if any
-            if v.id in out and out[v.id] != name:
-                out[name] = out[v.id]
+            if (given := passed_on[id(s)]) in out and out[given] != name:
+                out[name] = out[given]
             continue
         if isinstance(v, (gast.Tuple, gast.List)):
             items[name] = v.elts
@@ -309,18 +310,45 @@ def _alias(s: gast.stmt, fp: FunctionPass, loads: dict[str, int]) -> str | None:
     return None
 
 
-def _renames(fp: FunctionPass, loads: dict[str, int]) -> set[int]:
-    """The ids of the bindings `a = b` outside loops where b is a local bound once,
-    outside loops, and read only there (`x_2 = x_1` for `x = x`; `t_1 = _t3`, `_t3 = t`
-    for a tuple assignment): a takes b's array over, and b is never seen again."""
+def _renames(fp: FunctionPass, loads: dict[str, int]) -> dict[int, str]:
+    """id -> b of the bindings `a = b`, or `a = <a view of b>` (`b[1:]`, `np.flip(b)`,
+    `b.T`, not an item of a tuple or a list), outside loops where b is a local array
+    bound once, outside loops, and read only there (`x_2 = x_1` for `x = x`; `t_1 = _t3`,
+    `_t3 = t` for a tuple assignment; `t = np.flip(_t2)` for `t = np.flip(f(x))`): a
+    takes b's array (or a part of it) over, and b is never seen again (a write under a
+    changes what b held: `handed`)."""
     bound, in_loop = bindings(fp.statements)
-    out = set()
+    fancy = fancy_names(fp.fn.body)
+    sequences = {target_of(s) for s in fp.statements
+                 if isinstance(getattr(s, "value", None), (gast.Tuple, gast.List))}
+    out = {}
     for k, s in enumerate(fp.statements):
-        if (b_ := _alias(s, fp, loads)) and k not in in_loop and \
+        b_ = _alias(s, fp, loads) or _viewed(s, fp, loads, fancy)
+        if b_ and b_ not in sequences and k not in in_loop and \
                 len(bound.get(b_, ())) == 1 and bound[b_][0] < k and \
                 bound[b_][0] not in in_loop:
-            out.add(id(s))
+            out[id(s)] = b_
     return out
+
+
+def _viewed(s: gast.stmt, fp: FunctionPass, loads: dict[str, int], fancy: set[str]
+            ) -> str | None:
+    """b, where `s` is `a = <a view of b>` (as `_views` takes one), b a local, not an
+    argument, read only there."""
+    v = getattr(s, "value", None)
+    if target_of(s) is None:
+        return None
+    if isinstance(v, gast.Subscript):
+        parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+        if any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
+            return None
+        base = v.value
+    else:
+        base = view_base(v, fp.p.env, fp.locals)
+    if isinstance(base, gast.Name) and base.id in fp.locals and \
+            base.id not in fp.params and loads.get(base.id) == 1:
+        return base.id
+    return None
 
 
 def _swaps(fp: FunctionPass, loads: dict[str, int]) -> list[tuple]:
@@ -424,7 +452,7 @@ def check_writes(fp: _Check) -> None:
     """Writes go into arrays, not through a view (the tape tracks arrays by name).
     An argument of the function differentiated that it writes into was copied on entry
     (normalize); a helper's argument was not, and is refused here."""
-    shared = views(fp)
+    shared, shares = views(fp), handed(fp)
     passed = _helper_results(fp)
     # the arguments copied on entry under their own name (`x = x.copy()`, where x is
     # bound again in a loop or a branch, so not numbered): writes go into the copy
@@ -444,8 +472,10 @@ def check_writes(fp: _Check) -> None:
                            f"array its caller passed as {root!r}, which cannot be "
                            f"differentiated; copy it first ({root} = {root}.copy()) "
                            f"and return it")
-        if name in passed:
-            arg, fun, stmt = passed[name]
+        # (a name handed such a result holds the array too: `a, c = h(y), 1.0`)
+        if given := next((n for n in sorted({name} | shares.get(name, set()))
+                          if n in passed), None):
+            arg, fun, stmt = passed[given]
             raise fp.error(UnsupportedSyntax, s,
                            f"{name!r} may be the array {arg!r} that {fun} was passed "
                            f"(it may return it, or a view of it), and {arg!r} is read "
