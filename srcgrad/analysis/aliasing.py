@@ -5,7 +5,9 @@ answers with plain values:
 
 * `assigned_names`: a function's local names (parameters and every name it stores to),
   which the other questions take to tell a local from a global;
-* `view_base`, `root_name`: the array an expression may be a view of (`x` of `x.T[1:]`);
+* `view_base`, `root_name`: the array an expression may be a view of (`x` of `x.T[1:]`,
+  `np.array(x, copy=False)`), `sharing_call`: a NumPy call whose results may view any of
+  its arguments;
   `is_basic_index` and `fancy_names`: whether an index makes a view or a copy, and
   `keeps_array`: whether its result is an array whatever the rank (`x[1:]`, not `x[0]`);
 * `writes`: the arrays a body writes into, and the names bound to views (`v -> {x}`);
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import gast
+import numpy as np
 
 from .. import builder as b
 from ..errors import SrcgradError, UnsupportedSyntax
@@ -63,12 +66,30 @@ def view_base(node: gast.AST, env: Env, local_names: frozenset[str]) -> gast.AST
         return node.value
     if isinstance(node, gast.Call):
         func = node.func
-        if isinstance(func, gast.Attribute) and func.attr in VIEW_METHODS and \
-                env.resolve(func.value, local_names) is MISSING:
-            return func.value
-        if node.args and fact(env.resolve(func, local_names), "view"):
-            return node.args[0]
+        method = isinstance(func, gast.Attribute) and \
+            env.resolve(func.value, local_names) is MISSING
+        if method and (func.attr in VIEW_METHODS or _uncopied(node)):
+            return func.value   # (`y.astype(float, copy=False)` may be y)
+        if node.args and (fact(env.resolve(func, local_names), "view") or _uncopied(node)):
+            return node.args[0]   # (`np.array(y, copy=False)` may be y)
     return None
+
+
+def _uncopied(call: gast.Call) -> bool:
+    """Whether `call` is given `copy=` other than True: it may return its argument."""
+    return any(k.arg == "copy" and not (isinstance(k.value, gast.Constant) and
+                                        k.value.value is True) for k in call.keywords)
+
+
+def sharing_call(call: gast.Call, func: Any) -> bool:
+    """Whether NumPy's `func`, called so, may give views of any of its arguments (not
+    only the first: `view_base`): `np.broadcast_arrays`, `np.atleast_1d(a, b)`,
+    `np.meshgrid(x, y, copy=False)`."""
+    if func is np.broadcast_arrays:
+        return True
+    if func in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+        return len(call.args) > 1
+    return func is np.meshgrid and _uncopied(call)
 
 
 def root_name(node: gast.AST, env: Env, local_names: frozenset[str]) -> str | None:

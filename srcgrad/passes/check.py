@@ -43,7 +43,14 @@ import warnings
 import gast
 
 from ..analysis.activity import Activity, activity
-from ..analysis.aliasing import HelperWrites, fancy_names, helper, view_base
+from ..analysis.aliasing import (
+    HelperWrites,
+    fancy_names,
+    helper,
+    sequence_names,
+    sharing_call,
+    view_base,
+)
 from ..analysis.values import ints
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
@@ -239,6 +246,7 @@ def handed(fp: FunctionPass) -> dict[str, set[str]]:
     array `t3` was bound to)."""
     _, swaps, renames = _sharing(fp)
     edges = [(target_of(s), renames[id(s)]) for s in fp.statements if id(s) in renames]
+    edges += _helper_results(fp)[1]
     edges += [(target_of(s), s.value.id) for swap in swaps for s in swap[2]]
     group: dict[str, set[str]] = {}
     for a, c in edges:
@@ -319,8 +327,7 @@ def _renames(fp: FunctionPass, loads: dict[str, int]) -> dict[int, str]:
     changes what b held: `handed`)."""
     bound, in_loop = bindings(fp.statements)
     fancy = fancy_names(fp.fn.body)
-    sequences = {target_of(s) for s in fp.statements
-                 if isinstance(getattr(s, "value", None), (gast.Tuple, gast.List))}
+    sequences = sequence_names(fp.fn)   # (an item of one may be another name's array)
     out = {}
     for k, s in enumerate(fp.statements):
         b_ = _alias(s, fp, loads) or _viewed(s, fp, loads, fancy)
@@ -343,6 +350,8 @@ def _viewed(s: gast.stmt, fp: FunctionPass, loads: dict[str, int], fancy: set[st
         if any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
             return None
         base = v.value
+    elif isinstance(v, gast.Call) and sharing_call(v, fp.p.env.resolve(v.func, fp.locals)):
+        return None   # (a view of any argument: `_helper_results`)
     else:
         base = view_base(v, fp.p.env, fp.locals)
     if isinstance(base, gast.Name) and base.id in fp.locals and \
@@ -453,7 +462,7 @@ def check_writes(fp: _Check) -> None:
     An argument of the function differentiated that it writes into was copied on entry
     (normalize); a helper's argument was not, and is refused here."""
     shared, shares = views(fp), handed(fp)
-    passed = _helper_results(fp)
+    passed = _helper_results(fp)[0]
     # the arguments copied on entry under their own name (`x = x.copy()`, where x is
     # bound again in a loop or a branch, so not numbered): writes go into the copy
     copied = {target_of(s) for s in fp.fn.body[:len(fp.params)] if target_of(s) in fp.params
@@ -465,7 +474,10 @@ def check_writes(fp: _Check) -> None:
         if not is_write(s):
             continue
         name = s.targets[0].value.id
-        root = view_root(shared, name)
+        # (an argument handed on, `t = g(a)` where g may return a, is written into too)
+        root = next((r for n in sorted({name} | shares.get(name, set()))
+                     if (r := view_root(shared, n)) in fp.params and r not in copied),
+                    view_root(shared, name))
         if root in fp.params and root not in copied:   # a helper's: see inplace's copy_args
             raise fp.error(HelperWrites, s,
                            f"writing into {name}[...] in a helper would change the "
@@ -510,36 +522,47 @@ def _user_name(fp: _Check, name: str) -> str:
     return as_written(name, {n for n in fp.locals if not n.startswith("_")}, fp.spelled)
 
 
-def _helper_results(fp: FunctionPass) -> dict[str, tuple[str, str, gast.stmt]]:
-    """The names bound to what a user function returns (`z = h(y)`) that may be an array
-    passed to it (`y`, or a view of it: the helper's facts say which parameters it may
-    return), where that array is read elsewhere too: name -> (argument, function, call)."""
+def _helper_results(fp: FunctionPass
+                    ) -> tuple[dict[str, tuple[str, str, gast.stmt]], list[tuple[str, str]]]:
+    """The names bound to what a call returns that may be an array passed to it (or a view
+    of one): a user function's (its facts say which parameters it may return) or NumPy's
+    that may give views of any argument (`sharing_call`). Where that array is read
+    elsewhere too: name -> (argument, function, call), and a write into it is refused;
+    where it is read only in the call: (name, argument), the name holds its array
+    (`handed`)."""
     loads: dict[str, int] = {}
     for st in fp.statements:
         for n in gast.walk(st):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loads[n.id] = loads.get(n.id, 0) + 1
-    out = {}
+    out, edges = {}, []
     for st in fp.statements:
         name, call = target_of(st), getattr(st, "value", None)
         if name is None or not isinstance(call, gast.Call):
             continue
         fun = fp.p.env.resolve(call.func, fp.locals)
-        if not is_user_function(fun):
+        if is_user_function(fun):
+            facts = helper(fun)
+            if not facts.shares:
+                continue
+            params = list(inspect.signature(fun).parameters)
+            bound = list(zip(params, call.args, strict=False)) + \
+                [(k.arg, k.value) for k in call.keywords]
+            args = [arg for param, arg in bound
+                    if facts.returns is None or param in facts.returns]
+        elif sharing_call(call, fun):
+            args = list(call.args)
+        else:
             continue
-        facts = helper(fun)
-        if not facts.shares:
-            continue
-        params = list(inspect.signature(fun).parameters)
-        bound = list(zip(params, call.args, strict=False)) + \
-            [(k.arg, k.value) for k in call.keywords]
-        for param, arg in bound:
-            if (facts.returns is None or param in facts.returns) and \
-                    isinstance(arg, gast.Name) and arg.id in fp.locals and \
-                    loads.get(arg.id, 0) > sum(isinstance(n, gast.Name) and n.id == arg.id
-                                               for n in gast.walk(call)):
+        for arg in args:
+            if not (isinstance(arg, gast.Name) and arg.id in fp.locals):
+                continue
+            if loads.get(arg.id, 0) > sum(isinstance(n, gast.Name) and n.id == arg.id
+                                          for n in gast.walk(call)):
                 out[name] = (arg.id, getattr(fun, "__name__", "the helper"), st)
-    return out
+            else:
+                edges.append((name, arg.id))
+    return out, edges
 
 
 def _returns_sequence(fun) -> bool:

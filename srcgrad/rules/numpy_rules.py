@@ -307,6 +307,8 @@ describe(np.exp, last_in_kernel=True, in_loop=vecmath.exp)
 describe(np.reshape, np.ravel, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
          np.rollaxis, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.asanyarray, np.real,
          np.imag, np.diagonal, np.broadcast_to, np.flip, np.fliplr, np.flipud, np.rot90,
+         np.ascontiguousarray, np.asfortranarray, np.require, np.asarray_chkfinite,
+         np.lib.stride_tricks.as_strided, np.lib.stride_tricks.sliding_window_view,
          view=True)
 # they select entries by the data: an index of any length
 describe(np.nonzero, np.flatnonzero, np.argwhere, np.unique, np.logical_and, np.logical_or,
