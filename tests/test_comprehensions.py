@@ -390,6 +390,22 @@ def test_appended_refused(fun, args):
     assert f"{HERE}:" in message and ".append(...) is called for its effect" in message
 
 
+def comprehension_made_a_tuple(x):
+    t = tuple([v * 2.0 for v in x])
+    return t[0] * t[1]
+
+
+def test_a_comprehension_read_otherwise_is_refused_by_what_the_user_wrote():
+    # the list the comprehension builds has srcgrad's name (`items`): the refusal named
+    # `items.append(...)`, which the user never wrote
+    with pytest.raises(srcgrad.MissingRule) as info:
+        srcgrad.grad(comprehension_made_a_tuple, jit=False)(X)
+    message = str(info.value)
+    assert f"{HERE}:" in message and "a list comprehension over values known only when " \
+        "the function runs" in message and "items" not in message, message
+    assert "t = tuple([v * 2.0 for v in x])" in message
+
+
 # ---- several `for` clauses and an `if`, the list the value (a loop nest appending) ----
 
 

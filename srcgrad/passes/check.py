@@ -38,6 +38,7 @@ import inspect
 import linecache
 import logging
 import operator
+import re
 import warnings
 
 import gast
@@ -189,6 +190,16 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
             "np.mean(L), len(L) or L[i], with no other name for it"
             f"{_unfollowed(fp, call.func.value)})"
             if method and call.func.attr == "append" else "")
+    if method and call.func.attr == "append" and isinstance(call.func.value, gast.Name) \
+            and not re.search(rf"\b{call.func.value.id}\b", linecache.getline(
+                fp.p.filename, getattr(stmt, "lineno", 0) or 0)):
+        # a list the line does not name: a comprehension's (`comprehensions.appended`)
+        raise fp.error(MissingRule, stmt,
+                       "a list comprehension over values known only when the function "
+                       "runs is differentiated where its list is read as np.stack([...]), "
+                       "np.concatenate([...]), np.array([...]), sum([...]), np.sum([...]) "
+                       "or np.mean([...]), or bound to a name read so, by len(L) or by "
+                       "L[i]; here it is read otherwise")
     raise fp.error(MissingRule, stmt,
                    f"{dotted(call.func)}(...) is called for its effect, with a value "
                    f"being differentiated: srcgrad cannot follow what it changes{hint}; "
@@ -198,7 +209,7 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
 
 def _unfollowed(fp, target: gast.AST) -> str:
     """Where list `target` (appended to) is read in a way `lists` does not follow, for the
-    refusal of the append: `; it is read at line N: <line>`, or nothing."""
+    refusal of the append: `; L is read otherwise at line N: <line>`, or nothing."""
     if not isinstance(target, gast.Name):
         return ""
     stmt = unfollowed_read(target.id, fp.fn.body, fp.p.env, fp.locals)
