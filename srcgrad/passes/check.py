@@ -530,7 +530,8 @@ def _user_name(fp: _Check, name: str) -> str:
     """The user's name `name` stands for where normalize numbered it (`x_1 = x.copy()`,
     `x_2 = x_1`: an argument's copy and a name bound to it again; `t_1`: a user's `t`
     bound again by a tuple assignment), or flattened it (`p_W`: `p['W']`), else `name`."""
-    return as_written(name, {n for n in fp.locals if not n.startswith("_")}, fp.spelled)
+    return as_written(name, {n for n in fp.locals if not n.startswith("_")},
+                      getattr(fp, "spelled", None))
 
 
 def _helper_results(fp: FunctionPass
@@ -547,6 +548,7 @@ def _helper_results(fp: FunctionPass
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loads[n.id] = loads.get(n.id, 0) + 1
     out, edges = {}, []
+    shared = views(fp)
     for st in fp.statements:
         name, call = target_of(st), getattr(st, "value", None)
         if name is None or not isinstance(call, gast.Call):
@@ -569,8 +571,10 @@ def _helper_results(fp: FunctionPass
             if not (isinstance(arg, gast.Name) and arg.id in fp.locals):
                 continue
             if loads.get(arg.id, 0) > sum(isinstance(n, gast.Name) and n.id == arg.id
-                                          for n in gast.walk(call)):
-                out[name] = (arg.id, getattr(fun, "__name__", "the helper"), st)
+                                          for n in gast.walk(call)) or arg.id in shared:
+                # (read elsewhere, or a view of an array that is: `def g(a=y)`, `g()`)
+                out[name] = (_user_name(fp, view_root(shared, arg.id)),
+                             getattr(fun, "__name__", "the helper"), st)
             else:
                 edges.append((name, arg.id))
     return out, edges
