@@ -58,10 +58,10 @@ def pytest_collection_modifyitems(config, items):
     - SRCGRAD_TEST_SHARD=k/n: this env makes the compiled runs of shard k. py310..py313
       take a quarter each, so each compiled run is made under one of the four
       interpreters (numba is the same release under all four); `oldest`, whose numba
-      differs, takes an eighth.
+      differs, takes a sixteenth.
     - SRCGRAD_TEST_PYTHON_SHARD=k/n: this env makes the other runs (Python forms, errors,
-      docs, examples) of shard k: py310..py313 a quarter each. `nojit` and `oldest` make
-      them all (`oldest` half), and the compiled runs take the same front end through every
+      docs, examples) of shard k: py310..py313 a quarter each. `nojit` makes them all
+      and `oldest` a quarter, and the compiled runs take the same front end through every
       interpreter.
     - Under SRCGRAD_DISABLE_JIT (`nojit`), a compiled run with a Python twin (the same
       test with `python` for `numba` in its id) would run that twin's code again, and is
