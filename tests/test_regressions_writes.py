@@ -1426,3 +1426,28 @@ def test_a_write_into_what_a_nested_def_returns_of_its_default_is_refused(jit):
     with pytest.raises(srcgrad.UnsupportedSyntax, match="may be the array 'y'") as info:
         srcgrad.grad(default_of_a_nested_def_written, jit=jit)(np.array([0.5, 1.0, -0.3]))
     assert "test_regressions_writes.py:" in str(info.value)
+
+
+def started_as_a_number_then_an_array(x, n):
+    out = 0.0
+    for _ in range(n):
+        acc = 0                                   # a number, then an array
+        for j in range(n):
+            acc = acc + x * (j + 1.0)
+        for _ in range(n):
+            out = out + np.dot(np.ones(3), acc) ** 2
+    return out
+
+
+def test_an_adjoint_added_in_place_into_a_number_is_refused(jit):
+    """Fuzz seed 10630399: the outer loop's adjoint starts acc's adjoint from acc's value
+    there, the number it starts each iteration with, and np.dot's adjoint added into it
+    in place: lost on every iteration but the last, silently in the Python form (50.4
+    for differences' 100.8 at n = 2; numba refuses to unify a number with an array). Now
+    the Python form refuses too, naming the line."""
+    x = np.array([0.5, -0.3, 1.2])
+    with pytest.raises(srcgrad.SrcgradError, match="a number, then an array") as info:
+        srcgrad.grad(started_as_a_number_then_an_array, jit=jit)(x, 2)
+    assert "test_regressions_writes.py:" in str(info.value)
+    results = run([10630399], jit=False, report=None)
+    assert not results["wrong"], summary(results)

@@ -12,6 +12,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
+from ..errors import SrcgradError
 from . import broadcasting, products
 from .common import _ndim
 
@@ -102,9 +103,21 @@ def _matmul_rhs_grad_typer(dy, a, b):
     return lambda dy, a, b: a.T @ dy
 
 
+def held_in_place(out):
+    """`out`, an array an adjoint is added into in place; a number (whose `+=` would
+    bind a new value the caller never sees) is refused. It is one where a loop starts a
+    variable as a number and makes it an array (`acc = 0`, then `acc = acc + x`): the
+    adjoint of an outer loop's later iteration starts from that number's shape."""
+    if not isinstance(out, np.ndarray):
+        raise SrcgradError("a variable that is a number, then an array, in a loop has "
+                           "its gradient added in place: start it as an array of the "
+                           "shape it will have (acc = np.zeros_like(x), not acc = 0)")
+    return out
+
+
 def add_matmul_lhs_grad(out, dy, a, b):
     """``out += matmul_lhs_grad(dy, a, b)``, in place (an outer product is not built)."""
-    out += matmul_lhs_grad(dy, a, b)
+    held_in_place(out)[...] += matmul_lhs_grad(dy, a, b)
 
 
 @overload(add_matmul_lhs_grad)
@@ -119,7 +132,7 @@ def _add_matmul_lhs_grad_typer(out, dy, a, b):
 
 def add_matmul_rhs_grad(out, dy, a, b):
     """``out += matmul_rhs_grad(dy, a, b)``, in place (an outer product is not built)."""
-    out += matmul_rhs_grad(dy, a, b)
+    held_in_place(out)[...] += matmul_rhs_grad(dy, a, b)
 
 
 @overload(add_matmul_rhs_grad)

@@ -11,7 +11,7 @@ from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
 from ..errors import UnsupportedSyntax
-from .matmul import add_matmul_lhs_grad, add_matmul_rhs_grad
+from .matmul import add_matmul_lhs_grad, add_matmul_rhs_grad, held_in_place
 
 # The compiled tape holds one shape per variable; the api runs the Python form instead.
 TAPE_SHAPE_CHANGED = "srcgrad: a value saved on the tape changed shape between loop iterations"
@@ -310,7 +310,7 @@ def add_kept(out, rows):
     array([[3., 3.]])
     """
     if rows[0].ndim == 2:
-        out += rows[0].T @ rows[1]
+        held_in_place(out)[...] += rows[0].T @ rows[1]
 
 
 @overload(add_kept)
