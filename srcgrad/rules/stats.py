@@ -10,7 +10,8 @@ has dl/dx = l'(z) / scale = -dl/dloc and dl/dscale = -(1 + z l'(z)) / scale. nor
 l'(z) = -z; norm.cdf' = phi(z), norm.logcdf' = phi(z) / Phi(z) = exp(-z^2/2 - y) / sqrt(2 pi);
 norm.sf' = -phi(z), norm.logsf' = -phi(z) / (1 - Phi(z)); y = norm.ppf(q) = loc + scale
 ndtri(q) has dy/dq = scale / phi(z) (z = (y - loc) / scale: one over the density at y),
-dy/dloc = 1, dy/dscale = z; norm.isf(q) = ppf(1 - q), so dy/dq = -scale / phi(z).
+dy/dloc = 1, dy/dscale = z; norm.isf(q) = ppf(1 - q), so dy/dq = -scale / phi(z). expon:
+l'(z) = -1 on its support z >= 0 (the density there, and its cdf' = pdf, are 0 below it).
 t: l'(z) = -(df + 1) z / (df + z^2) and dl/ddf = (psi((df+1)/2) - psi(df/2) - 1/df -
 log1p(z^2/df) + (df + 1) z^2 / (df (df + z^2))) / 2. poisson: dl/dmu = k / mu - 1 (the
 count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
@@ -47,7 +48,15 @@ from ..runtime.stats import (
     poisson_logpmf,
     t_logpdf,
 )
-from ..runtime.stats_more import norm_isf, norm_logsf, norm_ppf, norm_sf
+from ..runtime.stats_more import (
+    expon_cdf,
+    expon_logpdf,
+    expon_pdf,
+    norm_isf,
+    norm_logsf,
+    norm_ppf,
+    norm_sf,
+)
 from . import describe, rule, tangent
 
 NEEDS = ("scipy.special", "scipy.stats")   # SciPy modules this imports (rules/__init__)
@@ -163,6 +172,45 @@ def norm_isf_rule(dy, y, q, loc, scale):
 def norm_isf_tangent(dx, y, q, loc, scale):
     return (-dx / norm_pdf(y, loc, scale), dx + 0.0 * (q + loc + scale),
             dx * (y - loc) / scale)
+
+
+# ---- the exponential distribution ----
+
+
+@rule(stats.expon.logpdf, expon_logpdf, called_as=expon_logpdf)
+def expon_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy / scale, x), unbroadcast(dy / scale, loc),
+            unbroadcast(dy * ((x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.expon.logpdf, expon_logpdf)
+def expon_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx / scale + 0.0 * (x + loc + scale), dx / scale + 0.0 * (x + loc + scale),
+            dx * ((x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.expon.pdf, expon_pdf, called_as=expon_pdf)
+def expon_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y / scale, x), unbroadcast(dy * y / scale, loc),
+            unbroadcast(dy * y * ((x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.expon.pdf, expon_pdf)
+def expon_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y / scale, dx * y / scale, dx * y * ((x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.expon.cdf, expon_cdf, called_as=expon_cdf)
+def expon_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * expon_pdf(x, loc, scale), x),
+            unbroadcast(-dy * expon_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * expon_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.expon.cdf, expon_cdf)
+def expon_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * expon_pdf(x, loc, scale), -dx * expon_pdf(x, loc, scale),
+            -dx * expon_pdf(x, loc, scale) * (x - loc) / scale)
 
 
 # ---- Student's t ----

@@ -77,3 +77,60 @@ def _norm_ppf_typer(q, loc=0.0, scale=1.0):
 def _norm_isf_typer(q, loc=0.0, scale=1.0):
     f = _form(_norm_isf, q, loc, scale)
     return f and (lambda q, loc=0.0, scale=1.0: f(q, loc, scale))
+
+
+# ---- the exponential distribution ----
+
+
+def expon_logpdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.expon.logpdf, as generated code calls it."""
+    return stats.expon.logpdf(x, loc, scale)
+
+
+def expon_pdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.expon.pdf, as generated code calls it."""
+    return stats.expon.pdf(x, loc, scale)
+
+
+def expon_cdf(x, loc=0.0, scale=1.0):
+    """scipy.stats.expon.cdf, as generated code calls it."""
+    return stats.expon.cdf(x, loc, scale)
+
+
+@register_jitable
+def _expon_logpdf(x, loc, scale):
+    if not scale > 0.0:
+        return np.nan
+    z = (x - loc) / scale
+    return -z - np.log(scale) if z >= 0.0 else -np.inf
+
+
+@register_jitable
+def _expon_pdf(x, loc, scale):
+    return np.exp(_expon_logpdf(x, loc, scale))
+
+
+@register_jitable
+def _expon_cdf(x, loc, scale):
+    if not scale > 0.0:
+        return np.nan
+    z = (x - loc) / scale
+    return -np.expm1(-z) if z >= 0.0 else 0.0
+
+
+@overload(expon_logpdf)
+def _expon_logpdf_typer(x, loc=0.0, scale=1.0):
+    f = _form(_expon_logpdf, x, loc, scale)
+    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
+
+
+@overload(expon_pdf)
+def _expon_pdf_typer(x, loc=0.0, scale=1.0):
+    f = _form(_expon_pdf, x, loc, scale)
+    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
+
+
+@overload(expon_cdf)
+def _expon_cdf_typer(x, loc=0.0, scale=1.0):
+    f = _form(_expon_cdf, x, loc, scale)
+    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
