@@ -5,6 +5,7 @@ does. np.float32 rounds: it is refused, as np.asarray(x, dtype=np.float32) is.""
 import numpy as np
 import pytest
 from fd import assert_grad, slope
+from sweep import check, domains, parametrize
 
 import srcgrad
 from srcgrad.errors import MissingRule, SrcgradError
@@ -32,6 +33,19 @@ def as_int64(x):
 
 def as_float32(x):
     return np.float32(x[1]) * x[0]
+
+
+def cases():
+    any_, pos, unit, distinct = domains(21)
+    yield "float64", (np.float64,), item_as_float64, (any_(2),), [0], True
+
+
+CASES = list(cases())
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
 
 
 @pytest.mark.parametrize("fun", [item_as_float64, item_as_double, as_int64])
