@@ -9,7 +9,7 @@ import pytest
 from fd import assert_grad, slope
 from marks import compiles
 from scipy.linalg import expm
-from sweep import check, domains, parametrize
+from sweep import check, check_hvp, domains, parametrize
 
 import srcgrad
 from srcgrad.rules.scipy_linalg import expm_direction
@@ -82,3 +82,10 @@ def test_compiled_form_gives_scipys_values(scale):
     want = expm_direction(a, e)
     np.testing.assert_allclose(direction, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
     assert _compiled(np.zeros((0, 0)), np.zeros((0, 0)))[0].shape == (0, 0)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] in ("sin", "scaled")],
+                         ids=["sin", "scaled"])
+def test_hvp_against_differences(case, jit):
+    """Forward over reverse: the tangent of L(a^T, dy) (expm_direction's own tangent)."""
+    check_hvp(case, jit)

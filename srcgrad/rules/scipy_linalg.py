@@ -174,7 +174,33 @@ def expm_tangent(dx, y, A):
     return expm_direction(A, dx)
 
 
-describe(expm_direction, pure=True)
+@register_jitable
+def _blocks(a, e):
+    """[[a, e], [0, a]]."""
+    n = a.shape[0]
+    m = np.zeros((2 * n, 2 * n))
+    m[:n, :n] = a
+    m[:n, n:] = e
+    m[n:, n:] = a
+    return m
+
+
+@register_jitable
+def expm_direction_along(a, e, da):
+    """How L(a, e) moves along da: the upper-right block of L(M, [[da, 0], [0, da]]),
+    M = [[a, e], [0, a]] (L(a, e) is that block of expm(M)); L is linear in e."""
+    n = a.shape[0]
+    moved = expm_direction(_blocks(a, e), _blocks(da, np.zeros_like(da)))
+    return np.ascontiguousarray(moved[:n, n:])
+
+
+@tangent(expm_direction)
+def expm_direction_tangent(dx, y, a, e):
+    # (forward mode through the rules above: hvp, grad of jvp)
+    return expm_direction_along(a, e, dx), expm_direction(a, dx)
+
+
+describe(expm_direction, expm_direction_along, pure=True)
 
 # Padé 13 coefficients and the 1-norm up to which it is accurate unscaled (Higham 2005)
 _PADE13 = np.array([64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
@@ -212,12 +238,7 @@ def _expm(a):
 
 @register_jitable
 def _expm_direction(a, e):
-    n = a.shape[0]
-    block = np.zeros((2 * n, 2 * n))
-    block[:n, :n] = a
-    block[:n, n:] = e
-    block[n:, n:] = a
-    return np.ascontiguousarray(_expm(block)[:n, n:])
+    return np.ascontiguousarray(_expm(_blocks(a, e))[:a.shape[0], a.shape[0]:])
 
 
 def _square(a):
