@@ -39,7 +39,10 @@ def sum_(dy, y, items, start=0):
     return sum_items_grad(dy, items), unbroadcast(dy, start)
 
 
-@rule(builtins.float, elementwise=True)
+# np.float64 (np.double is the same type) is float's twin on arrays and numbers: the
+# identity on float64 values. np.float32 and np.float16 round, and are refused as
+# np.asarray(x, dtype=np.float32) is (building.py): no gradient flows through them.
+@rule(builtins.float, np.float64, elementwise=True)
 def float_(dy, y, x):
     return dy
 
@@ -77,11 +80,14 @@ linear(builtins.sum, positions=(0, 1))
 nondifferentiable(builtins.len, builtins.int, builtins.bool, builtins.round, builtins.range,
                   builtins.print, builtins.isinstance,
                   math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-                  math.copysign)
+                  math.copysign,
+                  # integer casts give no gradient, as int does
+                  np.int64, np.int32, np.int16, np.int8, np.intp,
+                  np.uint64, np.uint32, np.uint16, np.uint8, np.bool_)
 
 describe(builtins.len, builtins.int, builtins.bool, builtins.float, scalar_result=True)
 describe(np.abs, np.absolute, np.maximum, np.minimum, fusable=True)
 describe(builtins.sorted, builtins.max, builtins.min, item_key=True)
 describe(builtins.sum, sequence=True)   # (a list of numbers and arrays, passed as a tuple)
 describe(builtins.len, builtins.min, builtins.max, builtins.abs, builtins.int, builtins.float,
-         builtins.bool, cheap=True)
+         builtins.bool, np.float64, np.int64, cheap=True)

@@ -288,3 +288,158 @@ linear(np.meshgrid, grids, positions=(0, 1, 2))
 linear(ungrid)
 describe(np.meshgrid, compiled_as=grids)
 describe(grids, ungrid, pure=True)
+
+
+# ---- np.block: the adjoint cuts dy into the blocks, level by level ----
+
+
+def _depth(arrays) -> int:
+    return 1 + _depth(arrays[0]) if isinstance(arrays, (list, tuple)) else 0
+
+
+def _padded_shape(item, nd):
+    """The shape np.block gives `item` (an array or nested lists of them), with leading 1s
+    up to nd axes."""
+    shape = np.shape(np.block(_zeros_like_blocks(item))) if isinstance(item, (list, tuple)) \
+        else np.shape(item)
+    return (1,) * (nd - len(shape)) + tuple(shape)
+
+
+def _zeros_like_blocks(item):
+    if isinstance(item, (list, tuple)):
+        return [_zeros_like_blocks(i) for i in item]
+    return np.zeros(np.shape(item))
+
+
+def unblock(dy, arrays):
+    """The adjoint of np.block(arrays): dy cut into nested tuples shaped as `arrays`, one
+    piece per block with its block's shape. The innermost lists join along the last axis,
+    the ones holding them along the one before, and so on.
+
+    >>> [p.shape for p in unblock(np.ones((2, 5)), [np.zeros((2, 2)), np.zeros((2, 3))])]
+    [(2, 2), (2, 3)]
+    """
+    dy = np.asarray(dy)
+    depth, nd = _depth(arrays), dy.ndim
+
+    def cut(g, item, level):
+        if not isinstance(item, (list, tuple)):
+            return reshape_as(g, item)
+        axis = nd - (depth - level)
+        widths = [_padded_shape(sub, nd)[axis] for sub in item]
+        pieces = np.split(g, np.cumsum(widths)[:-1], axis=axis)
+        return tuple(cut(p, sub, level + 1) for p, sub in zip(pieces, item, strict=True))
+    return cut(dy, arrays, 0)
+
+
+@rule(np.block)
+def block(dy, y, arrays):
+    return unblock(dy, arrays)
+
+
+linear(np.block)
+describe(np.block)
+describe(unblock, pure=True)
+
+
+# the numba forms (numba has no np.block): a list of arrays of one rank (1 or 2), or a
+# list of lists of them (vectors are rows there, as np.atleast_2d makes them)
+
+
+def _block_levels(arrays):
+    """(depth, the arrays' rank) of a numba list of arrays or of lists of arrays; None if
+    np.block's numba form does not take it."""
+    if not isinstance(arrays, types.List):
+        return None
+    inner = arrays.dtype
+    if isinstance(inner, types.List):
+        inner, depth = inner.dtype, 2
+    else:
+        depth = 1
+    if not isinstance(inner, types.Array) or inner.ndim not in (1, 2):
+        return None
+    return depth, inner.ndim
+
+
+@register_jitable
+def _join_row(items):
+    """The arrays (raised to matrices) side by side."""
+    h, w = np.atleast_2d(items[0]).shape[0], 0
+    for a in items:
+        w += np.atleast_2d(a).shape[1]
+    out = np.empty((h, w))
+    o = 0
+    for a in items:
+        m = np.atleast_2d(a)
+        if m.shape[0] != h:
+            raise ValueError("np.block: the blocks of a row must have the same number of rows")
+        out[:, o:o + m.shape[1]] = m
+        o += m.shape[1]
+    return out
+
+
+@register_jitable
+def _join_rows(rows):
+    h, w = 0, rows[0].shape[1]
+    for r in rows:
+        h += r.shape[0]
+    out = np.empty((h, w))
+    o = 0
+    for r in rows:
+        if r.shape[1] != w:
+            raise ValueError("np.block: the rows must have the same number of columns")
+        out[o:o + r.shape[0]] = r
+        o += r.shape[0]
+    return out
+
+
+@overload(np.block)
+def _np_block(arrays):
+    levels = _block_levels(arrays)
+    if levels is None:
+        return None
+    depth, nd = levels
+    if depth == 1 and nd == 1:
+        return lambda arrays: _join_row(arrays)[0]
+    if depth == 1:
+        return lambda arrays: _join_row(arrays)
+
+    def impl(arrays):
+        rows = [_join_row(arrays[0])]
+        for i in range(1, len(arrays)):
+            rows.append(_join_row(arrays[i]))
+        return _join_rows(rows)
+    return impl
+
+
+@register_jitable
+def _cut_row(g, items):
+    """g (rows of one block row) cut into one piece per block, shaped like it."""
+    out = [np.zeros_like(items[0])]
+    out.pop()
+    o = 0
+    for a in items:
+        w = np.atleast_2d(a).shape[1]
+        out.append(np.ascontiguousarray(g[:, o:o + w]).reshape(a.shape))
+        o += w
+    return out
+
+
+@overload(unblock)
+def _unblock_typer(dy, arrays):
+    levels = _block_levels(arrays)
+    if levels is None or not isinstance(dy, types.Array):
+        return None
+    depth, nd = levels
+    if depth == 1:
+        return lambda dy, arrays: _cut_row(np.atleast_2d(dy), arrays)
+
+    def impl(dy, arrays):
+        out = []
+        o = 0
+        for items in arrays:
+            h = np.atleast_2d(items[0]).shape[0]
+            out.append(_cut_row(dy[o:o + h], items))
+            o += h
+        return out
+    return impl

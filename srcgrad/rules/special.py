@@ -10,7 +10,12 @@ ndtri' = sqrt(2 pi) exp(y^2/2); d x log(y) = log(y), x / y; d x log1p(y) = log1p
 x / (1 + y); entr' = -(log x + 1); d x log(x / y) = log(x / y) + 1, -x / y; i0' = i1;
 i1' = i0 - i1 / x (1/2 at 0: the helper `i1_slope`). logsumexp's gradient is the softmax
 of a, weighted by b; softmax's Jacobian diag(y) - y y^T is symmetric (one formula serves
-both modes), log_softmax's is I - 1 softmax^T.
+both modes), log_softmax's is I - 1 softmax^T. erfcx' = 2 x erfcx - 2/sqrt(pi); erfcinv' =
+-sqrt(pi)/2 exp(y^2); rgamma' = -rgamma psi (away from the poles of gamma, where rgamma
+is 0: NaN there); i0e' = i1e - sign(x) i0e; i1e' = i0e - (sign(x) + 1/x) i1e (1/2 at 0:
+the helper `i1e_slope`); log_expit' = expit(-x); loggamma' = psi (real x); d beta(a, b) =
+beta (psi(a) - psi(a + b)), beta (psi(b) - psi(a + b)); multigammaln(a, d)' = the sum
+over j < d of psi(a - j/2) (the helper `multipolygamma`); gammasgn has zero gradient.
 """
 
 import math
@@ -20,7 +25,8 @@ from scipy import special
 
 from ..runtime import sum_grad, unbroadcast
 from ..runtime.special import i1_slope, times_weights
-from . import describe, linear, rule, tangent
+from ..runtime.special_more import i1e_slope, multipolygamma
+from . import describe, linear, nondifferentiable, rule, tangent
 
 NEEDS = ("scipy.special",)   # SciPy modules this imports (rules/__init__)
 
@@ -104,6 +110,59 @@ def i1_slope_(dy, y, x):
     return dy * (special.i1(x) + (special.i1(x) - x * y) / (x * x))
 
 
+@rule(special.erfcx, elementwise=True)
+def erfcx(dy, y, x):
+    return dy * (2.0 * x * y - 2.0 / np.sqrt(np.pi))
+
+
+@rule(special.erfcinv, elementwise=True)
+def erfcinv(dy, y, x):
+    return -dy * 0.5 * np.sqrt(np.pi) * np.exp(y * y)
+
+
+@rule(special.rgamma, elementwise=True)
+def rgamma(dy, y, x):
+    return -dy * y * special.psi(x)
+
+
+@rule(special.i0e, elementwise=True)
+def i0e(dy, y, x):
+    return dy * (special.i1e(x) - np.sign(x) * y)
+
+
+@rule(special.i1e, elementwise=True)
+def i1e(dy, y, x):
+    return dy * i1e_slope(x)
+
+
+@rule(i1e_slope, elementwise=True)
+def i1e_slope_(dy, y, x):
+    # i1e'' = 2 i1e + i1e / x^2 - (1/x + 2 sign(x)) (i1e' + sign(x) i1e), from Bessel's
+    # equation (NaN at x = 0, as i1_slope's)
+    return dy * (2.0 * special.i1e(x) + special.i1e(x) / (x * x) -
+                 (1.0 / x + 2.0 * np.sign(x)) * (y + np.sign(x) * special.i1e(x)))
+
+
+@rule(special.log_expit, elementwise=True)
+def log_expit(dy, y, x):
+    return dy * special.expit(-x)
+
+
+@rule(special.loggamma, elementwise=True)
+def loggamma(dy, y, x):
+    return dy * special.psi(x)
+
+
+@rule(special.multigammaln, elementwise=True)
+def multigammaln(dy, y, a, d):
+    return unbroadcast(dy * multipolygamma(0, a, d), a), None
+
+
+@rule(multipolygamma, elementwise=True)
+def multipolygamma_(dy, y, n, a, d):
+    return None, unbroadcast(dy * multipolygamma(n + 1, a, d), a), None
+
+
 # ---- elementwise, two arguments ----
 
 
@@ -131,6 +190,12 @@ def xlog1py(dy, y, x1, x2):
 @rule(special.rel_entr, elementwise=True)
 def rel_entr(dy, y, x1, x2):
     return unbroadcast(dy * (np.log(x1 / x2) + 1.0), x1), unbroadcast(-dy * x1 / x2, x2)
+
+
+@rule(special.beta, elementwise=True)
+def beta(dy, y, a, b):
+    return (unbroadcast(dy * y * (special.psi(a) - special.psi(a + b)), a),
+            unbroadcast(dy * y * (special.psi(b) - special.psi(a + b)), b))
 
 
 # ---- over an axis ----
@@ -165,7 +230,8 @@ def log_softmax_tangent(dx, y, x, axis=None):
 
 tangent(special.softmax)(softmax)   # its Jacobian is symmetric: the same product
 linear(times_weights)
-describe(times_weights, i1_slope, pure=True)
+describe(times_weights, i1_slope, i1e_slope, multipolygamma, pure=True)
+nondifferentiable(special.gammasgn)
 describe(special.logsumexp, refuse=lambda keywords: "return_sign=True gives a tuple with "
          "the sign, which has no gradient rule: take np.abs or the sign apart" if
          keywords.get("return_sign") else None)

@@ -7,7 +7,11 @@ have no record and are refused, as are keywords the forms do not take (`allow_si
 
 Derivatives, with z = (x - loc) / scale and l the log density: a location-scale family
 has dl/dx = l'(z) / scale = -dl/dloc and dl/dscale = -(1 + z l'(z)) / scale. norm:
-l'(z) = -z; norm.cdf' = phi(z), norm.logcdf' = phi(z) / Phi(z) = exp(-z^2/2 - y) / sqrt(2 pi).
+l'(z) = -z; norm.cdf' = phi(z), norm.logcdf' = phi(z) / Phi(z) = exp(-z^2/2 - y) / sqrt(2 pi);
+norm.sf' = -phi(z), norm.logsf' = -phi(z) / (1 - Phi(z)); y = norm.ppf(q) = loc + scale
+ndtri(q) has dy/dq = scale / phi(z) (z = (y - loc) / scale: one over the density at y),
+dy/dloc = 1, dy/dscale = z; norm.isf(q) = ppf(1 - q), so dy/dq = -scale / phi(z). expon:
+l'(z) = -1 on its support z >= 0 (the density there, and its cdf' = pdf, are 0 below it).
 t: l'(z) = -(df + 1) z / (df + z^2) and dl/ddf = (psi((df+1)/2) - psi(df/2) - 1/df -
 log1p(z^2/df) + (df + 1) z^2 / (df (df + z^2))) / 2. poisson: dl/dmu = k / mu - 1 (the
 count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
@@ -43,6 +47,15 @@ from ..runtime.stats import (
     norm_pdf,
     poisson_logpmf,
     t_logpdf,
+)
+from ..runtime.stats_more import (
+    expon_cdf,
+    expon_logpdf,
+    expon_pdf,
+    norm_isf,
+    norm_logsf,
+    norm_ppf,
+    norm_sf,
 )
 from . import describe, rule, tangent
 
@@ -104,6 +117,100 @@ def norm_logcdf_tangent(dx, y, x, loc, scale):
     return (dx * np.exp(norm_logpdf(x, loc, scale) - y),
             -dx * np.exp(norm_logpdf(x, loc, scale) - y),
             -dx * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale)
+
+
+@rule(stats.norm.sf, norm_sf, called_as=norm_sf)
+def norm_sf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * norm_pdf(x, loc, scale), x),
+            unbroadcast(dy * norm_pdf(x, loc, scale), loc),
+            unbroadcast(dy * norm_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.norm.sf, norm_sf)
+def norm_sf_tangent(dx, y, x, loc, scale):
+    return (-dx * norm_pdf(x, loc, scale), dx * norm_pdf(x, loc, scale),
+            dx * norm_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.norm.logsf, norm_logsf, called_as=norm_logsf)
+def norm_logsf_rule(dy, y, x, loc, scale):
+    # the density over the survival function, in range far in the upper tail
+    return (unbroadcast(-dy * np.exp(norm_logpdf(x, loc, scale) - y), x),
+            unbroadcast(dy * np.exp(norm_logpdf(x, loc, scale) - y), loc),
+            unbroadcast(dy * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale,
+                        scale))
+
+
+@tangent(stats.norm.logsf, norm_logsf)
+def norm_logsf_tangent(dx, y, x, loc, scale):
+    return (-dx * np.exp(norm_logpdf(x, loc, scale) - y),
+            dx * np.exp(norm_logpdf(x, loc, scale) - y),
+            dx * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale)
+
+
+@rule(stats.norm.ppf, norm_ppf, called_as=norm_ppf)
+def norm_ppf_rule(dy, y, q, loc, scale):
+    return (unbroadcast(dy / norm_pdf(y, loc, scale), q),
+            unbroadcast(dy, loc),
+            unbroadcast(dy * (y - loc) / scale, scale))
+
+
+@tangent(stats.norm.ppf, norm_ppf)
+def norm_ppf_tangent(dx, y, q, loc, scale):
+    return (dx / norm_pdf(y, loc, scale), dx + 0.0 * (q + loc + scale),
+            dx * (y - loc) / scale)
+
+
+@rule(stats.norm.isf, norm_isf, called_as=norm_isf)
+def norm_isf_rule(dy, y, q, loc, scale):
+    return (unbroadcast(-dy / norm_pdf(y, loc, scale), q),
+            unbroadcast(dy, loc),
+            unbroadcast(dy * (y - loc) / scale, scale))
+
+
+@tangent(stats.norm.isf, norm_isf)
+def norm_isf_tangent(dx, y, q, loc, scale):
+    return (-dx / norm_pdf(y, loc, scale), dx + 0.0 * (q + loc + scale),
+            dx * (y - loc) / scale)
+
+
+# ---- the exponential distribution ----
+
+
+@rule(stats.expon.logpdf, expon_logpdf, called_as=expon_logpdf)
+def expon_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy / scale, x), unbroadcast(dy / scale, loc),
+            unbroadcast(dy * ((x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.expon.logpdf, expon_logpdf)
+def expon_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx / scale + 0.0 * (x + loc + scale), dx / scale + 0.0 * (x + loc + scale),
+            dx * ((x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.expon.pdf, expon_pdf, called_as=expon_pdf)
+def expon_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y / scale, x), unbroadcast(dy * y / scale, loc),
+            unbroadcast(dy * y * ((x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.expon.pdf, expon_pdf)
+def expon_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y / scale, dx * y / scale, dx * y * ((x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.expon.cdf, expon_cdf, called_as=expon_cdf)
+def expon_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * expon_pdf(x, loc, scale), x),
+            unbroadcast(-dy * expon_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * expon_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.expon.cdf, expon_cdf)
+def expon_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * expon_pdf(x, loc, scale), -dx * expon_pdf(x, loc, scale),
+            -dx * expon_pdf(x, loc, scale) * (x - loc) / scale)
 
 
 # ---- Student's t ----
