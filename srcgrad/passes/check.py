@@ -252,9 +252,10 @@ def swapped(fp: FunctionPass) -> list[set[str]]:
 
 def handed(fp: FunctionPass) -> dict[str, set[str]]:
     """The names that hold one array in turn, through the bindings that hand it over
-    (`_renames`, and the swaps `views` trusts): for each, the others. A write under one
-    of them changes what the others held (`t2, t3 = t3, t2; t2[0] = v` writes into the
-    array `t3` was bound to)."""
+    (`_renames`: renames and views of a value read once; calls that may return an
+    argument read only there, `_helper_results`; the swaps `views` trusts): for each, the
+    others. A write under one of them changes what the others held (`t2, t3 = t3, t2;
+    t2[0] = v` writes into the array `t3` was bound to)."""
     _, swaps, renames = _sharing(fp)
     edges = [(target_of(s), renames[id(s)]) for s in fp.statements if id(s) in renames]
     edges += _helper_results(fp)[1]
@@ -313,8 +314,7 @@ def _views(fp: FunctionPass, passed_on: dict[int, str]) -> dict[str, str]:
         if isinstance(v, gast.Name) and v.id in fp.locals:
             out[name] = v.id
         elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
-            parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
-            if not any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
+            if not _fancy(v, fancy):
                 out[name] = v.value.id   # a fancy index makes a copy
         elif isinstance(base := view_base(v, fp.p.env, fp.locals), gast.Name):
             out[name] = base.id
@@ -349,6 +349,12 @@ def _renames(fp: FunctionPass, loads: dict[str, int]) -> dict[int, str]:
     return out
 
 
+def _fancy(v: gast.Subscript, fancy: set[str]) -> bool:
+    """Whether subscript `v` has an index `fancy_names` names (it makes a copy)."""
+    parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+    return any(isinstance(i, gast.Name) and i.id in fancy for i in parts)
+
+
 def _viewed(s: gast.stmt, fp: FunctionPass, loads: dict[str, int], fancy: set[str]
             ) -> str | None:
     """b, where `s` is `a = <a view of b>` (as `_views` takes one), b a local, not an
@@ -357,8 +363,7 @@ def _viewed(s: gast.stmt, fp: FunctionPass, loads: dict[str, int], fancy: set[st
     if target_of(s) is None:
         return None
     if isinstance(v, gast.Subscript):
-        parts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
-        if any(isinstance(i, gast.Name) and i.id in fancy for i in parts):
+        if _fancy(v, fancy):
             return None
         base = v.value
     elif isinstance(v, gast.Call) and sharing_call(v, fp.p.env.resolve(v.func, fp.locals)):

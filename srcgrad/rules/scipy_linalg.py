@@ -24,6 +24,7 @@ from numba.extending import get_cython_function_address, overload, register_jita
 from scipy.linalg import expm, expm_frechet, solve_triangular
 
 from . import describe, real_only, rule, tangent
+from .matrix_chains import block_upper
 
 NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
 
@@ -175,22 +176,11 @@ def expm_tangent(dx, y, A):
 
 
 @register_jitable
-def _blocks(a, e):
-    """[[a, e], [0, a]]."""
-    n = a.shape[0]
-    m = np.zeros((2 * n, 2 * n))
-    m[:n, :n] = a
-    m[:n, n:] = e
-    m[n:, n:] = a
-    return m
-
-
-@register_jitable
 def expm_direction_along(a, e, da):
     """How L(a, e) moves along da: the upper-right block of L(M, [[da, 0], [0, da]]),
     M = [[a, e], [0, a]] (L(a, e) is that block of expm(M)); L is linear in e."""
     n = a.shape[0]
-    moved = expm_direction(_blocks(a, e), _blocks(da, np.zeros_like(da)))
+    moved = expm_direction(block_upper(a, e), block_upper(da, np.zeros_like(da)))
     return np.ascontiguousarray(moved[:n, n:])
 
 
@@ -238,7 +228,7 @@ def _expm(a):
 
 @register_jitable
 def _expm_direction(a, e):
-    return np.ascontiguousarray(_expm(_blocks(a, e))[:a.shape[0], a.shape[0]:])
+    return np.ascontiguousarray(_expm(block_upper(a, e))[:a.shape[0], a.shape[0]:])
 
 
 def _square(a):
