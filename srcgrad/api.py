@@ -46,6 +46,7 @@ from .passes.pytrees import flat_tangents, is_container, leaf_names, readable, r
 
 if TYPE_CHECKING:   # (the compiler and the backend are imported on first use: import is cheap)
     from .backend import Forms
+    from .backend.taken import Taken
     from .compiler import Generated
 
 
@@ -150,6 +151,8 @@ class Transform:
         self._specialized: dict[tuple, Transform] = {}
         self._leaves_read: dict[tuple, bool] = {}   # (parameter, structure): flattened?
         self._generated: Generated | None = None
+        self._taken: Taken | None = None   # the globals that code took (`backend.taken`)
+        self._remade = 0
         self._hvp_of: Transform | None = None   # (an hvp: the gradient it differentiates)
         self._forms: Forms | None = None
         self._lock = threading.Lock()
@@ -203,8 +206,32 @@ class Transform:
             return self._generated
         with self._lock:
             if self._generated is None:
-                self._generated = self._generate()
+                from .backend.taken import Taken
+                gen = self._generate()
+                gen.namespace.own_arrays()
+                self._taken = Taken(self._user_functions(gen))
+                self._generated = gen
         return self._generated
+
+    def _user_functions(self, gen: Generated) -> list[types.FunctionType]:
+        """The user's functions whose globals `gen` read: the differentiated one and
+        the helpers it calls."""
+        from .frontend.parse import is_user_function
+        user = self
+        while user.inner is not None:
+            user = user.inner
+        fun = getattr(inspect.unwrap(user.fun), "__func__", inspect.unwrap(user.fun))
+        helpers = [obj for obj, _ in gen.namespace.entries.values() if is_user_function(obj)]
+        return [f for f in [fun, *helpers] if isinstance(f, types.FunctionType)]
+
+    def _renew(self, names: list[str]) -> None:
+        """Make the code again: `names`, globals it read, changed since it was made."""
+        with self._lock:
+            for t in (self, *self._made_from()):
+                t._generated, t._forms, t._taken = None, None, None
+            self._remade += 1
+        from .backend.taken import note_remade
+        note_remade(f"the {self.label}", names, self._remade)
 
     def _generate(self) -> Generated:
         from .backend.modules import generated  # (kept on disk for the next process)
@@ -311,6 +338,9 @@ class Transform:
         return self._functions(jit=True)[self.generated.entries[self.role]]
 
     def _call(self, role: str, args: tuple) -> Any:
+        taken = self._taken   # (a pullback runs the code its forward pass ran)
+        if taken is not None and role != "backward" and (names := taken.changed()):
+            self._renew(names)
         return (self._forms or self.forms).call(role, args)
 
     def compile(self, *args, **kwargs) -> Transform:

@@ -7,7 +7,8 @@ caller; `compile.jit_module` compiles a module with numba (and the user function
 calls), `compile.compile_for` for given arguments, logging each compile;
 `locations` maps a failure of generated code back to the user's `file:line`; `modules`
 keeps the generated modules on disk, so that a second process skips the compiler; `cache`
-bounds the disk cache (least recently used entries go) and reports and empties it. The
+bounds the disk cache (least recently used entries go) and reports and empties it;
+`taken` tells whether the globals a module took still hold. The
 generated sources' files and the fingerprints that key them are `codegen`'s.
 """
 

@@ -98,6 +98,15 @@ class Namespace:
                 return getattr(owner, node.attr, None)
         return None
 
+    def own_arrays(self) -> None:
+        """Bind copies of the arrays bound here (globals the code reads): numba compiles
+        them in as constants when it first runs a function, so the Python form reads what
+        that compiles, whatever the user's array holds by then (`backend.taken` tells
+        the change)."""
+        for name, (obj, jit) in self.entries.items():
+            if type(obj) is np.ndarray:
+                self.entries[name] = (obj.copy(), jit)
+
     def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:
         """The objects to put in the module, without the generated functions' names."""
         return {name: transform(obj, jit) for name, (obj, jit) in self.entries.items()

@@ -580,10 +580,15 @@ def materialize(parsed: Parsed, glob: dict, qualname: str) -> types.FunctionType
     return fun
 
 
-@functools.cache
+_BOUND: dict[tuple, tuple[dict[str, Any], types.FunctionType]] = {}
+
+
 def bound_class(fun: types.FunctionType, cls: type) -> types.FunctionType:
     """Classmethod `fun` of `cls` as a function without its first parameter, which names
-    `cls` as a global does."""
+    `cls` as a global does (one per class values it read: made again when they change)."""
+    made = _BOUND.get((fun, cls))
+    if made is not None and all(getattr(cls, a, None) is v for a, v in made[0].items()):
+        return made[1]
     parsed = parse(fun)
     tree = copy.deepcopy(parsed.tree)
     if not tree.args.args:
@@ -591,10 +596,12 @@ def bound_class(fun: types.FunctionType, cls: type) -> types.FunctionType:
                                 filename=parsed.filename, lineno=tree.lineno)
     first = tree.args.args.pop(0).id
     env = Env(parsed.env.globals, {**parsed.env.closure, first: cls})
-    tree = _ClassValues(first, cls, env.closure, Namer(names_in(tree) | set(env.closure))) \
-        .visit(tree)
-    return materialize(Parsed(fun, tree, parsed.filename, parsed.lines, env),
-                       {**env.globals, **env.closure}, fun.__qualname__)
+    values = _ClassValues(first, cls, env.closure, Namer(names_in(tree) | set(env.closure)))
+    tree = values.visit(tree)
+    bound = materialize(Parsed(fun, tree, parsed.filename, parsed.lines, env),
+                        {**env.globals, **env.closure}, fun.__qualname__)
+    _BOUND[fun, cls] = (values.read, bound)
+    return bound
 
 
 class _ClassValues(gast.NodeTransformer):
@@ -604,6 +611,7 @@ class _ClassValues(gast.NodeTransformer):
 
     def __init__(self, first: str, cls: type, names: dict, namer: Namer):
         self.first, self.cls, self.names, self.namer = first, cls, names, namer
+        self.read: dict[str, Any] = {}   # attribute -> the value taken
 
     def visit_Attribute(self, node: gast.Attribute) -> gast.AST:
         if not (isinstance(node.value, gast.Name) and node.value.id == self.first and
@@ -614,7 +622,7 @@ class _ClassValues(gast.NodeTransformer):
                 not hasattr(self.cls, node.attr):
             return node
         ref = self.namer.fresh(f"{self.first}_{node.attr}")
-        self.names[ref] = getattr(self.cls, node.attr)
+        self.names[ref] = self.read[node.attr] = getattr(self.cls, node.attr)
         return b.located(b.name(ref), node)
 
 
