@@ -871,3 +871,20 @@ def test_hvp_through_the_sum_of_a_list(jit):
     np.testing.assert_allclose(got, diag * v, rtol=1e-12)
     np.testing.assert_allclose(srcgrad.hessian(_sum_of_a_list, jit=jit)(x), np.diag(diag),
                                rtol=1e-12)
+
+
+def _three_terms_squared(x):
+    return np.sum((np.cos(x) + np.exp(x) + np.sin(x + 1.0) * 0.2) ** 2)
+
+
+def test_hvp_of_a_gradient_that_adds_in_place_into_a_new_array(jit):
+    # the gradient's code ends `dx = d_t4; dx = dx + d_t2 * _t2; dx += ...`: dx's last
+    # binding is the sum's new array, which no other name shares, but hvp refused the
+    # `+=` as a change of the array `dx = d_t4` shared (`inplace._fresh`)
+    x, v = np.array([0.3, -0.5, 1.2]), np.array([1.0, 0.5, -0.2])
+    # by hand: g = cos x + exp x + 0.2 sin(x + 1), f = sum(g^2): H = diag 2 (g'^2 + g g'')
+    g = np.cos(x) + np.exp(x) + 0.2 * np.sin(x + 1.0)
+    g1 = -np.sin(x) + np.exp(x) + 0.2 * np.cos(x + 1.0)
+    g2 = -np.cos(x) + np.exp(x) - 0.2 * np.sin(x + 1.0)
+    got = srcgrad.hvp(_three_terms_squared, jit=jit)(x, v)
+    np.testing.assert_allclose(got, 2 * (g1 ** 2 + g * g2) * v, rtol=1e-12)

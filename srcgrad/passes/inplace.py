@@ -90,11 +90,15 @@ def _settled(body: list[gast.stmt], params: list[str]) -> set[int]:
 
 def _fresh(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[int]:
     """The ids of the `v op= e` statements whose v, in their block, was last bound to a
-    copy (`v = snapshot(v)`, `v = x.copy()`, `np.copy(x)`) with nothing since but writes
+    copy (`v = snapshot(v)`, `v = x.copy()`, `np.copy(x)`) or to the new array or number an
+    operator makes (`dx = dx + e`, `-e`) with nothing since but writes
     into v and statements that do not mention it: whatever names shared v's array before,
     none shares the copy (`da = snapshot(da); da[:-1] += d; da += e` in a gradient's code,
-    after `da = d_t7` of a swap, which its forward mode reads)."""
+    after `da = d_t7` of a swap, which its forward mode reads; `dx = d_t4; dx = dx + e;
+    dx += e2`, which its hvp reads)."""
     def copies(value: gast.AST) -> bool:
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+            return True
         if not isinstance(value, gast.Call):
             return False
         if isinstance(value.func, gast.Attribute) and value.func.attr == "copy":
