@@ -86,6 +86,19 @@ def owned(method) -> types.FunctionType:
                   isinstance(obj, type), tuple(sorted(held.items(), key=lambda kv: kv[0])))
 
 
+def called_on_object(method) -> tuple[types.FunctionType, list[tuple[str, Any]]]:
+    """Bound `method` of an object, called from the function differentiated (`m.loss(x)`
+    of a global `m`): a copy of its function taking the attributes of the object it
+    reads in place of self (`_instance_copy`), and those attributes, read now (dotted for
+    an object one holds: `child.W`), as the call passes them first."""
+    obj, fun = method.__self__, method.__func__
+    _refuse_deeper_calls(fun, obj, 0, set())
+    held = _held(fun, obj, set())
+    copied, attributes = _instance_copy(fun, type(obj), (), tuple(sorted(held.items(),
+                                                                         key=lambda kv: kv[0])))
+    return copied, [(a, functools.reduce(getattr, a.split("."), obj)) for a in attributes]
+
+
 def _held(fun: types.FunctionType, obj: Any, seen: set) -> dict[str, type]:
     """The attributes of `obj` whose methods method `fun`, or a method of `obj` it calls,
     calls (`self.child.predict(x)`), with the class of what each holds."""

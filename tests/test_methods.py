@@ -391,3 +391,88 @@ def test_a_method_of_an_object_two_attributes_below_is_refused_at_its_line(name,
                                                 rf"an object held 2 attributes below"):
         srcgrad.grad(fun, jit=False)(np.ones(2))
     np.testing.assert_allclose(srcgrad.grad(Middle().value, jit=False)(np.ones(2)), [2, 3])
+
+
+# ---- a method of an object the function differentiated reads (`model.loss(w, x)`) ----
+class Holder:
+    def __init__(self, model, scale):
+        self.model, self.scale = model, scale
+
+    def total(self, w, x):
+        return self.scale * self.model.loss(w, x)
+
+
+GLOBAL_MODEL = Model(np.array([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.2]]),
+                     np.array([0.1, -0.3, 0.2]))
+GLOBAL_HOLDER = Holder(Shifted(np.array([[1.0, 0.5], [-0.3, 0.2], [0.4, 0.4]]),
+                               np.array([0.2, 0.0, -0.1])), 0.5)
+
+
+def _calls_a_method(w, x):
+    return GLOBAL_MODEL.loss(w, x) + GLOBAL_MODEL.shifted(w) + np.sum(w ** 2)
+
+
+def _calls_a_held_method(w, x):
+    return GLOBAL_HOLDER.total(w, x)
+
+
+@pytest.fixture
+def _global_model():
+    a, y = GLOBAL_MODEL.A, GLOBAL_MODEL.y.copy()
+    yield GLOBAL_MODEL
+    GLOBAL_MODEL.A = a
+    GLOBAL_MODEL.y[:] = y
+
+
+def test_a_method_of_a_global_object_called(jit, _global_model):
+    # was MissingRule: `GLOBAL_MODEL.loss` has no gradient rule
+    m, x = _global_model, 1.5
+    g = srcgrad.grad(_calls_a_method, wrt=(0, 1), jit=jit)
+    gw, gx = g(W, x)
+    # by hand: r = tanh(A w) x - y, loss = sum(r^2); shifted = sum(tanh(A w) * y / 2)
+    t = np.tanh(m.A @ W)
+    r = t * x - m.y
+    np.testing.assert_allclose(gw, m.A.T @ ((2 * r * x + 0.5 * m.y) * (1 - t ** 2)) + 2 * W)
+    np.testing.assert_allclose(gx, np.sum(2 * r * t))
+    assert_grad(_calls_a_method, [gw, gx], (W, x), [0, 1])
+    dvalue = srcgrad.jvp(_calls_a_method, jit=jit)(W, x, np.array([1.0, -1.0]))[1]
+    assert dvalue == pytest.approx(slope(_calls_a_method, (W, x), (np.array([1.0, -1.0]),
+                                                                   0.0)), rel=1e-6)
+    # the object's attributes changed (written into, bound again): the gradient follows
+    m.y[0] = 2.0
+    assert_grad(_calls_a_method, list(g(W, x)), (W, x), [0, 1])
+    m.A = m.A * 2.0
+    assert_grad(_calls_a_method, list(g(W, x)), (W, x), [0, 1])
+
+
+def test_a_method_of_an_object_an_attribute_holds(jit):
+    g = srcgrad.grad(_calls_a_held_method, wrt=(0, 1), jit=jit)
+    got = g(W, 0.7)
+    # by hand: 0.5 * sum((tanh(A w) + x - y)^2), the subclass's predict
+    m = GLOBAL_HOLDER.model
+    t = np.tanh(m.A @ W)
+    r = t + 0.7 - m.y
+    np.testing.assert_allclose(got[0], 0.5 * m.A.T @ (2 * r * (1 - t ** 2)))
+    np.testing.assert_allclose(got[1], 0.5 * np.sum(2 * r))
+    assert_grad(_calls_a_held_method, list(got), (W, 0.7), [0, 1])
+
+
+class _Counting:
+    def __init__(self):
+        self.n, self.w = 0, np.ones(3)
+
+    def bump(self, x):
+        self.n = self.n + 1
+        return np.sum(self.w * x)
+
+
+COUNTING = _Counting()
+
+
+def _calls_a_writing_method(x):
+    return COUNTING.bump(x)
+
+
+def test_a_method_of_a_global_object_that_writes_to_it_is_refused():
+    with pytest.raises(UnsupportedSyntax, match=r"test_methods.py:\d+: self.n is written"):
+        srcgrad.grad(_calls_a_writing_method, jit=False)(np.ones(3))

@@ -13,6 +13,7 @@ array) is better passed as an argument: `changed()` says so once, after `NOTED` 
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 import types
@@ -41,6 +42,13 @@ def _same(held: Any, copy: Any, now: Any) -> bool:
         return False
 
 
+def _object(v: Any) -> bool:
+    """Whether `v` is an object of a class of the user's (`self.child`)."""
+    return isinstance(getattr(v, "__dict__", None), dict) and \
+        not isinstance(v, (type, types.ModuleType, types.FunctionType)) and \
+        _users(sys.modules.get(type(v).__module__))
+
+
 def _copy(v: Any) -> Any:
     return (v.shape, v.dtype, v.tobytes()) if isinstance(v, np.ndarray) else None
 
@@ -60,7 +68,7 @@ class Taken:
                 continue
             done.add(id(fun))
             names = _names(fun.__code__)
-            if cls is not None:   # a method: what it reads of its class (`cls.B`)
+            if cls is not None:   # a method: what it reads of its class or object
                 functions += self._within(cls, seen, names)
             for name, cell in zip(fun.__code__.co_freevars, fun.__closure__ or (), strict=True):
                 try:
@@ -74,9 +82,9 @@ class Taken:
                                             names)
 
     def _hold(self, owner: Any, name: str, value: Any, seen: set,
-              names: set[str]) -> list[tuple[types.FunctionType, type | None]]:
+              names: set[str]) -> list[tuple[types.FunctionType, Any]]:
         """Hold `owner`'s `name`; the user's functions it is or holds, to be read too
-        (with their class, for a class's)."""
+        (with their class or object, for a method)."""
         if (id(owner), name) in seen:
             return []
         seen.add((id(owner), name))
@@ -84,7 +92,7 @@ class Taken:
         return self._within(value, seen, names)
 
     def _within(self, value: Any, seen: set,
-                names: set[str]) -> list[tuple[types.FunctionType, type | None]]:
+                names: set[str]) -> list[tuple[types.FunctionType, Any]]:
         """The user's function `value` is; or the data and functions of `value`'s (a user's
         module, class or object) attributes that `names` name, held."""
         value = getattr(value, "fun", value) if getattr(value, "srcgrad_transform", False) \
@@ -98,13 +106,19 @@ class Taken:
         attributes = getattr(value, "__dict__", None)
         if not isinstance(attributes, (dict, types.MappingProxyType)):
             return []
-        owner, cls = (value, value) if isinstance(value, type) else (attributes, None)
+        owner = value if isinstance(value, type) else attributes
+        instance = not isinstance(value, (type, types.ModuleType))
         found = []
         for attr in names:   # `settings.W`, `model.w`, `helpers.g`, `cls.B`, `cls.g`
             held = getattr(attributes.get(attr, None), "__func__", attributes.get(attr))
-            if _data(held) or isinstance(held, types.FunctionType):
-                found += [(f, cls) for f, _ in
+            if _data(held) or isinstance(held, types.FunctionType) or _object(held):
+                found += [(f, value if isinstance(value, type) else None) for f, _ in
                           self._hold(owner, attr, attributes[attr], seen, names)]
+            elif instance and attr not in attributes:   # `model.loss`: what it reads of model
+                method = inspect.getattr_static(type(value), attr, None)
+                method = getattr(method, "__func__", method)
+                if isinstance(method, types.FunctionType) and is_user_function(method):
+                    found.append((method, value))
         return found
 
     def changed(self) -> list[str]:

@@ -122,7 +122,8 @@ def _lifts(parsed: Parsed) -> bool:
         if isinstance(node, gast.Call):
             callee = parsed.env.resolve(node.func, local)
             if callee is functools.partial or isinstance(callee, functools.partial) or \
-                    _classmethod(callee) or is_user_function(callee) and any(
+                    _classmethod(callee) or _object_method(callee) or \
+                    is_user_function(callee) and any(
                         _function_like(parsed.env.resolve(a, local))
                         for a in [*node.args, *(k.value for k in node.keywords)]):
                 return True
@@ -383,6 +384,20 @@ class _Lifter(gast.NodeTransformer):
             ref = self.namer.fresh(callee.__func__.__name__)
             callee = self.names[ref] = bound_class(callee.__func__, callee.__self__)
             node.func = b.located(b.name(ref), node.func)
+        elif _object_method(callee):
+            from ..methods import called_on_object
+            ref = self.namer.fresh(callee.__func__.__name__)
+            callee, attributes = called_on_object(callee)
+            self.names[ref] = callee
+            owner = node.func.value.id if isinstance(node.func, gast.Attribute) and \
+                isinstance(node.func.value, gast.Name) else "self"
+            node.func = b.located(b.name(ref), node.func)
+            taken = []
+            for attr, value in attributes:   # (read now, as globals are)
+                ref = self.namer.fresh(f"{owner}_{attr.replace('.', '_')}")
+                self.names[ref] = value
+                taken.append(b.located(b.name(ref), node))
+            node.args = taken + node.args
         mine = is_user_function(callee)
         keyed = any(k.arg == "key" for k in node.keywords) and bool(fact(callee, "item_key"))
         found = {k: self.value_of(a, local_only=not mine) for k, a in enumerate(node.args)}
@@ -629,6 +644,12 @@ class _ClassValues(gast.NodeTransformer):
 def _classmethod(obj: Any) -> bool:
     """Whether `obj` is a user's classmethod bound to its class (`Model.make`)."""
     return inspect.ismethod(obj) and isinstance(obj.__self__, type) and \
+        is_user_function(obj.__func__)
+
+
+def _object_method(obj: Any) -> bool:
+    """Whether `obj` is a user's method bound to an object (`model.loss`)."""
+    return inspect.ismethod(obj) and not isinstance(obj.__self__, type) and \
         is_user_function(obj.__func__)
 
 
