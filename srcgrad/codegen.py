@@ -97,6 +97,8 @@ def _describe(obj: Any) -> str:
         return repr(obj)
     if isinstance(obj, np.ndarray):
         return f"array{obj.shape}{obj.dtype}#{hashlib.sha256(obj.tobytes()).hexdigest()[:12]}"
+    if type(obj) is tuple:   # (numba compiles a global tuple in as a constant too)
+        return "(" + ",".join(map(_describe, obj)) + ")"
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
     if name is not None:
         return f"{getattr(obj, '__module__', '')}.{name}"

@@ -156,3 +156,41 @@ def test_a_global_that_keeps_changing_is_named_once():
     named = [w for w in caught if "pass it as an argument" in str(w.message)]
     assert len(named) == 1 and "W changed between calls" in str(named[0].message)
     assert named[0].filename == __file__
+
+
+LAYERS = [np.array([1.0, 2.0, 3.0]), 0.5]
+CONFIG = {"scale": 2.0}
+PAIR = (np.array([1.0, 2.0, 3.0]), 0.5)
+
+
+def _from_a_tuple(x):
+    return np.sum(PAIR[0] * x ** 2) * PAIR[1]
+
+
+def test_an_array_a_global_tuple_holds_written_into(jit):
+    g = srcgrad.grad(_from_a_tuple, jit=jit)
+    np.testing.assert_allclose(g(X), PAIR[0] * X)
+    PAIR[0][:] = [4.0, 0.0, -1.0]
+    try:
+        np.testing.assert_allclose(g(X), PAIR[0] * X)
+    finally:
+        PAIR[0][:] = [1.0, 2.0, 3.0]
+
+
+def _from_containers(x):
+    return np.sum(LAYERS[0] * x ** 2) * LAYERS[1] + CONFIG["scale"] * np.sum(x)
+
+
+def test_a_global_list_or_dict_written_into():
+    # (numba takes no global list or dict: the Python form)
+    g = srcgrad.grad(_from_containers, jit=False)
+    np.testing.assert_allclose(g(X), 2 * LAYERS[0] * X * 0.5 + 2.0)
+    LAYERS[0][1] = -1.0
+    LAYERS[1] = 2.0
+    CONFIG["scale"] = -3.0
+    try:
+        np.testing.assert_allclose(g(X), 2 * LAYERS[0] * X * 2.0 - 3.0)
+        assert_grad(_from_containers, [g(X)], (X,), [0])
+    finally:
+        LAYERS[:] = [np.array([1.0, 2.0, 3.0]), 0.5]
+        CONFIG["scale"] = 2.0

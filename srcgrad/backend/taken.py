@@ -27,14 +27,24 @@ NOTED = 3   # remakes of one transform after which the user is told to pass the 
 
 
 def _data(v: Any) -> bool:
-    return isinstance(v, (np.ndarray, np.generic, int, float, complex, tuple))
+    return isinstance(v, (np.ndarray, np.generic, int, float, complex, tuple, list, dict))
 
 
 def _same(held: Any, copy: Any, now: Any) -> bool:
-    if now is held:   # (an array: and its contents, by their bytes: NaN equals itself)
-        return copy is None or now.shape == copy[0] and now.dtype == copy[1] and \
-            now.tobytes() == copy[2]
-    if isinstance(now, (np.ndarray, tuple)) or isinstance(held, (np.ndarray, tuple)):
+    """Whether `now` is what was `held` (whose `_copy` is `copy`) still: the same value,
+    and for an array or a container, the same contents (an array's by its bytes: NaN
+    equals itself)."""
+    if now is held:
+        if isinstance(held, np.ndarray):
+            return now.shape == copy[0] and now.dtype == copy[1] and \
+                now.tobytes() == copy[2]
+        if isinstance(held, (tuple, list, dict)) and copy is not None:   # (written into)
+            keys, items = _items(held)
+            return keys == copy[0] and len(items) == len(copy[1]) and all(
+                i is h and _same(h, c, i) for i, (h, c) in zip(items, copy[1], strict=True))
+        return True
+    if isinstance(now, (np.ndarray, tuple, list, dict)) or \
+            isinstance(held, (np.ndarray, tuple, list, dict)):
         return False
     try:
         return type(now) is type(held) and bool(now == held)
@@ -42,15 +52,25 @@ def _same(held: Any, copy: Any, now: Any) -> bool:
         return False
 
 
+def _copy(v: Any, depth: int = 0) -> Any:
+    """What `_same` compares a value with: an array's bytes, a container's items."""
+    if isinstance(v, np.ndarray):
+        return v.shape, v.dtype, v.tobytes()
+    if isinstance(v, (tuple, list, dict)) and depth < 2:
+        keys, items = _items(v)
+        return keys, [(i, _copy(i, depth + 1)) for i in items]
+    return None
+
+
+def _items(v: tuple | list | dict) -> tuple[list, list]:
+    return (list(v), list(v.values())) if isinstance(v, dict) else ([], list(v))
+
+
 def _object(v: Any) -> bool:
     """Whether `v` is an object of a class of the user's (`self.child`)."""
     return isinstance(getattr(v, "__dict__", None), dict) and \
         not isinstance(v, (type, types.ModuleType, types.FunctionType)) and \
         _users(sys.modules.get(type(v).__module__))
-
-
-def _copy(v: Any) -> Any:
-    return (v.shape, v.dtype, v.tobytes()) if isinstance(v, np.ndarray) else None
 
 
 class Taken:

@@ -99,13 +99,19 @@ class Namespace:
         return None
 
     def own_arrays(self) -> None:
-        """Bind copies of the arrays bound here (globals the code reads): numba compiles
+        """Bind copies of the arrays bound here, and of tuples holding arrays (globals
+        the code reads): numba compiles
         them in as constants when it first runs a function, so the Python form reads what
         that compiles, whatever the user's array holds by then (`backend.taken` tells
         the change)."""
-        for name, (obj, jit) in self.entries.items():
+        def owned(obj: Any) -> Any:
             if type(obj) is np.ndarray:
-                self.entries[name] = (obj.copy(), jit)
+                return obj.copy()
+            return tuple(map(owned, obj)) if type(obj) is tuple else obj
+
+        for name, (obj, jit) in self.entries.items():
+            if type(obj) in (np.ndarray, tuple):
+                self.entries[name] = (owned(obj), jit)
 
     def globals(self, transform=lambda obj, jit: obj) -> dict[str, Any]:
         """The objects to put in the module, without the generated functions' names."""
