@@ -394,7 +394,7 @@ def test_a_method_of_an_object_two_attributes_below_is_refused_at_its_line(name,
 
 
 # ---- a method of an object the function differentiated reads (`model.loss(w, x)`) ----
-class Holder:
+class ScaledLoss:
     def __init__(self, model, scale):
         self.model, self.scale = model, scale
 
@@ -404,7 +404,7 @@ class Holder:
 
 GLOBAL_MODEL = Model(np.array([[0.3, -0.2], [0.1, 0.4], [-0.5, 0.2]]),
                      np.array([0.1, -0.3, 0.2]))
-GLOBAL_HOLDER = Holder(Shifted(np.array([[1.0, 0.5], [-0.3, 0.2], [0.4, 0.4]]),
+GLOBAL_HOLDER = ScaledLoss(Shifted(np.array([[1.0, 0.5], [-0.3, 0.2], [0.4, 0.4]]),
                                np.array([0.2, 0.0, -0.1])), 0.5)
 
 

@@ -364,3 +364,27 @@ def test_take_along_axis_of_an_argsort_by_hand(jit):
     np.testing.assert_array_equal(g, [[3.0, 1.0 + 3.0, 2.0 + 12.0], [1.0 + 0.0, 3.0, 2.0]])
     y = distinct(3, 4)
     assert_grad(sorted_rows, (srcgrad.grad(sorted_rows, jit=jit)(y[:, :3]),), (y[:, :3],), [0])
+
+
+def _unwrapped(x):
+    return np.sum(np.unwrap(x * 3.0) ** 2) + \
+        np.sum(np.unwrap(np.outer(x, x) * 3.0, axis=0, period=4.0) * W[:, :1]) + \
+        np.sum(np.unwrap(x, discont=4.0) ** 3)
+
+
+def test_unwrap(jit):
+    # unwrap adds whole periods, a step function of x: its derivative is the identity
+    x = np.array([0.3, -1.5, 2.0])
+    got = srcgrad.grad(_unwrapped, jit=jit)(x)
+    u, M = np.unwrap(3.0 * x), np.outer(x, x)
+    # by hand: 6 unwrap(3x); d/dx_k of sum_ij 3 x_i x_j W_i0 = 3 (W_k0 sum x + W[:, 0] . x);
+    # 3 unwrap(x)^2 (x's jumps are under 4: unwrap(x, discont=4) is x)
+    hand = 6.0 * u + 3.0 * (W[:3, 0] * np.sum(x) + W[:3, 0] @ x) + 3.0 * x ** 2
+    # (jumps are unwrapped in both)
+    assert not np.allclose(u, 3.0 * x)
+    assert not np.allclose(np.unwrap(3.0 * M, axis=0, period=4.0), 3.0 * M)
+    np.testing.assert_allclose(got, hand)
+    assert_grad(_unwrapped, [got], (x,), [0])
+    t = np.array([1.0, -0.5, 0.25])
+    assert srcgrad.jvp(_unwrapped, jit=jit)(x, t)[1] == pytest.approx(
+        slope(_unwrapped, (x,), (t,)), rel=1e-6)

@@ -665,3 +665,37 @@ def gradient(dy, y, f, spacing=1.0, spacing_1=None, spacing_2=None, spacing_3=No
 
 linear(np.gradient, gradient_grad)
 describe(gradient_grad, pure=True, shape_only=1)
+
+
+def unwrapped(p, discont=None, axis=-1, period=2.0 * np.pi):
+    """np.unwrap itself, which compiled code calls in its place: this one's numba form
+    takes an axis.
+
+    >>> unwrapped(np.array([[0.0, 0.0], [6.0, 0.5]]), axis=0)
+    array([[ 0.        ,  0.        ],
+           [-0.28318531,  0.5       ]])
+    """
+    return np.unwrap(p, discont, axis, period=period)
+
+
+@overload(unwrapped)
+def _unwrapped_typer(p, discont=None, axis=-1, period=2.0 * np.pi):
+    def impl(p, discont=None, axis=-1, period=2.0 * np.pi):
+        return np.moveaxis(np.unwrap(np.moveaxis(p, axis, -1), discont, -1, period), -1, axis)
+    return impl
+
+
+# np.unwrap adds whole periods to entries, as many as the jumps before them: a step
+# function, constant wherever it is differentiable, so the derivative is the identity
+# (JAX's too). The period and discontinuity are constants of the rules.
+@rule(np.unwrap, unwrapped)
+def unwrap(dy, y, p, discont=None, axis=-1, period=2.0 * np.pi):
+    return dy
+
+
+@tangent(np.unwrap, unwrapped)
+def unwrap_tangent(dp, y, p, discont=None, axis=-1, period=2.0 * np.pi):
+    return dp
+
+
+describe(np.unwrap, compiled_as=unwrapped)
