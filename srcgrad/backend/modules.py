@@ -31,7 +31,6 @@ import logging
 import os
 import pickle
 import sys
-import sysconfig
 import threading
 import types
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .. import codegen
+from ..frontend.parse import installed
 from . import cache
 
 log = logging.getLogger("srcgrad")
@@ -247,10 +247,6 @@ def _modules_of(filename: str) -> list[types.ModuleType]:
             and os.path.realpath(module.__file__) == real]
 
 
-_LIBRARIES = tuple({os.path.realpath(p) + os.sep for key in ("stdlib", "purelib", "platlib")
-                    if (p := sysconfig.get_paths().get(key))})
-
-
 def _users(module: types.ModuleType) -> bool:
     """Whether `module` is the user's own (not the standard library's, nor an installed
     package's, nor srcgrad's)."""
@@ -258,7 +254,7 @@ def _users(module: types.ModuleType) -> bool:
     if not isinstance(path, str):
         return False
     real = os.path.realpath(path)
-    return not _in_srcgrad(real) and not real.startswith(_LIBRARIES)
+    return not _in_srcgrad(real) and not installed(real)
 
 
 def _read_values(module: types.ModuleType, read: dict[str, str]) -> list[Any]:

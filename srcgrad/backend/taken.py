@@ -119,9 +119,13 @@ class Taken:
             else getattr(value, "__func__", value)   # (a method: its function)
         if isinstance(value, types.FunctionType):
             return [(value, None)] if is_user_function(value) else []
-        if isinstance(value, types.BuiltinFunctionType) or isinstance(value, type) and \
-                not _users(sys.modules.get(value.__module__)) or \
-                isinstance(value, types.ModuleType) and not _users(value):
+        if isinstance(value, type):
+            if not _users(sys.modules.get(value.__module__)):
+                return []
+        elif isinstance(value, types.ModuleType):
+            if not _users(value):
+                return []
+        elif not _object(value):   # (a library's object: a logger, a generator)
             return []
         attributes = getattr(value, "__dict__", None)
         if not isinstance(attributes, (dict, types.MappingProxyType)):
@@ -186,5 +190,7 @@ def _users(module: types.ModuleType | None) -> bool:
 
 
 def is_user_function(obj: Any) -> bool:
+    """A function of the user's own code (not an installed package's)."""
+    from ..frontend.parse import installed
     from ..frontend.parse import is_user_function as users
-    return users(obj)
+    return users(obj) and not installed(obj.__code__.co_filename)

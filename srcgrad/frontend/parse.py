@@ -26,6 +26,8 @@ import builtins
 import copy
 import importlib
 import inspect
+import os
+import sysconfig
 import textwrap
 import types
 import weakref
@@ -81,6 +83,16 @@ def nested_entry(obj: Any) -> Any:
     through (nested differentiation); None for anything else."""
     entry = getattr(obj, "nested_entry", None)
     return entry() if callable(entry) and getattr(obj, "srcgrad_transform", False) else None
+
+
+_INSTALLED = tuple({os.path.realpath(p) + os.sep for key in ("stdlib", "purelib", "platlib")
+                    if (p := sysconfig.get_paths().get(key))})
+
+
+def installed(filename: str) -> bool:
+    """Whether `filename` is the standard library's or an installed package's (not the
+    user's own code)."""
+    return os.path.realpath(filename).startswith(_INSTALLED)
 
 
 def is_user_function(obj: Any) -> bool:

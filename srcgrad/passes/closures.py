@@ -60,7 +60,15 @@ import gast
 
 from .. import builder as b
 from ..errors import RecursiveFunction, UnsupportedSyntax
-from ..frontend.parse import MISSING, Env, Parsed, is_user_function, parse, register_generated
+from ..frontend.parse import (
+    MISSING,
+    Env,
+    Parsed,
+    installed,
+    is_user_function,
+    parse,
+    register_generated,
+)
 from ..naming import Namer, names_in
 from ..rules import fact
 
@@ -650,7 +658,7 @@ def _classmethod(obj: Any) -> bool:
 def _object_method(obj: Any) -> bool:
     """Whether `obj` is a user's method bound to an object (`model.loss`)."""
     return inspect.ismethod(obj) and not isinstance(obj.__self__, type) and \
-        is_user_function(obj.__func__)
+        is_user_function(obj.__func__) and not installed(obj.__func__.__code__.co_filename)
 
 
 def _name_of(fun: Any, default: str) -> str:
