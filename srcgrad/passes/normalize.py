@@ -263,27 +263,40 @@ class _Updates(gast.NodeTransformer):
     """`f(x, *rest)` called for its effect, where f's record says it changes x as
     ``x op= helper(x, *rest)`` does (`updates`: np.add.at), is that augmented assignment,
     which `inplace` and the later passes follow like any other. x is a name or a subscript
-    of one with an index of names and constants (it is read twice)."""
+    of one with an index of names and constants (it is read twice). Where the record's op
+    is None, f fills x (np.fill_diagonal, keywords too): ``x[...] = helper(x, *rest)``
+    (``x[i] = helper(x[i], *rest)`` for a subscript), a write into all of x, which the
+    passes follow as any write."""
 
     def __init__(self, env: Env, local_names: frozenset[str]):
         self.env, self.locals = env, local_names
 
     def visit_Expr(self, node: gast.Expr) -> gast.stmt:
         call = node.value
-        if not (isinstance(call, gast.Call) and call.args and not call.keywords) or \
-                any(isinstance(a, gast.Starred) for a in call.args):
+        if not (isinstance(call, gast.Call) and call.args) or \
+                any(isinstance(a, gast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
             return node
         func = self.env.resolve(call.func, self.locals)
         how = fact(func, "updates") if func is not MISSING else None
-        place = call.args[0]
-        if how is None or not (isinstance(place, gast.Name) or isinstance(
-                place, gast.Subscript) and isinstance(place.value, gast.Name) and not any(
-                isinstance(n, (gast.Call, gast.NamedExpr)) for n in gast.walk(place.slice))):
+        if how is None:
             return node
         op, helper = how
+        place = call.args[0]
+        value = b.call(b.name(bound_name(self.env, helper.__name__, helper)), *call.args,
+                       **{k.arg: k.value for k in call.keywords})
+        if not (isinstance(place, gast.Name) or isinstance(place, gast.Subscript) and
+                isinstance(place.value, gast.Name) and not any(
+                    isinstance(n, (gast.Call, gast.NamedExpr)) for n in gast.walk(place.slice))):
+            return node
         target = copy.deepcopy(place)
         target.ctx = gast.Store()
-        value = b.call(b.name(bound_name(self.env, helper.__name__, helper)), *call.args)
+        if op is None:
+            if isinstance(place, gast.Name):
+                target = b.subscript(target, b.const(Ellipsis), store=True)
+            return b.located(b.assign(target, value), node)
+        if call.keywords:
+            return node
         return b.located(b.make(gast.AugAssign, target=target, op=op(), value=value), node)
 
 

@@ -49,7 +49,7 @@ for _extra in ("TryStar",):
 _IN_PLACE_METHODS = {"sort": "np.sort(x)", "fill": "np.full_like(x, value)",
                      "put": "a subscript write", "partition": "np.partition(x, k)",
                      "resize": "np.resize(x, shape)", "itemset": "a subscript write"}
-_IN_PLACE_FUNCTIONS = {"copyto", "put", "place", "fill_diagonal", "put_along_axis", "shuffle"}
+_IN_PLACE_FUNCTIONS = {"put", "place", "put_along_axis", "shuffle"}
 
 
 def _in_place(call: gast.Call) -> str | None:

@@ -29,7 +29,7 @@ from numba.np.numpy_support import as_dtype
 
 from ..errors import MissingRule
 from ..numba_ext import _widen_method, normalize_axis
-from ..runtime import reshape_as
+from ..runtime import reshape_as, unbroadcast
 from . import describe, linear, rule, tangent
 from .shapes import _absent, _int_sequence, _ints
 
@@ -868,3 +868,50 @@ def _pad_grad_typer(dy, x, pad_width, mode="constant", reflect_type="even",
 linear(np.repeat, np.tile, repeat_grad, tile_grad, pad_grad, padded)
 describe(repeat_grad, tile_grad, pad_grad, padded, pure=True)
 describe(repeat_grad, tile_grad, shape_only=1)
+
+
+# ---- np.copyto: normalize writes `np.copyto(dst, src)` as `dst[...] = copied_into(dst,
+# src)` (the record's `updates`), a write the passes follow. Where `where` holds, the entry
+# is src's (broadcast), else dst's: each cotangent goes back to the one it came from ----
+
+
+def copied_into(dst, src, casting="same_kind", where=True):
+    """A copy of `dst` with `src` copied into it as np.copyto copies it (broadcast, cast
+    to dst's type, where `where` holds).
+
+    >>> copied_into(np.zeros(3), 2.0, where=np.array([True, False, True]))
+    array([2., 0., 2.])
+    """
+    out = np.array(dst, copy=True)
+    np.copyto(out, src, casting=casting, where=where)
+    return out
+
+
+@overload(copied_into)
+def _copied_into_typer(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, types.Array):
+        raise TypingError("srcgrad: np.copyto copies into an array")
+    kind = src.dtype if isinstance(src, types.Array) else src
+    if isinstance(dst.dtype, types.Integer) and not isinstance(kind, (types.Integer,
+                                                                      types.Boolean)):
+        raise TypingError("srcgrad: np.copyto of non-integer values into an integer array "
+                          "(NumPy refuses the cast)")
+    masked = isinstance(where, types.Array)
+
+    def impl(dst, src, casting="same_kind", where=True):
+        values = np.broadcast_to(np.asarray(src), dst.shape)
+        if masked:
+            return np.where(np.broadcast_to(where, dst.shape), values, dst).astype(dst.dtype)
+        if where:
+            return values.astype(dst.dtype)
+        return dst.copy()
+    return impl
+
+
+@rule(copied_into)
+def copied_into_(dy, y, dst, src, casting="same_kind", where=True):
+    return dy * np.logical_not(where), unbroadcast(dy * where, src)
+
+
+linear(copied_into, positions=(0, 1))
+describe(np.copyto, updates=(None, copied_into))

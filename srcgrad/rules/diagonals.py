@@ -218,3 +218,97 @@ linear(np.diagonal, np.trace, np.diag, np.diagflat, np.triu, np.tril)
 linear(diagonal_grad, trace_grad, diag_grad)
 describe(diagonal_grad, trace_grad, diag_grad, shape_only=1)
 describe(diagonal_grad, trace_grad, diag_grad, pure=True)
+
+
+# ---- np.fill_diagonal: normalize writes `np.fill_diagonal(a, v)` as `a[...] =
+# filled_diagonal(a, v)` (the record's `updates`), a write the passes follow; val fills the
+# diagonal's entries in turn, repeated as NumPy's flat assignment repeats it, so its
+# adjoint adds up the entries of dy each of its items went to ----
+
+
+@register_jitable
+def _filled_positions(shape, wrap):
+    """The flat (C order) positions np.fill_diagonal writes in an array of `shape`."""
+    size = 1
+    for n in shape:
+        size *= n
+    if len(shape) == 2:
+        step = shape[1] + 1
+        end = size if wrap else min(size, shape[1] * shape[1])
+    else:
+        step, block = 1, 1
+        for n in shape[:-1]:
+            block *= n
+            step += block
+        end = size
+    return np.arange(0, end, step)
+
+
+def filled_diagonal(a, val, wrap=False):
+    """A copy of `a` with its diagonal filled with `val`, as np.fill_diagonal fills it.
+
+    >>> filled_diagonal(np.zeros((3, 2)), [1.0, 2.0], wrap=True)
+    array([[1., 0.],
+           [0., 2.],
+           [0., 0.]])
+    """
+    out = np.array(a, copy=True)
+    np.fill_diagonal(out, val, wrap)
+    return out
+
+
+def filled_diagonal_grad(dy, val, wrap=False):
+    """The adjoint of filled_diagonal's `val`: the entries of dy on the filled diagonal,
+    each added to the item of val that went there (val repeats along the diagonal).
+
+    >>> filled_diagonal_grad(np.arange(9.0).reshape(3, 3), np.zeros(2))
+    array([8., 4.])
+    """
+    picked = np.ravel(dy)[_filled_positions(np.shape(dy), wrap)]
+    if np.ndim(val) == 0:
+        return np.sum(picked)
+    out = np.zeros(np.size(val))
+    np.add.at(out, np.arange(picked.size) % max(out.size, 1), picked)
+    return out.reshape(np.shape(val))
+
+
+@overload(filled_diagonal)
+def _filled_diagonal_typer(a, val, wrap=False):
+    if not isinstance(a, types.Array) or a.ndim < 2:
+        raise TypingError("srcgrad: np.fill_diagonal fills an array of two dimensions or more")
+
+    def impl(a, val, wrap=False):
+        out = a.copy()
+        flat = out.reshape(-1)
+        values = np.asarray(val).ravel()
+        positions = _filled_positions(a.shape, wrap)
+        for k in range(positions.size):
+            flat[positions[k]] = values[k % values.size]
+        return out
+    return impl
+
+
+@overload(filled_diagonal_grad)
+def _filled_diagonal_grad_typer(dy, val, wrap=False):
+    if isinstance(val, types.Number):
+        return lambda dy, val, wrap=False: np.sum(np.ravel(dy)[_filled_positions(dy.shape,
+                                                                                 wrap)])
+
+    def impl(dy, val, wrap=False):
+        picked = np.ravel(dy)[_filled_positions(dy.shape, wrap)]
+        out = np.zeros(val.size)
+        for k in range(picked.size):
+            out[k % val.size] += picked[k]
+        return out.reshape(val.shape)
+    return impl
+
+
+@rule(filled_diagonal)
+def filled_diagonal_(dy, y, a, val, wrap=False):
+    return filled_diagonal(dy, 0.0, wrap), filled_diagonal_grad(dy, val, wrap)
+
+
+linear(filled_diagonal, positions=(0, 1))
+linear(filled_diagonal_grad)
+describe(filled_diagonal_grad, shape_only=1, pure=True)
+describe(np.fill_diagonal, updates=(None, filled_diagonal))

@@ -135,6 +135,13 @@ def markdown() -> str:
     lines += ["", "## Zero gradient", "",
               "These give no gradient to their arguments (as in JAX): " +
               _names(records, "nondifferentiable") + ".",
+              "", "## Called for their effect", "",
+              "These change their first argument in place; srcgrad writes each call as the "
+              "change it makes, `x op= helper(x, ...)` (np.add.at: `x += scattered(x, "
+              "index, v)`) or `x[...] = helper(x, ...)` (np.fill_diagonal, np.copyto), and "
+              "differentiates that: " + ", ".join(sorted(
+                  n[1] for r in OPS.values() if r.updates is not None
+                  and (n := _name(r.primal)) is not None)) + ".",
               "", "## Array constructors", "",
               "No gradient flows through these; a differentiated value passed to one raises "
               "`MissingRule` (build the array with `np.stack` or arithmetic): " +
