@@ -9,6 +9,7 @@ from marks import compiles
 from sweep import check, domains, parametrize
 
 import srcgrad
+from srcgrad.rules.cumulative import unwrapped
 
 any_, pos, unit, distinct = domains(20)
 W = np.arange(12.0).reshape(3, 4)
@@ -99,6 +100,13 @@ def with_zero(a):
     return a
 
 
+def _unwrapped(x):
+    return np.sum(np.unwrap(x * 3.0) ** 2) + \
+        np.sum(np.unwrap(np.outer(x, x) * 3.0, axis=0, period=4.0) * W[:, :1]) + \
+        np.sum(np.unwrap(x, discont=4.0) ** 3)
+
+
+
 CASES = [
     ("cumprod", (np.cumprod,), cumprod_op, (with_zero(any_(3, 4)),), [0], True),
     ("diff", (np.diff,), diff_op, (any_(3, 4),), [0], True),
@@ -114,6 +122,7 @@ CASES = [
      True),
     ("select-broadcast", (np.select,), select_broadcast_op, (any_(3, 4), any_(4)), [0, 1],
      False),
+    ("unwrap", (np.unwrap, unwrapped), _unwrapped, (any_(3),), [0], True),
 ]
 if np.lib.NumpyVersion(np.__version__) >= "2.0.0":   # np.sort(..., stable=True)
     CASES.append(("sort-stable", (np.sort,), sort_stable_op, (distinct(3, 4),), [0], False))
@@ -364,12 +373,6 @@ def test_take_along_axis_of_an_argsort_by_hand(jit):
     np.testing.assert_array_equal(g, [[3.0, 1.0 + 3.0, 2.0 + 12.0], [1.0 + 0.0, 3.0, 2.0]])
     y = distinct(3, 4)
     assert_grad(sorted_rows, (srcgrad.grad(sorted_rows, jit=jit)(y[:, :3]),), (y[:, :3],), [0])
-
-
-def _unwrapped(x):
-    return np.sum(np.unwrap(x * 3.0) ** 2) + \
-        np.sum(np.unwrap(np.outer(x, x) * 3.0, axis=0, period=4.0) * W[:, :1]) + \
-        np.sum(np.unwrap(x, discont=4.0) ** 3)
 
 
 def test_unwrap(jit):

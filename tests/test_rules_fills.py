@@ -8,6 +8,8 @@ import pytest
 from fd import assert_grad, slope
 
 import srcgrad
+from srcgrad.rules.copies import copied_into
+from srcgrad.rules.diagonals import filled_diagonal
 
 X = np.array([0.3, -0.5, 0.7])
 T = np.array([1.0, 0.5, -1.0])
@@ -50,6 +52,12 @@ def _copies(x):
 def _fills_an_argument(m):
     np.fill_diagonal(m, 2.0)
     return np.sum(m ** 3)
+
+
+CASES = [   # (the rule sweep's: test_rules.py checks that every rule has a case)
+    ("fill_diagonal", (filled_diagonal,), _fills, (X,), [0], True),
+    ("copyto", (copied_into,), _copies, (X,), [0], True),
+]
 
 
 def test_fill_diagonal_by_hand(jit):
