@@ -291,6 +291,12 @@ def sort_method(x):
     return np.sum(x * np.arange(3.0))
 
 
+def put_call(x):
+    y = np.zeros(3)
+    np.put(y, [0, 2], x[:2])
+    return np.sum(y * x)
+
+
 def copyto_call(x):
     y = np.zeros(3)
     np.copyto(y, x)
@@ -299,12 +305,19 @@ def copyto_call(x):
 
 @pytest.mark.parametrize("fun,text", [(out_keyword, "np.multiply(x, 2.0, out=x)"),
                                       (sort_method, "x.sort()"),
-                                      (copyto_call, "np.copyto(y, x)")])
+                                      (put_call, "np.put(y, [0, 2], x[:2])")])
 def test_in_place_calls_are_refused(fun, text):
     x = np.array([3.0, 1.0, 2.0])
     with pytest.raises(srcgrad.SrcgradError, match="in place") as info:
         srcgrad.grad(fun, jit=False)(x)
     assert text in str(info.value) and "test_regressions_writes.py:" in str(info.value)
+    assert np.array_equal(x, [3.0, 1.0, 2.0])
+
+
+def test_copyto_is_the_write_it_makes(jit):
+    # np.copyto is differentiated as the write `y[...] = x` (it was refused): sum(x * x)
+    x = np.array([3.0, 1.0, 2.0])
+    np.testing.assert_allclose(srcgrad.grad(copyto_call, jit=jit)(x), 2 * x)
     assert np.array_equal(x, [3.0, 1.0, 2.0])
 
 
