@@ -547,3 +547,47 @@ def test_an_item_added_in_place_is_refused():
     # fuzz seed 9996700: rewritten as a new display, x0's row stayed unchanged (wrong)
     with pytest.raises(srcgrad.SrcgradError, match="list"):
         srcgrad.grad(item_added_in_place, jit=False)(np.ones((2, 3)))
+
+
+# ---- a list grown with `+=` or `.extend` (was an AttributeError from generated code:
+# the `+` of `L += [v]` was taken for arithmetic) ----
+
+
+def _grown_in_place(x):
+    squares = [x[0] * 2.0, x[1]]
+    squares += [x[2]]
+    return sum(v * v for v in squares)
+
+
+def _grown_in_a_loop(x, n):
+    parts = []
+    for i in range(n):
+        parts += [x[i] * (i + 1.0)]
+    return sum(v * v for v in parts)
+
+
+def _extended_in_a_loop(x, n):
+    rows = []
+    for i in range(n):
+        rows.extend([x * (i + 1.0)])
+    return np.sum(np.stack(rows) ** 2)
+
+
+def _grown_and_shared(x):
+    rows = [x]
+    seen = rows                 # the same list: grown under the other name
+    rows += [x * 2.0]
+    return np.sum(np.stack(seen) ** 2)
+
+
+def test_a_list_grown_with_plus_equals(jit):
+    # by hand: 4 x0^2 + x1^2 + x2^2; sum over i < n of ((i + 1) x_i)^2;
+    # sum over i < n of (i + 1)^2 |x|^2
+    assert_by_hand_and_differences(_grown_in_place, (X,), 2 * X * [4.0, 1.0, 1.0], jit)
+    assert_by_hand_and_differences(_grown_in_a_loop, (X, 3), 2 * X * [1.0, 4.0, 9.0], jit)
+    assert_by_hand_and_differences(_extended_in_a_loop, (X, 2), 2 * X * 5.0, jit)
+
+
+def test_a_list_grown_under_another_name_is_refused():
+    with pytest.raises(srcgrad.SrcgradError, match=rf"{HERE}:\d+: rows.append"):
+        srcgrad.grad(_grown_and_shared, jit=False)(X)

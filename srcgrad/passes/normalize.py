@@ -97,6 +97,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
     body = rotations(body, [a.id for a in fn.args.args])
     body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
+    body = _extended(body)
     body = [Listed(lambda f: env.resolve(f, norm.locals)).visit(s) for s in body]
     body = replace_items(body, [a.id for a in fn.args.args], env, assigned_names(fn),
                          filename)
@@ -257,6 +258,69 @@ def _item_index(node: gast.Subscript) -> int | None:
     if isinstance(index, gast.Constant) and type(index.value) is int:
         return index.value
     return None
+
+
+def _extended(body: list[gast.stmt]) -> list[gast.stmt]:
+    """`L += [a, b]` and `L.extend([a, b])`, where every binding of L is a list display or
+    comprehension: in a loop, the appends they make (`L.append(a)`, `L.append(b)`), which
+    grow the list in place as Python does and are followed as any appends are; outside
+    loops, where no other name may hold L's list (L is read only by subscripts, loops,
+    calls and `+`), ``L = L + [a, b]``, one display joined to another (an arithmetic `+`
+    would not join them)."""
+    lists, others, held = set(), set(), set()
+    parents = {id(c): n for n in gast.walk(b.function("f", [], body))
+               for c in gast.iter_child_nodes(n)}
+    for node in gast.walk(b.function("f", [], body)):
+        targets = node.targets if isinstance(node, gast.Assign) else \
+            [node.target] if isinstance(node, (gast.AnnAssign, gast.For)) else []
+        for t in targets:
+            for n in gast.walk(t):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    listed = isinstance(node, gast.Assign) and t is n and isinstance(
+                        node.value, (gast.List, gast.ListComp))
+                    (lists if listed else others).add(n.id)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            up = parents.get(id(node))
+            if not (isinstance(up, gast.Subscript) and up.value is node or
+                    isinstance(up, gast.Call) and node in up.args or
+                    isinstance(up, (gast.For, gast.comprehension)) and up.iter is node or
+                    isinstance(up, gast.BinOp) and isinstance(up.op, gast.Add) or
+                    isinstance(up, gast.Attribute) and up.attr in ("append", "extend")):
+                held.add(node.id)   # (`M = L`, `[L]`, `return L`: another may hold it)
+    lists -= others
+
+    def items(name: gast.AST, value: gast.AST, node: gast.stmt, looped: bool) -> list | None:
+        if not (isinstance(name, gast.Name) and name.id in lists and
+                isinstance(value, (gast.List, gast.Tuple)) and
+                not any(isinstance(e, gast.Starred) for e in value.elts)):
+            return None
+        if not looped and name.id not in held:
+            joined = b.binop(b.name(name.id), gast.Add(), b.make(
+                gast.List, elts=value.elts, ctx=gast.Load()))
+            return [b.located(b.assign(name.id, joined), node)]
+        return [b.located(b.make(gast.Expr, value=b.call(b.make(
+            gast.Attribute, value=b.name(name.id), attr="append", ctx=gast.Load()), e)), node)
+            for e in value.elts]
+
+    def block(stmts: list[gast.stmt], looped: bool) -> list[gast.stmt]:
+        out = []
+        for s in stmts:
+            made = None
+            if isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add):
+                made = items(s.target, s.value, s, looped)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                call = s.value
+                if isinstance(call.func, gast.Attribute) and call.func.attr == "extend" and \
+                        len(call.args) == 1 and not call.keywords:
+                    made = items(call.func.value, call.args[0], s, looped)
+            for part in ("body", "orelse"):
+                if isinstance(getattr(s, part, None), list):
+                    setattr(s, part, block(getattr(s, part), looped or isinstance(
+                        s, (gast.For, gast.While))))
+            out += made if made is not None else [s]
+        return out
+
+    return block(body, False)
 
 
 class _Updates(gast.NodeTransformer):
