@@ -76,10 +76,16 @@ def with_fstring_value(x):
     return x * len(label)
 
 
+def test_an_f_string_runs_as_python_and_numba_refuses_it_at_its_line():
+    # Python formats it (print(f"loss {y:.3f}") in a loss function): the Python form runs
+    # it; numba formats no values into strings, and says so at the user's line
+    assert srcgrad.grad(with_fstring_value, jit=False)(2.0) == len("x=2.0")
+    with pytest.raises(srcgrad.SrcgradError, match=rf"{HERE}:75: numba cannot compile"):
+        srcgrad.grad(with_fstring_value, jit=True)(2.0)
+
+
 @pytest.mark.parametrize("fun,construct,line", [
     (with_try, "'try' statements", "try:"),
-    (with_fstring_value, "an f-string is kept in a gradient only as the message",
-     'label = f"x={x}"'),
     (with_class, "class definitions", "class A:"),
     (with_global, "'global' statements", "global G"),
     (with_set_comprehension, "set comprehensions", "return sum({v for v in (x, x)})"),

@@ -194,3 +194,22 @@ def test_side_call_with_a_differentiated_value_elsewhere_still_refused():
         return x
     with pytest.raises(srcgrad.MissingRule, match="called for its effect"):
         srcgrad.grad(appended, jit=False)(1.0)
+
+
+def _printed_each_step(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(x * (i + 1.0))
+        print(f"step {i}: {s:.2f}")
+    return s ** 2
+
+
+def test_an_f_string_printed_in_a_loop(capsys):
+    # formatted as Python formats it (the Python form; numba refuses it at its line)
+    g = srcgrad.grad(_printed_each_step, jit=False)(X, 2)
+    np.testing.assert_allclose(g, 2 * 3 * np.sum(X) * 3.0)   # s = 3 sum(x): 18 sum(x)
+    assert capsys.readouterr().out.splitlines() == \
+        [f"step 0: {np.sum(X):.2f}", f"step 1: {3 * np.sum(X):.2f}"]
+    with pytest.raises(srcgrad.SrcgradError, match=r"test_guards.py:\d+: numba cannot "
+                                                   r"compile .* an f-string formats values"):
+        srcgrad.grad(_printed_each_step, jit=True)(X, 2)

@@ -58,7 +58,8 @@ def generated_location(exc: BaseException, fn: Any, user_file: str) -> dict[str,
     real = os.path.realpath(path)  # numba's messages name it relative to the directory
     lines = [int(n) for f, n in re.findall(r'File "([^"]+)", line (\d+)', str(exc))
              if os.path.realpath(f) == real]
-    lines += [int(n) for f, n in re.findall(r"defined at (\S+) \((\d+)\)", str(exc))
+    lines += [int(n) for f, n in re.findall(r"(?:defined at|Raised from) (\S+) \((\d+)\)",
+                                            str(exc))
               if os.path.realpath(f) == real]
     tb = exc.__traceback__
     while tb is not None:

@@ -57,6 +57,7 @@ from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
 from ..rules import NOT_CONSTANT, fact, methods
+from ..runtime.common import formatted
 from .comprehensions import (
     COMPREHENSIONS,
     Listed,
@@ -716,10 +717,13 @@ class _Normalizer:
             raise self.error(node, "a generator expression can be differentiated where sum, "
                                    "max, min, any or all reduces it; for its values, write "
                                    "a list comprehension")
-        if isinstance(node, gast.JoinedStr):
-            raise self.error(node, "an f-string is kept in a gradient only as the message of "
-                                   "an assert or a raise (numba formats no values into "
-                                   "strings)")
+        if isinstance(node, gast.JoinedStr):   # (print(f"...")): as Python formats it
+            template, values = _format_template(node)
+            if template is None:
+                raise self.error(node, "an f-string whose format spec formats values too "
+                                       "cannot be kept in a gradient")
+            return b.call(b.name(bound_name(self.env, "formatted", formatted)),
+                          b.const(template), *(self.atom(v) for v in values))
         raise self.error(node, f"'{type(node).__name__}' expressions cannot be differentiated")
 
     def pairwise(self, node: gast.Call) -> gast.AST | None:
@@ -984,6 +988,26 @@ class _Options(gast.NodeTransformer):
         node.keywords = [k for k in node.keywords if not isinstance(k.value, gast.Name)
                          or k.value.id in self.options or k.value.id in ("True", "False")]
         return self.generic_visit(node)
+
+
+def _format_template(node: gast.JoinedStr) -> tuple[str | None, list[gast.AST]]:
+    """An f-string as a `str.format` template and the values it formats in order:
+    `f"loss {y:.3f}"` is ("loss {:.3f}", [y]); (None, []) where a format spec formats a
+    value itself (`f"{y:{width}}"`)."""
+    template, values = [], []
+    for part in node.values:
+        if isinstance(part, gast.Constant):
+            template.append(str(part.value).replace("{", "{{").replace("}", "}}"))
+            continue
+        field = "{" + ("!" + chr(part.conversion) if part.conversion not in (-1, None) else "")
+        spec = part.format_spec
+        if spec is not None:
+            if not all(isinstance(p, gast.Constant) for p in spec.values):
+                return None, []
+            field += ":" + "".join(str(p.value) for p in spec.values)
+        template.append(field + "}")
+        values.append(part.value)
+    return "".join(template), values
 
 
 def _template(node: gast.AST) -> gast.AST:

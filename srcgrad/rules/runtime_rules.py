@@ -49,6 +49,7 @@ from ..runtime import (
     written_grad,
     zeros_like,
 )
+from ..runtime.common import formatted
 from ..runtime.sequences import sum_items_grad
 from . import Joint, describe, linear, nondifferentiable, rule, tangent
 
@@ -70,6 +71,7 @@ linear(scattered, positions=(2,))
 # `where(cond, a, b)`, the form of np.where in generated adjoints: jointly linear in a, b
 linear(where, positions=(1, 2))
 nondifferentiable(seed, zeros_like, unit, same_shape)
+nondifferentiable(formatted)   # (a string)
 # stand-ins with no data of the shape of a value not computed (`passes.optimize.shaped`)
 nondifferentiable(like_broadcast, like_reduced, pure=True)
 

@@ -38,6 +38,7 @@ from .broadcasting import (  # noqa: F401
     where,
     zeros_like,
 )
+from .common import formatted  # noqa: F401
 from .indexing import (  # noqa: F401
     add_at,
     first_index,

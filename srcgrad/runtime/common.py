@@ -116,3 +116,23 @@ def _ranked(t) -> bool:
             t = t.dtype
         return isinstance(t, types.Integer)
     return isinstance(t, types.Array) and t.ndim >= 2 and isinstance(t.dtype, types.Integer)
+
+
+def formatted(template: str, *values):
+    """An f-string of the user's code, `f"loss {y:.3f}"`, as generated code writes it:
+    `formatted("loss {:.3f}", y)`. numba formats no values into strings (its f-strings
+    print a float as "<object type:float64>"): compiled, it is refused at the user's line,
+    so that jit="auto" runs the code as Python.
+
+    >>> formatted("loss {:.3f} at {}", 0.5, 3)
+    'loss 0.500 at 3'
+    """
+    return template.format(*values)
+
+
+@overload(formatted)
+def _formatted_typer(template, *values):
+    from numba.core.errors import TypingError
+    raise TypingError("srcgrad: an f-string formats values in the gradient's Python form "
+                      "only (jit=False, or jit='auto', which falls back to it): numba "
+                      "formats no values into strings")
