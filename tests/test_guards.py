@@ -205,11 +205,15 @@ def _printed_each_step(x, n):
 
 
 def test_an_f_string_printed_in_a_loop(capsys):
-    # formatted as Python formats it (the Python form; numba refuses it at its line)
+    # formatted as Python formats it (the Python form)
     g = srcgrad.grad(_printed_each_step, jit=False)(X, 2)
     np.testing.assert_allclose(g, 2 * 3 * np.sum(X) * 3.0)   # s = 3 sum(x): 18 sum(x)
     assert capsys.readouterr().out.splitlines() == \
         [f"step 0: {np.sum(X):.2f}", f"step 1: {3 * np.sum(X):.2f}"]
+
+
+@compiles
+def test_numba_refuses_an_f_string_printed_at_its_line():
     with pytest.raises(srcgrad.SrcgradError, match=r"test_guards.py:\d+: numba cannot "
                                                    r"compile .* an f-string formats values"):
         srcgrad.grad(_printed_each_step, jit=True)(X, 2)

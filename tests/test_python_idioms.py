@@ -591,3 +591,42 @@ def test_a_list_grown_with_plus_equals(jit):
 def test_a_list_grown_under_another_name_is_refused():
     with pytest.raises(srcgrad.SrcgradError, match=rf"{HERE}:\d+: rows.append"):
         srcgrad.grad(_grown_and_shared, jit=False)(X)
+
+
+# ---- assignment expressions (:=), were refused ----
+
+
+def _walrus_in_a_test(x):
+    if (s := np.sum(x ** 2)) > 0.5:
+        return s * 2.0
+    return s
+
+
+def _walrus_in_a_while(x, n):
+    k, total = n, 0.0
+    while (k := k - 1) >= 0:
+        total = total + np.sum(x * (k + 1.0))
+    return total ** 2
+
+
+def _walrus_in_a_display(x):
+    y = [v := x * 2.0, v + 1.0]
+    return np.sum(y[1] * v)
+
+
+def _walrus_maybe_unevaluated(x):
+    return np.sum(x) if x[0] > 0 and (t := x[1]) > 0 else t
+
+
+def test_assignment_expressions(jit):
+    # by hand: |x|^2 = 1.34 > 0.5: 4x; total = 6 sum(x): 72 sum(x);
+    # sum((2x + 1) 2x) = sum(4x^2 + 2x): 8x + 2
+    assert_by_hand_and_differences(_walrus_in_a_test, (X,), 4 * X, jit)
+    assert_by_hand_and_differences(_walrus_in_a_while, (X, 3), 72 * np.sum(X) * np.ones(3),
+                                   jit)
+    assert_by_hand_and_differences(_walrus_in_a_display, (X,), 8 * X + 2, jit)
+
+
+def test_an_assignment_expression_python_may_skip_is_refused():
+    refused(_walrus_maybe_unevaluated, (X,), "an assignment expression (:=) that Python may "
+            "not evaluate", "(t := x[1])")

@@ -717,6 +717,9 @@ class _Normalizer:
             raise self.error(node, "a generator expression can be differentiated where sum, "
                                    "max, min, any or all reduces it; for its values, write "
                                    "a list comprehension")
+        if isinstance(node, gast.NamedExpr):   # `(s := e)`: `s = e`, then s
+            self.emit(b.assign(node.target.id, self.atom(node.value)))
+            return b.name(node.target.id)
         if isinstance(node, gast.JoinedStr):   # (print(f"...")): as Python formats it
             template, values = _format_template(node)
             if template is None:

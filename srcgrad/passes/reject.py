@@ -33,7 +33,6 @@ _FORBIDDEN = {
     gast.Delete: "'del' statements",
     gast.Import: "imports inside a differentiated function",
     gast.ImportFrom: "imports inside a differentiated function",
-    gast.NamedExpr: "assignment expressions (:=)",
     gast.Starred: "starred arguments (*args)",
     gast.Match: "'match' statements",
     gast.Dict: "dict literals (but one of constant keys assigned once to a name)",
@@ -73,6 +72,19 @@ def _in_place(call: gast.Call) -> str | None:
     return None
 
 
+def _deferred(node: gast.AST) -> list[gast.AST]:
+    """The parts of `node` Python may evaluate other than once, in order, or not at all:
+    where `normalize` (which evaluates each operand once, first) cannot bind a name."""
+    if isinstance(node, gast.BoolOp):
+        return node.values[1:]
+    if isinstance(node, gast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                         gast.Lambda)):
+        return [node]
+    return []
+
+
 def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     """Raise `UnsupportedSyntax` at the first construct srcgrad cannot differentiate."""
     if fn.args.kwarg:
@@ -85,8 +97,14 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
                                 f"parameters: only the function differentiated may, not "
                                 f"one it calls", filename=filename, lineno=fn.lineno)
     for stmt in fn.body:
+        deferred = {id(n) for up in gast.walk(stmt) for part in _deferred(up)
+                    for n in gast.walk(part)}
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
+            if isinstance(node, gast.NamedExpr) and id(node) in deferred:
+                what = ("an assignment expression (:=) that Python may not evaluate (in an "
+                        "'and'/'or' operand after the first, a branch of an 'x if c else "
+                        "y', a comprehension or a lambda)")
             if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Store):
                 what = None   # `first, *rest = ...`: `normalize` unpacks it
             if isinstance(node, gast.keyword) and node.arg is None:
