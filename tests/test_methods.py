@@ -476,3 +476,30 @@ def _calls_a_writing_method(x):
 def test_a_method_of_a_global_object_that_writes_to_it_is_refused():
     with pytest.raises(UnsupportedSyntax, match=r"test_methods.py:\d+: self.n is written"):
         srcgrad.grad(_calls_a_writing_method, jit=False)(np.ones(3))
+
+
+class _Scaled:
+    def __init__(self):
+        self.base = np.array([1.0, 2.0, 3.0])
+
+    @property
+    def scale(self):
+        return self.base * 2.0
+
+    def loss(self, x):
+        return np.sum(self.scale * x ** 2)
+
+
+SCALED = _Scaled()
+
+
+def _through_a_property(x):
+    return SCALED.loss(x)
+
+
+def test_an_attribute_a_property_reads_changes(jit):
+    g = srcgrad.grad(_through_a_property, jit=jit)
+    x = np.array([0.3, -0.5, 0.7])
+    np.testing.assert_allclose(g(x), 4 * SCALED.base * x)
+    SCALED.base = np.array([0.0, 1.0, 0.0])   # read by the property only
+    np.testing.assert_allclose(g(x), 4 * SCALED.base * x)

@@ -138,9 +138,9 @@ class Taken:
             if _data(held) or isinstance(held, types.FunctionType) or _object(held):
                 found += [(f, value if isinstance(value, type) else None) for f, _ in
                           self._hold(owner, attr, attributes[attr], seen, names)]
-            elif instance and attr not in attributes:   # `model.loss`: what it reads of model
+            elif instance and attr not in attributes:   # `model.loss`, a property: what it reads
                 method = inspect.getattr_static(type(value), attr, None)
-                method = getattr(method, "__func__", method)
+                method = getattr(method, "__func__", getattr(method, "fget", method))
                 if isinstance(method, types.FunctionType) and is_user_function(method):
                     found.append((method, value))
         return found
