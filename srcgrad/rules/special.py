@@ -25,6 +25,7 @@ from scipy import special
 
 from ..runtime import sum_grad, unbroadcast
 from ..runtime.special import i1_slope, times_weights
+from ..runtime.special_extra import expn_all, j1_slope, order_grad, shape_grad, y1_slope
 from ..runtime.special_more import i1e_slope, multipolygamma
 from . import describe, linear, nondifferentiable, rule, tangent
 
@@ -235,3 +236,118 @@ nondifferentiable(special.gammasgn)
 describe(special.logsumexp, refuse=lambda keywords: "return_sign=True gives a tuple with "
          "the sign, which has no gradient rule: take np.abs or the sign apart" if
          keywords.get("return_sign") else None)
+
+
+# ---- incomplete gamma and beta, exponential integrals (in x only) ----
+
+
+@rule(special.gammainc, elementwise=True)
+def gammainc(dy, y, a, x):
+    return (shape_grad(dy, a),
+            unbroadcast(dy * np.exp(special.xlogy(a - 1.0, x) - x - special.gammaln(a)), x))
+
+
+@rule(special.gammaincc, elementwise=True)
+def gammaincc(dy, y, a, x):
+    return (shape_grad(dy, a),
+            unbroadcast(-dy * np.exp(special.xlogy(a - 1.0, x) - x - special.gammaln(a)), x))
+
+
+@rule(special.betainc, elementwise=True)
+def betainc(dy, y, a, b, x):
+    return (shape_grad(dy, a), shape_grad(dy, b),
+            unbroadcast(dy * np.exp(special.xlogy(a - 1.0, x) + special.xlog1py(b - 1.0, -x) -
+                                    special.betaln(a, b)), x))
+
+
+@rule(special.exp1, elementwise=True)
+def exp1(dy, y, x):
+    return -dy * np.exp(-x) / x
+
+
+@rule(special.expi, elementwise=True)
+def expi(dy, y, x):
+    return dy * np.exp(x) / x
+
+
+@rule(special.expn, elementwise=True)
+def expn(dy, y, n, x):
+    return order_grad(dy, n), unbroadcast(-dy * expn_all(n - 1, x), x)
+
+
+@rule(expn_all, elementwise=True)
+def expn_all_(dy, y, n, x):
+    return order_grad(dy, n), unbroadcast(-dy * expn_all(n - 1, x), x)
+
+
+# ---- Bessel functions (in x only) ----
+
+
+@rule(special.j0, elementwise=True)
+def j0(dy, y, x):
+    return -dy * special.j1(x)
+
+
+@rule(special.j1, elementwise=True)
+def j1(dy, y, x):
+    return dy * j1_slope(x)
+
+
+@rule(j1_slope, elementwise=True)
+def j1_slope_(dy, y, x):
+    # Bessel's equation x^2 j1'' + x j1' + (x^2 - 1) j1 = 0 (NaN at x = 0, where it is 0)
+    return dy * ((special.j1(x) - x * y) / (x * x) - special.j1(x))
+
+
+@rule(special.y0, elementwise=True)
+def y0(dy, y, x):
+    return -dy * special.y1(x)
+
+
+@rule(special.y1, elementwise=True)
+def y1(dy, y, x):
+    return dy * y1_slope(x)
+
+
+@rule(y1_slope, elementwise=True)
+def y1_slope_(dy, y, x):
+    return dy * ((special.y1(x) - x * y) / (x * x) - special.y1(x))
+
+
+@rule(special.jv, elementwise=True)
+def jv(dy, y, v, x):
+    return order_grad(dy, v), unbroadcast(
+        dy * 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)), x)
+
+
+@rule(special.yv, elementwise=True)
+def yv(dy, y, v, x):
+    return order_grad(dy, v), unbroadcast(
+        dy * 0.5 * (special.yv(v - 1.0, x) - special.yv(v + 1.0, x)), x)
+
+
+@rule(special.iv, elementwise=True)
+def iv(dy, y, v, x):
+    return order_grad(dy, v), unbroadcast(
+        dy * 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)), x)
+
+
+@rule(special.ive, elementwise=True)
+def ive(dy, y, v, x):
+    return order_grad(dy, v), unbroadcast(
+        dy * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x)) - np.sign(x) * y), x)
+
+
+@rule(special.kv, elementwise=True)
+def kv(dy, y, v, x):
+    return order_grad(dy, v), unbroadcast(
+        -dy * 0.5 * (special.kv(v - 1.0, x) + special.kv(v + 1.0, x)), x)
+
+
+@rule(special.kve, elementwise=True)
+def kve(dy, y, v, x):
+    return order_grad(dy, v), unbroadcast(
+        dy * (y - 0.5 * (special.kve(v - 1.0, x) + special.kve(v + 1.0, x))), x)
+
+
+describe(j1_slope, y1_slope, expn_all, shape_grad, order_grad, pure=True)

@@ -1,0 +1,188 @@
+"""scipy.special under numba, a third part (`runtime/special.py` has the pattern):
+gammainc, gammaincc, betainc, exp1, expi, expn and the Bessel functions j0, j1, y0, y1,
+jv, yv, iv, ive, kv, kve call cython_special's float64 forms (betainc through `_ternary`,
+the form of a ufunc of three arguments).
+
+The helpers of their rules beside their numba forms: `expn_all(n, x)`, E_n(x) for every
+integer n (SciPy's expn is NaN for n < 0, which the derivative E_n' = -E_(n-1) reaches
+at n = 0), `j1_slope` and `y1_slope` (the derivatives of j1 and y1, with j1's limit 1/2 at
+0), and the refusals `shape_grad` and `order_grad`: the gradient of an argument that has
+none in closed form (gammainc's a, betainc's a and b) or is an order (a Bessel function's
+v, expn's n). A rule calls them only where a value being differentiated reaches such an
+argument, and they raise `MissingRule` (as `runtime.stats.count_grad` does for counts)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as special
+from numba import types
+from numba.extending import overload, register_jitable
+
+from ..errors import MissingRule
+from .special import _called, _export, _real, _unary
+
+_C = {name: _export(name, 1) for name in ("exp1", "expi", "j0", "j1", "y0", "y1")}
+for _name, _c in _C.items():
+    _unary(getattr(special, _name), _called(_c))
+
+
+@register_jitable
+def _floats(x):
+    """x (a number or an array) as a float64 array."""
+    return np.asarray(x).astype(np.float64)
+
+
+def _binary(fun, c) -> None:
+    """The numba form of the scipy ufunc `fun` of two arguments (broadcast), whose
+    arguments may be of different types (an int order and float x: `jv(1, x)`)."""
+    @overload(fun)
+    def _typer(x, y):
+        if _real(x) and _real(y):
+            return lambda x, y: c(float(x), float(y), 0)
+        if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in (x, y)):
+            return None
+
+        def arrays(x, y):
+            xs, ys = np.broadcast_arrays(_floats(x), _floats(y))
+            out = np.empty(xs.shape)
+            for i in np.ndindex(xs.shape):
+                out[i] = c(xs[i], ys[i], 0)
+            return out
+        return arrays
+
+
+def _ternary(fun, c) -> None:
+    """The numba form of the scipy ufunc `fun` of three arguments (broadcast)."""
+    @overload(fun)
+    def _typer(x, y, z):
+        if _real(x) and _real(y) and _real(z):
+            return lambda x, y, z: c(float(x), float(y), float(z), 0)
+        if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype)
+                   for t in (x, y, z)):
+            return None
+
+        def arrays(x, y, z):
+            xs, ys, zs = np.broadcast_arrays(_floats(x), _floats(y), _floats(z))
+            out = np.empty(xs.shape)
+            for i in np.ndindex(xs.shape):
+                out[i] = c(xs[i], ys[i], zs[i], 0)
+            return out
+        return arrays
+
+
+_ternary(special.betainc, _export("betainc", 3))
+_C2 = {name: _export(name, 2) for name in (
+    "gammainc", "gammaincc", "expn", "jv", "yv", "iv", "ive", "kv", "kve")}
+for _name, _c in _C2.items():
+    _binary(getattr(special, _name), _c)
+_EXPN, _J0, _J1, _Y0, _Y1 = _C2["expn"], _C["j0"], _C["j1"], _C["y0"], _C["y1"]
+
+# ---- the exponential integrals of every order ----
+
+
+def _expn_negative(n, x):
+    """E_n(x) for an integer n < 0: m! e^-x / x^(m+1) times the sum over k <= m of
+    x^k / k!, m = -n."""
+    m = -int(n)
+    total, term = 0.0, 1.0   # term = x^k / k!
+    for k in range(m + 1):
+        total += term
+        term *= x / (k + 1)
+    return math.gamma(m + 1.0) * math.exp(-x) / x ** (m + 1) * total
+
+
+_expn_negative_jit = register_jitable(_expn_negative)
+
+
+@register_jitable
+def _expn_all(n, x):
+    return _EXPN(float(n), x, 0) if n >= 0 else _expn_negative_jit(n, x)
+
+
+def expn_all(n, x):
+    """E_n(x) = the integral over t >= 1 of e^(-x t) / t^n, for every integer n (n < 0
+    too, where SciPy's expn is NaN): the derivative of expn(n, x) in x is
+    -expn_all(n - 1, x).
+
+    >>> bool(abs(float(expn_all(-1, 1.0)) - 2.0 / math.e) < 1e-15)
+    True
+    """
+    n, x = np.broadcast_arrays(np.asarray(n), np.asarray(x, dtype=float))
+    out = np.empty(n.shape)
+    for i in np.ndindex(n.shape):
+        out[i] = special.expn(n[i], x[i]) if n[i] >= 0 else _expn_negative(n[i], x[i])
+    return out[()]
+
+
+_binary(expn_all, register_jitable(lambda n, x, flag: _expn_all(n, x)))
+
+# ---- the slopes of j1 and y1 ----
+
+
+def j1_slope(x):
+    """The derivative of the Bessel function j1: j0(x) - j1(x) / x, and its limit 1/2 at
+    x = 0.
+
+    >>> float(j1_slope(0.0))
+    0.5
+    """
+    x = np.asarray(x, dtype=float)
+    ratio = special.j1(x) / np.where(x == 0.0, 1.0, x)
+    return np.where(x == 0.0, 0.5, special.j0(x) - ratio)[()]
+
+
+@register_jitable
+def _j1_slope(x):
+    return 0.5 if x == 0.0 else _J0(x, 0) - _J1(x, 0) / x
+
+
+_unary(j1_slope, _j1_slope)
+
+
+def y1_slope(x):
+    """The derivative of the Bessel function y1: y0(x) - y1(x) / x.
+
+    >>> bool(abs(float(y1_slope(1.0)) - float(special.y0(1.0) - special.y1(1.0))) < 1e-15)
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    return (special.y0(x) - special.y1(x) / x)[()]
+
+
+_unary(y1_slope, register_jitable(lambda x: _Y0(x, 0) - _Y1(x, 0) / x))
+
+# ---- refusals: arguments with no gradient rule ----
+
+_SHAPE = ("scipy.special.gammainc, gammaincc and betainc: no gradient rule in the shape "
+          "parameters a and b (the derivative has no closed form), only in x; pass a "
+          "constant, or wrap it in srcgrad.stop_gradient")
+_ORDER = ("scipy.special: no gradient rule in the order (v of jv, yv, iv, ive, kv, kve; n "
+          "of expn), only in x; pass a constant, or wrap it in srcgrad.stop_gradient")
+
+
+def shape_grad(dy, a):
+    """The gradient of gammainc's or betainc's shape parameter: none in closed form.
+    Reached only where a value being differentiated is passed as one, which is refused."""
+    raise MissingRule(_SHAPE)
+
+
+def order_grad(dy, v):
+    """The gradient of a Bessel function's order (or expn's n): none. Reached only where
+    a value being differentiated is passed as one, which is refused."""
+    raise MissingRule(_ORDER)
+
+
+@overload(shape_grad)
+def _shape_grad_typer(dy, a):
+    def impl(dy, a):
+        raise MissingRule(_SHAPE)
+    return impl
+
+
+@overload(order_grad)
+def _order_grad_typer(dy, v):
+    def impl(dy, v):
+        raise MissingRule(_ORDER)
+    return impl

@@ -1,0 +1,231 @@
+"""scipy.special, a third part (srcgrad/rules/special.py, their compiled forms in
+srcgrad/runtime/special_extra.py): gammainc, gammaincc, betainc, exp1, expi, expn and the
+Bessel functions j0, j1, y0, y1, jv, yv, iv, ive, kv, kve in the rule sweep, by hand,
+forward mode and hvp against central differences, the compiled forms against SciPy's
+values, and the refusal of the arguments without a gradient rule (the shape parameters
+of gammainc and betainc, the orders of the Bessel functions and of expn).
+"""
+
+import math
+
+import numba
+import numpy as np
+import pytest
+from marks import compiles
+from scipy import special
+from sweep import check, check_hvp, check_jvp, domains, parametrize
+
+import srcgrad
+from srcgrad.errors import MissingRule
+from srcgrad.runtime.special_extra import expn_all, j1_slope, y1_slope
+
+any_, pos, unit, distinct = domains(31)
+
+SHAPES_1 = [(), (5,), (3, 4)]
+SHAPES_2 = [((), ()), ((4,), (4,)), ((3, 4), (4,)), ((3, 1), (1, 4))]
+
+
+# ---- the functions differentiated: several rules each (few functions to compile) ----
+
+
+def incomplete(a, x):
+    # x in (0.5, 2), a in (0.5, 2): the densities of the incomplete gamma and beta
+    return np.sum(special.gammainc(a, x) + special.gammaincc(a + 1.0, x) * 0.7 +
+                  special.betainc(a, 2.5, x * 0.4) * 1.3 + special.betainc(1.5, a, x * 0.3))
+
+
+def integrals(x):
+    # expn of orders 0, 1, 2 (the slope of order 0 is expn_all(-1, x)) and expn_all itself
+    return np.sum(special.exp1(x) + special.expi(x) * 0.5 + special.expn(2, x) * 1.2 +
+                  special.expn(0, x) * 0.3 + expn_all(-1, x) * 0.2 + expn_all(1, x) * 0.4)
+
+
+def bessel(v, x):
+    # x in (0.5, 2) (yv, kv are singular at 0, iv and jv of a fractional order real for
+    # x > 0 only)
+    return np.sum(special.jv(v, x) + special.yv(v, x) * 0.3 + special.iv(v, x) * 0.8 +
+                  special.ive(v, x) * 1.1 + special.kv(v, x) * 0.6 + special.kve(v, x) * 0.9)
+
+
+def bessel_signed(x):
+    # an integer order: jv, iv and ive are real for x < 0 too (sign(x) in ive's slope)
+    return np.sum(special.jv(2, x) + special.iv(1, x) * 0.7 + special.ive(3, x) * 1.2 +
+                  special.ive(0, x) + special.j0(x) * 0.5 + special.j1(x) * 1.4 +
+                  j1_slope(x) * 0.6)
+
+
+def bessel_integer(x):
+    return np.sum(special.j0(x) + special.j1(x) * 0.8 + special.y0(x) * 0.6 +
+                  special.y1(x) * 1.1 + j1_slope(x) * 0.4 + y1_slope(x) * 0.3)
+
+
+INCOMPLETE = (special.gammainc, special.gammaincc, special.betainc)
+INTEGRALS = (special.exp1, special.expi, special.expn, expn_all)
+BESSEL = (special.jv, special.yv, special.iv, special.ive, special.kv, special.kve)
+INTEGER = (special.j0, special.j1, special.y0, special.y1, j1_slope, y1_slope)
+
+
+def cases():
+    """(id, primals covered, function, arguments, positions, compiled too)."""
+    for sa, sx in SHAPES_2:
+        yield "incomplete", INCOMPLETE, incomplete, (pos(*sa), pos(*sx)), [1], False
+    for shape in SHAPES_1:
+        yield "integrals", INTEGRALS, integrals, (pos(*shape),), [0], False
+        yield "bessel-integer", INTEGER, bessel_integer, (pos(*shape),), [0], False
+        yield "bessel-signed", (*BESSEL[:4:2], special.ive, special.j0, special.j1,
+                                j1_slope), bessel_signed, (any_(*shape),), [0], False
+    for sv, sx in SHAPES_2:
+        yield "bessel", BESSEL, bessel, (pos(*sv) + 0.3, pos(*sx)), [1], False
+    yield "incomplete-compiled", INCOMPLETE, incomplete, (pos(3, 1), pos(4)), [1], True
+    yield "integrals-compiled", INTEGRALS, integrals, (pos(2, 3),), [0], True
+    yield "bessel-compiled", BESSEL, bessel, (1.3, pos(2, 3)), [1], True
+    yield "bessel-integer-compiled", INTEGER, bessel_integer, (pos(),), [0], True
+    yield "bessel-signed-compiled", (special.ive,), bessel_signed, (any_(5),), [0], True
+
+
+CASES = list(cases())
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+def test_jvp_against_differences(jit):
+    for k in range(-5, 0):
+        check_jvp(CASES[k], jit)
+
+
+def test_jvp_broadcast_as_python():
+    for case in CASES:
+        if case[0] in ("incomplete", "bessel") and np.ndim(case[3][0]) == 2:
+            check_jvp(case, jit=False)
+
+
+def test_hvp_against_differences_of_the_gradient():
+    # the rules' own rules: xlogy's and gammaln's in gammainc's slope, expn_all's,
+    # j1_slope's and y1_slope's, and the orders v - 1, v + 1 of the Bessel functions
+    for k in range(-5, 0):
+        check_hvp(CASES[k], jit=False)
+
+
+# ---- by hand ----
+
+
+def gamma_and_beta(x):
+    return special.gammainc(2.0, x) + special.gammaincc(2.0, x) * 3.0 + \
+        special.betainc(2.0, 1.0, x * 0.5)
+
+
+def exponential(x):
+    return special.exp1(x) + special.expi(x) * 2.0 + special.expn(0, x) * 5.0
+
+
+def half_orders(x):
+    return special.jv(0.5, x) + special.iv(0.5, x) * 2.0 + special.kv(0.5, x) * 3.0 + \
+        special.kve(0.5, x) * 5.0 + special.yv(0.5, x) * 7.0
+
+
+def at_zero(x):
+    return np.sum(special.jv(2, x) + special.iv(1, x) * 0.7 + special.ive(0, x) +
+                  special.j0(x) * 0.5 + special.j1(x) * 1.4)
+
+
+def test_by_hand(jit):
+    # gammainc(2, x) = 1 - (1 + x) e^-x: slope x e^-x, e^-1 at x = 1; gammaincc's is minus
+    # that; betainc(2, 1, u) = u^2: d/dx (x/2)^2 = x/2
+    got = srcgrad.grad(gamma_and_beta, jit=jit)(1.0)
+    assert got == pytest.approx(math.exp(-1.0) * (1.0 - 3.0) + 0.5, rel=1e-13)
+    # exp1' = -e^-x / x, expi' = e^x / x, expn(0, x) = e^-x / x: slope -e^-x (1/x + 1/x^2)
+    got = srcgrad.grad(exponential, jit=jit)(2.0)
+    want = -math.exp(-2.0) / 2.0 + 2.0 * math.exp(2.0) / 2.0 - 5.0 * math.exp(-2.0) * 0.75
+    assert got == pytest.approx(want, rel=1e-13)
+    # the orders 1/2: jv = sqrt(2/(pi x)) sin x, iv = sqrt(2/(pi x)) sinh x, kv = sqrt(pi/(2x))
+    # e^-x, kve = sqrt(pi/(2x)), yv = -sqrt(2/(pi x)) cos x
+    x, c = 0.8, math.sqrt(2.0 / math.pi)
+    want = (c * (math.cos(x) / math.sqrt(x) - 0.5 * math.sin(x) * x ** -1.5) +
+            2.0 * c * (math.cosh(x) / math.sqrt(x) - 0.5 * math.sinh(x) * x ** -1.5) -
+            3.0 * math.sqrt(math.pi / 2.0) * math.exp(-x) * (x ** -0.5 + 0.5 * x ** -1.5) -
+            5.0 * 0.5 * math.sqrt(math.pi / 2.0) * x ** -1.5 +
+            7.0 * c * (math.sin(x) / math.sqrt(x) + 0.5 * math.cos(x) * x ** -1.5))
+    assert srcgrad.grad(half_orders, jit=jit)(x) == pytest.approx(want, rel=1e-12)
+    # at 0: j0' = -j1 = 0, j1' = 1/2, iv(1, x)' = (i0 + i2)/2 = 1/2, jv(2, x)' = (j1 - j3)/2 = 0,
+    # ive(0, x)' = i1e(x) - sign(x) i0e(x) = 0
+    assert srcgrad.grad(at_zero, jit=jit)(np.zeros(2)) == pytest.approx([1.05] * 2, abs=1e-15)
+
+
+# ---- refusals: no gradient in a shape parameter or an order ----
+
+
+def shape_a(a, x):
+    return np.sum(special.gammainc(a, x))
+
+
+def shape_ac(a, x):
+    return np.sum(special.gammaincc(a, x))
+
+
+def shape_b(b, x):
+    return np.sum(special.betainc(1.5, b, x))
+
+
+def order_v(v, x):
+    return np.sum(special.kve(v, x) + special.jv(1.0, x))
+
+
+def order_n(n, x):
+    return np.sum(special.expn(n, x))
+
+
+REFUSED = [(shape_a, "shape parameters a and b"), (shape_ac, "shape parameters a and b"),
+           (shape_b, "shape parameters a and b"), (order_v, "order"), (order_n, "order")]
+
+
+def test_refusals(jit):
+    x = np.array([0.3, 0.6])
+    for fun, words in REFUSED:
+        with pytest.raises(MissingRule, match=words) as info:
+            srcgrad.grad(fun, wrt=0, jit=jit)(2.0, x)
+        assert "srcgrad.stop_gradient" in str(info.value)
+        # the other argument is differentiated
+        assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=jit)(2.0, x)))
+
+
+def test_refusals_in_forward_mode():
+    x = np.array([0.3, 0.6])
+    for fun, words in REFUSED[::2]:
+        with pytest.raises(MissingRule, match=words):
+            srcgrad.jvp(fun, wrt=0, jit=False)(2.0, x, 1.0)
+
+
+# ---- the compiled forms ----
+
+
+@numba.njit
+def _compiled(a, x, v):
+    return (special.gammainc(a, x), special.gammaincc(a, x), special.betainc(a, v, x / 3.0),
+            special.exp1(x), special.expi(x), special.expi(-x), special.expn(3, x),
+            expn_all(-2, x), special.j0(x), special.j1(x), special.y0(x), special.y1(x),
+            j1_slope(x), y1_slope(x), special.jv(v, x), special.yv(v, x), special.iv(v, x),
+            special.ive(v, x), special.kv(v, x), special.kve(v, x), special.jv(2, x))
+
+
+def _scipy(a, x, v):
+    m = 2.0   # E_-2(x) = 2 e^-x (1 + x + x^2/2) / x^3
+    return (special.gammainc(a, x), special.gammaincc(a, x), special.betainc(a, v, x / 3.0),
+            special.exp1(x), special.expi(x), special.expi(-x), special.expn(3, x),
+            m * np.exp(-x) * (1.0 + x + x * x / 2.0) / x ** 3, special.j0(x), special.j1(x),
+            special.y0(x), special.y1(x), special.j0(x) - special.j1(x) / x,
+            special.y0(x) - special.y1(x) / x, special.jv(v, x), special.yv(v, x),
+            special.iv(v, x), special.ive(v, x), special.kv(v, x), special.kve(v, x),
+            special.jv(2, x))
+
+
+@compiles
+def test_compiled_forms_give_scipys_values(rng):
+    for a, x, v in [(0.3, 0.4, 1.2), (2.5, 1.7, 0.5), (1.0, 30.0, 3.0), (7.0, 0.05, 2.0)]:
+        for got, want in zip(_compiled(a, x, v), _scipy(a, x, v), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=str((a, x, v)))
+    a, x, v = rng.uniform(0.2, 3, (3, 1)), rng.uniform(0.1, 3, (3, 4)), rng.uniform(0.5, 2, 4)
+    for got, want in zip(_compiled(a, x, v), _scipy(a, x, v), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
