@@ -1,9 +1,9 @@
 """scipy.special, a third part (srcgrad/rules/special.py, their compiled forms in
 srcgrad/runtime/special_extra.py): gammainc, gammaincc, betainc, exp1, expi, expn and the
-Bessel functions j0, j1, y0, y1, jv, yv, iv, ive, kv, kve in the rule sweep, by hand,
+Bessel functions j0, j1, y0, y1, jv, yv, iv, ive, kv, kve, zeta, spherical_jn, spherical_yn in the rule sweep, by hand,
 forward mode and hvp against central differences, the compiled forms against SciPy's
 values, and the refusal of the arguments without a gradient rule (the shape parameters
-of gammainc and betainc, the orders of the Bessel functions and of expn).
+of gammainc and betainc, the orders of the Bessel functions and of expn, zeta's s).
 """
 
 import math
@@ -17,7 +17,8 @@ from sweep import check, check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
 from srcgrad.errors import MissingRule
-from srcgrad.runtime.special_extra import expn_all, j1_slope, y1_slope
+from srcgrad.runtime.special_extra import (
+    expn_all, j1_slope, spherical_jn_slope, spherical_yn_slope, y1_slope)
 
 any_, pos, unit, distinct = domains(31)
 
@@ -59,10 +60,29 @@ def bessel_integer(x):
                   special.y1(x) * 1.1 + j1_slope(x) * 0.4 + y1_slope(x) * 0.3)
 
 
+def zetas(s, q):
+    # s in (2, 3.5): zeta(s, q) in q, and Riemann's zeta(s) of s not differentiated
+    return np.sum(special.zeta(s, q) + special.zeta(s + 1.0, q * 2.0) * 0.5 +
+                  special.zeta(s) * q)
+
+
+def spherical(x):
+    return np.sum(special.spherical_jn(2, x) + special.spherical_yn(1, x) * 0.3 +
+                  special.spherical_jn(0, x) * 1.2 + special.spherical_yn(0, x) * 0.4 +
+                  spherical_jn_slope(1, x) * 0.7 + spherical_yn_slope(2, x) * 0.2)
+
+
+def spherical_signed(x):
+    return np.sum(special.spherical_jn(3, x) + special.spherical_jn(1, x) * 0.8 +
+                  spherical_jn_slope(2, x) * 1.1)
+
+
 INCOMPLETE = (special.gammainc, special.gammaincc, special.betainc)
 INTEGRALS = (special.exp1, special.expi, special.expn, expn_all)
 BESSEL = (special.jv, special.yv, special.iv, special.ive, special.kv, special.kve)
 INTEGER = (special.j0, special.j1, special.y0, special.y1, j1_slope, y1_slope)
+SPHERICAL = (special.spherical_jn, special.spherical_yn, spherical_jn_slope,
+             spherical_yn_slope)
 
 
 def cases():
@@ -74,13 +94,21 @@ def cases():
         yield "bessel-integer", INTEGER, bessel_integer, (pos(*shape),), [0], False
         yield "bessel-signed", (*BESSEL[:4:2], special.ive, special.j0, special.j1,
                                 j1_slope), bessel_signed, (any_(*shape),), [0], False
+        yield "spherical", SPHERICAL, spherical, (pos(*shape),), [0], False
+        yield "spherical-signed", (special.spherical_jn, spherical_jn_slope), \
+            spherical_signed, (any_(*shape),), [0], False
     for sv, sx in SHAPES_2:
         yield "bessel", BESSEL, bessel, (pos(*sv) + 0.3, pos(*sx)), [1], False
+        yield "zeta", (special.zeta,), zetas, (pos(*sv) + 1.5, pos(*sx)), [1], False
     yield "incomplete-compiled", INCOMPLETE, incomplete, (pos(3, 1), pos(4)), [1], True
     yield "integrals-compiled", INTEGRALS, integrals, (pos(2, 3),), [0], True
     yield "bessel-compiled", BESSEL, bessel, (1.3, pos(2, 3)), [1], True
     yield "bessel-integer-compiled", INTEGER, bessel_integer, (pos(),), [0], True
     yield "bessel-signed-compiled", (special.ive,), bessel_signed, (any_(5),), [0], True
+    yield "zeta-compiled", (special.zeta,), zetas, (pos(3, 1) + 1.5, pos(4)), [1], True
+    yield "spherical-compiled", SPHERICAL, spherical, (pos(2, 3),), [0], True
+    yield "spherical-signed-compiled", (special.spherical_jn, spherical_jn_slope), \
+        spherical_signed, (any_(),), [0], True
 
 
 CASES = list(cases())
@@ -92,20 +120,20 @@ def test_rule(case, jit):
 
 
 def test_jvp_against_differences(jit):
-    for k in range(-5, 0):
+    for k in range(-8, 0):
         check_jvp(CASES[k], jit)
 
 
 def test_jvp_broadcast_as_python():
     for case in CASES:
-        if case[0] in ("incomplete", "bessel") and np.ndim(case[3][0]) == 2:
+        if case[0] in ("incomplete", "bessel", "zeta") and np.ndim(case[3][0]) == 2:
             check_jvp(case, jit=False)
 
 
 def test_hvp_against_differences_of_the_gradient():
     # the rules' own rules: xlogy's and gammaln's in gammainc's slope, expn_all's,
     # j1_slope's and y1_slope's, and the orders v - 1, v + 1 of the Bessel functions
-    for k in range(-5, 0):
+    for k in range(-8, 0):
         check_hvp(CASES[k], jit=False)
 
 
@@ -131,6 +159,11 @@ def at_zero(x):
                   special.j0(x) * 0.5 + special.j1(x) * 1.4)
 
 
+def zeta_and_spherical(x):
+    return special.zeta(2.0, x) + special.spherical_jn(0, x) * 2.0 + \
+        special.spherical_yn(0, x) * 3.0
+
+
 def test_by_hand(jit):
     # gammainc(2, x) = 1 - (1 + x) e^-x: slope x e^-x, e^-1 at x = 1; gammaincc's is minus
     # that; betainc(2, 1, u) = u^2: d/dx (x/2)^2 = x/2
@@ -152,6 +185,12 @@ def test_by_hand(jit):
     # at 0: j0' = -j1 = 0, j1' = 1/2, iv(1, x)' = (i0 + i2)/2 = 1/2, jv(2, x)' = (j1 - j3)/2 = 0,
     # ive(0, x)' = i1e(x) - sign(x) i0e(x) = 0
     assert srcgrad.grad(at_zero, jit=jit)(np.zeros(2)) == pytest.approx([1.05] * 2, abs=1e-15)
+    # d/dq zeta(2, q) = -2 zeta(3, q), -2 zeta(3) at q = 1 (Apery's constant); the orders 0:
+    # spherical_jn = sin x / x, spherical_yn = -cos x / x
+    x = 1.0
+    want = -2.0 * 1.2020569031595942 + 2.0 * (x * math.cos(x) - math.sin(x)) / x ** 2 + \
+        3.0 * (x * math.sin(x) + math.cos(x)) / x ** 2
+    assert srcgrad.grad(zeta_and_spherical, jit=jit)(x) == pytest.approx(want, rel=1e-13)
 
 
 # ---- refusals: no gradient in a shape parameter or an order ----
@@ -177,8 +216,22 @@ def order_n(n, x):
     return np.sum(special.expn(n, x))
 
 
+def zeta_s(s, q):
+    return np.sum(special.zeta(s, q))
+
+
+def riemann_s(s, q):
+    return np.sum(special.zeta(s) * q)
+
+
+def order_spherical(n, x):
+    return np.sum(special.spherical_yn(n, x) + special.spherical_jn(1, x))
+
+
 REFUSED = [(shape_a, "shape parameters a and b"), (shape_ac, "shape parameters a and b"),
-           (shape_b, "shape parameters a and b"), (order_v, "order"), (order_n, "order")]
+           (shape_b, "shape parameters a and b"), (order_v, "order"), (order_n, "order"),
+           (zeta_s, "no gradient rule in s"), (riemann_s, "no gradient rule in s"),
+           (order_spherical, "order")]
 
 
 def test_refusals(jit):
@@ -189,6 +242,15 @@ def test_refusals(jit):
         assert "srcgrad.stop_gradient" in str(info.value)
         # the other argument is differentiated
         assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=jit)(2.0, x)))
+
+
+def spherical_derivative(x):
+    return np.sum(special.spherical_jn(1, x, derivative=True))
+
+
+def test_spherical_derivative_refused(jit):
+    with pytest.raises(MissingRule, match="derivative=True has no gradient rule"):
+        srcgrad.grad(spherical_derivative, jit=jit)(np.array([0.3, 0.6]))
 
 
 def test_refusals_in_forward_mode():
@@ -207,7 +269,11 @@ def _compiled(a, x, v):
             special.exp1(x), special.expi(x), special.expi(-x), special.expn(3, x),
             expn_all(-2, x), special.j0(x), special.j1(x), special.y0(x), special.y1(x),
             j1_slope(x), y1_slope(x), special.jv(v, x), special.yv(v, x), special.iv(v, x),
-            special.ive(v, x), special.kv(v, x), special.kve(v, x), special.jv(2, x))
+            special.ive(v, x), special.kv(v, x), special.kve(v, x), special.jv(2, x),
+            special.zeta(a + 1.5, x), special.zeta(a + 1.5), special.zeta(4, x - 0.5),
+            special.spherical_jn(3, x), special.spherical_yn(2, x),
+            special.spherical_jn(2, x - 0.5), special.spherical_jn(1, x, True),
+            spherical_jn_slope(0, x - 0.5), spherical_yn_slope(3, x))
 
 
 def _scipy(a, x, v):
@@ -218,7 +284,10 @@ def _scipy(a, x, v):
             special.y0(x), special.y1(x), special.j0(x) - special.j1(x) / x,
             special.y0(x) - special.y1(x) / x, special.jv(v, x), special.yv(v, x),
             special.iv(v, x), special.ive(v, x), special.kv(v, x), special.kve(v, x),
-            special.jv(2, x))
+            special.jv(2, x), special.zeta(a + 1.5, x), special.zeta(a + 1.5),
+            special.zeta(4, x - 0.5), special.spherical_jn(3, x), special.spherical_yn(2, x),
+            special.spherical_jn(2, x - 0.5), special.spherical_jn(1, x, True),
+            special.spherical_jn(0, x - 0.5, True), special.spherical_yn(3, x, True))
 
 
 @compiles

@@ -25,7 +25,9 @@ from scipy import special
 
 from ..runtime import sum_grad, unbroadcast
 from ..runtime.special import i1_slope, times_weights
-from ..runtime.special_extra import expn_all, j1_slope, order_grad, shape_grad, y1_slope
+from ..runtime.special_extra import (
+    expn_all, j1_slope, order_grad, shape_grad, spherical_jn_slope, spherical_yn_slope,
+    y1_slope, zeta_grad)
 from ..runtime.special_more import i1e_slope, multipolygamma
 from . import describe, linear, nondifferentiable, rule, tangent
 
@@ -350,4 +352,39 @@ def kve(dy, y, v, x):
         dy * (y - 0.5 * (special.kve(v - 1.0, x) + special.kve(v + 1.0, x))), x)
 
 
-describe(j1_slope, y1_slope, expn_all, shape_grad, order_grad, pure=True)
+
+
+
+@rule(special.zeta, elementwise=True)
+def zeta(dy, y, x, q=None):
+    return zeta_grad(dy, x), unbroadcast(-dy * x * special.zeta(x + 1.0, q), q)
+describe(j1_slope, y1_slope, expn_all, shape_grad, order_grad, zeta_grad, pure=True)
+
+
+@rule(special.spherical_jn, elementwise=True)
+def spherical_jn(dy, y, n, z, derivative=False):
+    return order_grad(dy, n), unbroadcast(dy * spherical_jn_slope(n, z), z)
+
+
+@rule(special.spherical_yn, elementwise=True)
+def spherical_yn(dy, y, n, z, derivative=False):
+    return order_grad(dy, n), unbroadcast(dy * spherical_yn_slope(n, z), z)
+
+
+@rule(spherical_jn_slope, elementwise=True)
+def spherical_jn_slope_(dy, y, n, z):
+    # the spherical Bessel equation z^2 f'' + 2 z f' + (z^2 - n (n + 1)) f = 0 (NaN at 0)
+    return order_grad(dy, n), unbroadcast(
+        dy * (-2.0 * y / z - (1.0 - n * (n + 1.0) / (z * z)) * special.spherical_jn(n, z)), z)
+
+
+@rule(spherical_yn_slope, elementwise=True)
+def spherical_yn_slope_(dy, y, n, z):
+    return order_grad(dy, n), unbroadcast(
+        dy * (-2.0 * y / z - (1.0 - n * (n + 1.0) / (z * z)) * special.spherical_yn(n, z)), z)
+
+
+describe(spherical_jn_slope, spherical_yn_slope, pure=True)
+describe(special.spherical_jn, special.spherical_yn, refuse=lambda keywords: "derivative="
+         "True has no gradient rule: differentiate spherical_jn (spherical_yn) itself" if
+         keywords.get("derivative") else None)

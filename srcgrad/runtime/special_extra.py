@@ -14,18 +14,22 @@ argument, and they raise `MissingRule` (as `runtime.stats.count_grad` does for c
 from __future__ import annotations
 
 import math
+import re
 
+import llvmlite.binding as ll
 import numpy as np
 import scipy.special as special
+import scipy.special.cython_special as cython_special
 from numba import types
-from numba.extending import overload, register_jitable
+from numba.extending import get_cython_function_address, overload, register_jitable
 
 from ..errors import MissingRule
-from .special import _called, _export, _real, _unary
+from .special import _called, _capsule_name, _export, _hurwitz_zeta, _real, _unary
 
 _C = {name: _export(name, 1) for name in ("exp1", "expi", "j0", "j1", "y0", "y1")}
 for _name, _c in _C.items():
     _unary(getattr(special, _name), _called(_c))
+_ZETAC = _export("zetac", 1)
 
 
 @register_jitable
@@ -159,7 +163,7 @@ _SHAPE = ("scipy.special.gammainc, gammaincc and betainc: no gradient rule in th
           "parameters a and b (the derivative has no closed form), only in x; pass a "
           "constant, or wrap it in srcgrad.stop_gradient")
 _ORDER = ("scipy.special: no gradient rule in the order (v of jv, yv, iv, ive, kv, kve; n "
-          "of expn), only in x; pass a constant, or wrap it in srcgrad.stop_gradient")
+          "of expn, spherical_jn, spherical_yn), only in x; pass a constant, or wrap it in srcgrad.stop_gradient")
 
 
 def shape_grad(dy, a):
@@ -186,3 +190,164 @@ def _order_grad_typer(dy, v):
     def impl(dy, v):
         raise MissingRule(_ORDER)
     return impl
+
+
+# ---- the Hurwitz and Riemann zeta functions ----
+
+
+@register_jitable
+def _zeta(s, q):
+    """zeta(s, q) = the sum over k >= 0 of (q + k)^-s, as SciPy's: inf at s = 1 or at
+    q a non-positive integer, NaN for s < 1 or for q < 0 and a fractional s."""
+    if s == 1.0:
+        return np.inf
+    if s < 1.0 or q < 0.0 and s != math.floor(s) and q != math.floor(q):
+        return np.nan
+    return _hurwitz_zeta(s, q)
+
+
+@overload(special.zeta)
+def _zeta_typer(x, q=None):
+    if q is None or isinstance(q, (types.Omitted, types.NoneType)):
+        # Riemann's: 1 + zetac(s) (defined for every s, as SciPy's)
+        if _real(x):
+            return lambda x, q=None: 1.0 + _ZETAC(float(x), 0)
+        if isinstance(x, types.Array) and _real(x.dtype):
+            def riemann(x, q=None):
+                flat = x.ravel()
+                out = np.empty(flat.size)
+                for i in range(flat.size):
+                    out[i] = 1.0 + _ZETAC(float(flat[i]), 0)
+                return out.reshape(x.shape)
+            return riemann
+        return None
+    if _real(x) and _real(q):
+        return lambda x, q=None: _zeta(float(x), float(q))
+    if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in (x, q)):
+        return None
+
+    def hurwitz(x, q=None):
+        xs, qs = np.broadcast_arrays(_floats(x), _floats(q))
+        out = np.empty(xs.shape)
+        for i in np.ndindex(xs.shape):
+            out[i] = _zeta(xs[i], qs[i])
+        return out
+    return hurwitz
+
+
+_ZETA = ("scipy.special.zeta: no gradient rule in s (the first argument), only in q of "
+         "zeta(s, q); pass a constant, or wrap it in srcgrad.stop_gradient")
+
+
+def zeta_grad(dy, s):
+    """The gradient of zeta's s: none (no closed form). Reached only where a value being
+    differentiated is passed as s, which is refused."""
+    raise MissingRule(_ZETA)
+
+
+@overload(zeta_grad)
+def _zeta_grad_typer(dy, s):
+    def impl(dy, s):
+        raise MissingRule(_ZETA)
+    return impl
+
+
+# ---- spherical Bessel functions ----
+
+
+def _export_spherical(name: str) -> types.ExternalFunction:
+    """cython_special's float64 form of spherical_jn or spherical_yn, called as
+    ``f(n, z, 0, 0)``: the last argument is the pointer to Cython's optional arguments
+    (derivative=), null for their defaults."""
+    want = "double (Py_ssize_t, double, int __pyx_skip_dispatch, struct "
+    for key, capsule in cython_special.__pyx_capi__.items():
+        if re.fullmatch(rf"(__pyx_fuse_\d+)?{name}", key) and \
+                _capsule_name(capsule).decode().startswith(want):
+            symbol = f"srcgrad_special_{name}"
+            ll.add_symbol(symbol, get_cython_function_address(
+                "scipy.special.cython_special", key))
+            return types.ExternalFunction(symbol, types.float64(
+                types.intp, types.float64, types.intc, types.intp))
+    raise LookupError(f"scipy.special.cython_special exports no float64 {name}")
+
+
+_SPH_JN, _SPH_YN = _export_spherical("spherical_jn"), _export_spherical("spherical_yn")
+
+
+def _spherical_of(f, jn):
+    """The jitable spherical_jn (`f` = cython_special's, jn True) or spherical_yn of the
+    order n at z, or (derivative) its derivative in z: f_n' = f_(n-1) - (n + 1) / z f_n,
+    -f_1 for n = 0 (jn'(0) is 1/3 for n = 1, else 0; yn's is NaN at 0 for n > 0), NaN
+    for n < 0 (as SciPy's)."""
+    @register_jitable
+    def value(k, z):
+        # cython_special's jn is NaN for z < 0: jn(k, -z) = (-1)^k jn(k, z)
+        if jn and z < 0.0:
+            return (1.0 - 2.0 * (k % 2)) * f(k, -z, 0, 0)
+        return f(k, z, 0, 0)
+
+    @register_jitable
+    def spherical(n, z, derivative):
+        k = int(n)
+        if n < 0 or k != n:
+            return np.nan
+        if not derivative:
+            return value(k, z)
+        if k == 0:
+            return -value(1, z)
+        if z == 0.0:   # (yn's is NaN there, where yn is singular)
+            return (1.0 / 3.0 if k == 1 else 0.0) if jn else np.nan
+        return value(k - 1, z) - (k + 1.0) / z * value(k, z)
+    return spherical
+
+
+_SPHERICAL_JN, _SPHERICAL_YN = _spherical_of(_SPH_JN, True), _spherical_of(_SPH_YN, False)
+
+
+def _spherical_form(jn):
+    spherical = _SPHERICAL_JN if jn else _SPHERICAL_YN
+
+    def typer(n, z, derivative=False):
+        if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in (n, z)):
+            return None
+        if _real(n) and _real(z):
+            return lambda n, z, derivative=False: spherical(float(n), float(z),
+                                                             derivative)
+
+        def arrays(n, z, derivative=False):
+            ns, zs = np.broadcast_arrays(_floats(n), _floats(z))
+            out = np.empty(ns.shape)
+            for i in np.ndindex(ns.shape):
+                out[i] = spherical(ns[i], zs[i], derivative)
+            return out
+        return arrays
+    return typer
+
+
+overload(special.spherical_jn)(_spherical_form(True))
+overload(special.spherical_yn)(_spherical_form(False))
+
+
+def spherical_jn_slope(n, z):
+    """The derivative of spherical_jn(n, z) in z (SciPy's derivative=True), a function
+    of its own so that it has a rule (second order).
+
+    >>> float(spherical_jn_slope(1, 0.0))
+    0.3333333333333333
+    """
+    return special.spherical_jn(n, z, derivative=True)
+
+
+def spherical_yn_slope(n, z):
+    """The derivative of spherical_yn(n, z) in z (SciPy's derivative=True).
+
+    >>> float(spherical_yn_slope(0, 1.0)) == -float(special.spherical_yn(1, 1.0))
+    True
+    """
+    return special.spherical_yn(n, z, derivative=True)
+
+
+_binary(spherical_jn_slope, register_jitable(
+    lambda n, z, flag: _SPHERICAL_JN(n, z, True)))
+_binary(spherical_yn_slope, register_jitable(
+    lambda n, z, flag: _SPHERICAL_YN(n, z, True)))
