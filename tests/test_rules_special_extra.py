@@ -1,9 +1,10 @@
 """scipy.special, a third part (srcgrad/rules/special.py, their compiled forms in
-srcgrad/runtime/special_extra.py): gammainc, gammaincc, betainc, exp1, expi, expn and the
-Bessel functions j0, j1, y0, y1, jv, yv, iv, ive, kv, kve, zeta, spherical_jn, spherical_yn in the rule sweep, by hand,
-forward mode and hvp against central differences, the compiled forms against SciPy's
-values, and the refusal of the arguments without a gradient rule (the shape parameters
-of gammainc and betainc, the orders of the Bessel functions and of expn, zeta's s).
+srcgrad/runtime/special_extra.py): gammainc, gammaincc, betainc, exp1, expi, expn, zeta
+and the Bessel functions j0, j1, y0, y1, jv, yv, iv, ive, kv, kve, spherical_jn and
+spherical_yn in the rule sweep, by hand, forward mode and hvp against central
+differences, the compiled forms against SciPy's values, and the refusal of the arguments
+without a gradient rule (the shape parameters of gammainc and betainc, the orders of the
+Bessel functions and of expn, zeta's s).
 """
 
 import math
@@ -18,7 +19,12 @@ from sweep import check, check_hvp, check_jvp, domains, parametrize
 import srcgrad
 from srcgrad.errors import MissingRule
 from srcgrad.runtime.special_extra import (
-    expn_all, j1_slope, spherical_jn_slope, spherical_yn_slope, y1_slope)
+    expn_all,
+    j1_slope,
+    spherical_jn_slope,
+    spherical_yn_slope,
+    y1_slope,
+)
 
 any_, pos, unit, distinct = domains(31)
 

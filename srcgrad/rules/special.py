@@ -26,8 +26,15 @@ from scipy import special
 from ..runtime import sum_grad, unbroadcast
 from ..runtime.special import i1_slope, times_weights
 from ..runtime.special_extra import (
-    expn_all, j1_slope, order_grad, shape_grad, spherical_jn_slope, spherical_yn_slope,
-    y1_slope, zeta_grad)
+    expn_all,
+    j1_slope,
+    order_grad,
+    shape_grad,
+    spherical_jn_slope,
+    spherical_yn_slope,
+    y1_slope,
+    zeta_grad,
+)
 from ..runtime.special_more import i1e_slope, multipolygamma
 from . import describe, linear, nondifferentiable, rule, tangent
 

@@ -163,7 +163,8 @@ _SHAPE = ("scipy.special.gammainc, gammaincc and betainc: no gradient rule in th
           "parameters a and b (the derivative has no closed form), only in x; pass a "
           "constant, or wrap it in srcgrad.stop_gradient")
 _ORDER = ("scipy.special: no gradient rule in the order (v of jv, yv, iv, ive, kv, kve; n "
-          "of expn, spherical_jn, spherical_yn), only in x; pass a constant, or wrap it in srcgrad.stop_gradient")
+          "of expn, spherical_jn, spherical_yn), only in x; pass a constant, or wrap it in "
+          "srcgrad.stop_gradient")
 
 
 def shape_grad(dy, a):
