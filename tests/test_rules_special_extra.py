@@ -19,8 +19,12 @@ from sweep import check, check_hvp, check_jvp, domains, parametrize
 import srcgrad
 from srcgrad.errors import MissingRule
 from srcgrad.runtime.special_extra import (
+    boxcox_slope,
+    ellipe_slope,
+    ellipk_slope,
     expn_all,
     j1_slope,
+    spence_slope,
     spherical_jn_slope,
     spherical_yn_slope,
     y1_slope,
@@ -83,10 +87,38 @@ def spherical_signed(x):
                   spherical_jn_slope(2, x) * 1.1)
 
 
+def unary_more(x):
+    # x in (-0.8, 0.8): erfi, dawsn, wrightomega; the elliptic integrals of m = x; spence
+    # of 1 + x (its slope's limit at z = 1 aside)
+    return np.sum(special.erfi(x) + special.dawsn(x) * 1.3 + special.wrightomega(x) * 0.7 +
+                  special.ellipk(x) * 0.9 + special.ellipe(x) * 1.1 +
+                  special.spence(x + 1.1) * 0.6 + ellipk_slope(x) * 0.2 +
+                  ellipe_slope(x) * 0.4 + spence_slope(x + 1.2) * 0.3)
+
+
+def binary_more(a, b):
+    # a, b in (0.5, 2)
+    return np.sum(special.kl_div(a, b) + special.huber(a, b - 1.2) * 0.8 +
+                  special.pseudo_huber(a, b - 1.0) * 1.2 + special.poch(a, b) * 0.5 +
+                  special.binom(a + 2.0, b) * 0.3 + special.owens_t(b - 1.0, a) * 1.5)
+
+
+def boxcoxes(x, lmbda):
+    # x in (0.5, 2), lmbda in (-0.8, 0.8)
+    return np.sum(special.boxcox(x, lmbda) + special.boxcox1p(x - 0.3, lmbda) * 0.8 +
+                  special.inv_boxcox(x - 0.4, lmbda) * 1.2 +
+                  boxcox_slope(x, lmbda, 1) * 0.5 + boxcox_slope(x, lmbda, 2) * 0.3)
+
+
 INCOMPLETE = (special.gammainc, special.gammaincc, special.betainc)
 INTEGRALS = (special.exp1, special.expi, special.expn, expn_all)
 BESSEL = (special.jv, special.yv, special.iv, special.ive, special.kv, special.kve)
 INTEGER = (special.j0, special.j1, special.y0, special.y1, j1_slope, y1_slope)
+UNARY_MORE = (special.erfi, special.dawsn, special.wrightomega, special.ellipk,
+              special.ellipe, special.spence, ellipk_slope, ellipe_slope, spence_slope)
+BINARY_MORE = (special.kl_div, special.huber, special.pseudo_huber, special.poch,
+               special.binom, special.owens_t)
+BOXCOX = (special.boxcox, special.boxcox1p, special.inv_boxcox, boxcox_slope)
 SPHERICAL = (special.spherical_jn, special.spherical_yn, spherical_jn_slope,
              spherical_yn_slope)
 
@@ -101,11 +133,14 @@ def cases():
         yield "bessel-signed", (*BESSEL[:4:2], special.ive, special.j0, special.j1,
                                 j1_slope), bessel_signed, (any_(*shape),), [0], False
         yield "spherical", SPHERICAL, spherical, (pos(*shape),), [0], False
+        yield "unary-more", UNARY_MORE, unary_more, (unit(*shape),), [0], False
         yield "spherical-signed", (special.spherical_jn, spherical_jn_slope), \
             spherical_signed, (any_(*shape),), [0], False
     for sv, sx in SHAPES_2:
         yield "bessel", BESSEL, bessel, (pos(*sv) + 0.3, pos(*sx)), [1], False
         yield "zeta", (special.zeta,), zetas, (pos(*sv) + 1.5, pos(*sx)), [1], False
+        yield "binary-more", BINARY_MORE, binary_more, (pos(*sv), pos(*sx)), [0, 1], False
+        yield "boxcox", BOXCOX, boxcoxes, (pos(*sv), unit(*sx)), [0, 1], False
     yield "incomplete-compiled", INCOMPLETE, incomplete, (pos(3, 1), pos(4)), [1], True
     yield "integrals-compiled", INTEGRALS, integrals, (pos(2, 3),), [0], True
     yield "bessel-compiled", BESSEL, bessel, (1.3, pos(2, 3)), [1], True
@@ -115,6 +150,9 @@ def cases():
     yield "spherical-compiled", SPHERICAL, spherical, (pos(2, 3),), [0], True
     yield "spherical-signed-compiled", (special.spherical_jn, spherical_jn_slope), \
         spherical_signed, (any_(),), [0], True
+    yield "unary-more-compiled", UNARY_MORE, unary_more, (unit(5),), [0], True
+    yield "binary-more-compiled", BINARY_MORE, binary_more, (pos(3, 1), pos(4)), [0, 1], True
+    yield "boxcox-compiled", BOXCOX, boxcoxes, (pos(), unit(3)), [0, 1], True
 
 
 CASES = list(cases())
@@ -126,21 +164,23 @@ def test_rule(case, jit):
 
 
 def test_jvp_against_differences(jit):
-    for k in range(-8, 0):
+    for k in range(-11, 0):
         check_jvp(CASES[k], jit)
 
 
 def test_jvp_broadcast_as_python():
     for case in CASES:
-        if case[0] in ("incomplete", "bessel", "zeta") and np.ndim(case[3][0]) == 2:
+        if case[0] in ("incomplete", "bessel", "zeta", "binary-more", "boxcox") and \
+                np.ndim(case[3][0]) == 2:
             check_jvp(case, jit=False)
 
 
 def test_hvp_against_differences_of_the_gradient():
     # the rules' own rules: xlogy's and gammaln's in gammainc's slope, expn_all's,
     # j1_slope's and y1_slope's, and the orders v - 1, v + 1 of the Bessel functions
-    for k in range(-8, 0):
+    for k in range(-11, 0):
         check_hvp(CASES[k], jit=False)
+    check_hvp(("", (), boxcoxes, (pos(2, 3), unit(3)), [1], False), jit=False)
 
 
 # ---- by hand ----
@@ -168,6 +208,49 @@ def at_zero(x):
 def zeta_and_spherical(x):
     return special.zeta(2.0, x) + special.spherical_jn(0, x) * 2.0 + \
         special.spherical_yn(0, x) * 3.0
+
+
+def more_by_hand(x):
+    return special.erfi(x) + special.dawsn(x) * 2.0 + special.ellipk(x) * 3.0 + \
+        special.ellipe(x) * 5.0 + special.spence(x + 1.0) * 7.0 + special.wrightomega(x)
+
+
+def pairs_by_hand(a, b):
+    return special.kl_div(a, b) + special.huber(a, b) * 2.0 + special.pseudo_huber(a, b) * 3.0 + \
+        special.poch(a, b) * 5.0 + special.binom(a + 2.0, b) * 7.0 + special.owens_t(b, a) * 11.0
+
+
+def boxcox_by_hand(x, lmbda):
+    return special.boxcox(x, lmbda) + special.boxcox1p(x - 1.0, lmbda) * 2.0 + \
+        special.inv_boxcox(x - 1.0, lmbda) * 3.0
+
+
+def test_more_by_hand(jit):
+    # at 0: erfi' = 2/sqrt(pi), dawsn' = 1, K'(0) = pi/8, E'(0) = -pi/8, spence'(1) = -1,
+    # wrightomega(0) = W(1) = 0.567...: omega / (1 + omega)
+    w = 0.5671432904097838
+    want = 2.0 / math.sqrt(math.pi) + 2.0 + (3.0 - 5.0) * math.pi / 8.0 - 7.0 + w / (1.0 + w)
+    assert srcgrad.grad(more_by_hand, jit=jit)(0.0) == pytest.approx(want, rel=1e-13)
+    # a = 1, b = 2: kl_div = a log(a/b) - a + b: log(1/2), 1 - 1/2; huber (|b| > a): delta
+    # (|b| - a/2): |b| - a = 1, a = 1; pseudo_huber = a^2 (sqrt(1 + (b/a)^2) - 1): 2 a (s - 1)
+    # - b^2 / (a s), b / s with s = sqrt(5); poch(1, b) = gamma(1 + b): gamma(3) (psi(3) -
+    # psi(1)), gamma(3) psi(3); binom(3, b) = 3 at b = 2: 3 (psi(4) - psi(2)), 3 (psi(2) -
+    # psi(3)); owens_t(h, a) at h = 2, a = 1: -phi(2) erf(2/sqrt 2) / 2, e^-4 / (4 pi)
+    s5, psi = math.sqrt(5.0), special.psi
+    phi2 = math.exp(-2.0) / math.sqrt(2.0 * math.pi)
+    da = (math.log(0.5) + 2.0 * 1.0 + 3.0 * (2.0 * (s5 - 1.0) - 4.0 / s5) +
+          5.0 * 2.0 * (psi(3.0) - psi(1.0)) + 7.0 * 3.0 * (psi(4.0) - psi(2.0)) +
+          11.0 * math.exp(-4.0) / (4.0 * math.pi))
+    db = (0.5 + 2.0 * 1.0 + 3.0 * 2.0 / s5 + 5.0 * 2.0 * psi(3.0) +
+          7.0 * 3.0 * (psi(2.0) - psi(3.0)) - 11.0 * 0.5 * phi2 * math.erf(math.sqrt(2.0)))
+    got = srcgrad.grad(pairs_by_hand, wrt=(0, 1), jit=jit)(1.0, 2.0)
+    assert got == pytest.approx((da, db), rel=1e-12)
+    # lmbda = 0: boxcox = log x, boxcox1p(x - 1) = log x, inv_boxcox(x - 1) = e^(x - 1); in
+    # lmbda: (log x)^2 / 2 twice, -e^(x - 1) (x - 1)^2 / 2
+    x = 2.0
+    got = srcgrad.grad(boxcox_by_hand, wrt=(0, 1), jit=jit)(x, 0.0)
+    want = (3.0 / x + 3.0 * math.e, 3.0 * math.log(x) ** 2 / 2.0 - 3.0 * math.e / 2.0)
+    assert got == pytest.approx(want, rel=1e-13)
 
 
 def test_by_hand(jit):
@@ -279,7 +362,13 @@ def _compiled(a, x, v):
             special.zeta(a + 1.5, x), special.zeta(a + 1.5), special.zeta(4, x - 0.5),
             special.spherical_jn(3, x), special.spherical_yn(2, x),
             special.spherical_jn(2, x - 0.5), special.spherical_jn(1, x, True),
-            spherical_jn_slope(0, x - 0.5), spherical_yn_slope(3, x))
+            spherical_jn_slope(0, x - 0.5), spherical_yn_slope(3, x), special.erfi(x - 1.0),
+            special.dawsn(x - 1.0), special.wrightomega(x - 1.0), special.ellipk(x / 3.0),
+            special.ellipe(x / 3.0), special.spence(x), special.kl_div(a, x),
+            special.huber(v, x - 1.0), special.pseudo_huber(v, x - 1.0), special.poch(a, x),
+            special.binom(a + 3.0, x), special.owens_t(x - 1.0, v), special.boxcox(x, a - 1.0),
+            special.boxcox1p(x - 0.05, a - 1.0), special.inv_boxcox(x - 0.05, a - 1.0),
+            boxcox_slope(x, a - 1.0, 1))
 
 
 def _scipy(a, x, v):
@@ -293,12 +382,27 @@ def _scipy(a, x, v):
             special.jv(2, x), special.zeta(a + 1.5, x), special.zeta(a + 1.5),
             special.zeta(4, x - 0.5), special.spherical_jn(3, x), special.spherical_yn(2, x),
             special.spherical_jn(2, x - 0.5), special.spherical_jn(1, x, True),
-            special.spherical_jn(0, x - 0.5, True), special.spherical_yn(3, x, True))
+            special.spherical_jn(0, x - 0.5, True), special.spherical_yn(3, x, True),
+            special.erfi(x - 1.0), special.dawsn(x - 1.0), special.wrightomega(x - 1.0),
+            special.ellipk(x / 3.0), special.ellipe(x / 3.0), special.spence(x),
+            special.kl_div(a, x), special.huber(v, x - 1.0), special.pseudo_huber(v, x - 1.0),
+            special.poch(a, x), special.binom(a + 3.0, x), special.owens_t(x - 1.0, v),
+            special.boxcox(x, a - 1.0), special.boxcox1p(x - 0.05, a - 1.0),
+            special.inv_boxcox(x - 0.05, a - 1.0), _boxcox_slope_by_hand(x, a - 1.0))
+
+
+def _boxcox_slope_by_hand(x, lmbda):
+    # (lmbda log(x) x^lmbda - (x^lmbda - 1)) / lmbda^2, or (log x)^2 / 2 at lmbda = 0
+    x, lmbda = np.broadcast_arrays(np.asarray(x, dtype=float), lmbda)
+    u, p = np.log(x), x ** lmbda
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(lmbda == 0.0, u * u / 2.0, (lmbda * u * p - (p - 1.0)) / lmbda ** 2)
 
 
 @compiles
 def test_compiled_forms_give_scipys_values(rng):
-    for a, x, v in [(0.3, 0.4, 1.2), (2.5, 1.7, 0.5), (1.0, 30.0, 3.0), (7.0, 0.05, 2.0)]:
+    for a, x, v in [(0.3, 0.4, 1.2), (2.5, 1.7, 0.5), (1.0, 30.0, 3.0), (7.0, 0.05, 2.0),
+                    (1.0, 2.0, 1.5)]:
         for got, want in zip(_compiled(a, x, v), _scipy(a, x, v), strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=str((a, x, v)))
     a, x, v = rng.uniform(0.2, 3, (3, 1)), rng.uniform(0.1, 3, (3, 4)), rng.uniform(0.5, 2, 4)

@@ -26,10 +26,14 @@ from scipy import special
 from ..runtime import sum_grad, unbroadcast
 from ..runtime.special import i1_slope, times_weights
 from ..runtime.special_extra import (
+    boxcox_slope,
+    ellipe_slope,
+    ellipk_slope,
     expn_all,
     j1_slope,
     order_grad,
     shape_grad,
+    spence_slope,
     spherical_jn_slope,
     spherical_yn_slope,
     y1_slope,
@@ -395,3 +399,130 @@ describe(spherical_jn_slope, spherical_yn_slope, pure=True)
 describe(special.spherical_jn, special.spherical_yn, refuse=lambda keywords: "derivative="
          "True has no gradient rule: differentiate spherical_jn (spherical_yn) itself" if
          keywords.get("derivative") else None)
+
+
+# ---- more of one argument ----
+
+
+@rule(special.erfi, elementwise=True)
+def erfi(dy, y, x):
+    return dy * 2.0 / np.sqrt(np.pi) * np.exp(x * x)
+
+
+@rule(special.dawsn, elementwise=True)
+def dawsn(dy, y, x):
+    return dy * (1.0 - 2.0 * x * y)
+
+
+@rule(special.wrightomega, elementwise=True)
+def wrightomega(dy, y, x):
+    return dy * y / (1.0 + y)
+
+
+# ---- more of two arguments ----
+
+
+@rule(special.kl_div, elementwise=True)
+def kl_div(dy, y, x1, x2):
+    return unbroadcast(dy * np.log(x1 / x2), x1), unbroadcast(dy * (1.0 - x1 / x2), x2)
+
+
+@rule(special.huber, elementwise=True)
+def huber(dy, y, delta, r):
+    # r^2 / 2 where |r| <= delta, else delta (|r| - delta / 2)
+    return (unbroadcast(dy * np.maximum(np.abs(r) - delta, 0.0), delta),
+            unbroadcast(dy * np.minimum(np.maximum(r, -delta), delta), r))
+
+
+@rule(special.pseudo_huber, elementwise=True)
+def pseudo_huber(dy, y, delta, r):
+    # delta^2 (s - 1), s = sqrt(1 + (r / delta)^2)
+    return (unbroadcast(dy * (2.0 * y / delta -
+                              r * r / (delta * np.sqrt(1.0 + (r / delta) ** 2))), delta),
+            unbroadcast(dy * r / np.sqrt(1.0 + (r / delta) ** 2), r))
+
+
+@rule(special.poch, elementwise=True)
+def poch(dy, y, z, m):
+    return (unbroadcast(dy * y * (special.psi(z + m) - special.psi(z)), z),
+            unbroadcast(dy * y * special.psi(z + m), m))
+
+
+@rule(special.binom, elementwise=True)
+def binom(dy, y, n, k):
+    return (unbroadcast(dy * y * (special.psi(n + 1.0) - special.psi(n - k + 1.0)), n),
+            unbroadcast(dy * y * (special.psi(n - k + 1.0) - special.psi(k + 1.0)), k))
+
+
+@rule(special.owens_t, elementwise=True)
+def owens_t(dy, y, h, a):
+    return (unbroadcast(-dy * np.exp(-0.5 * h * h) * special.erf(a * h / np.sqrt(2.0)) /
+                        (2.0 * np.sqrt(2.0 * np.pi)), h),
+            unbroadcast(dy * np.exp(-0.5 * h * h * (1.0 + a * a)) /
+                        (2.0 * np.pi * (1.0 + a * a)), a))
+
+
+@rule(special.ellipk, elementwise=True)
+def ellipk(dy, y, m):
+    return dy * ellipk_slope(m)
+
+
+@rule(special.ellipe, elementwise=True)
+def ellipe(dy, y, m):
+    return dy * ellipe_slope(m)
+
+
+@rule(ellipk_slope, elementwise=True)
+def ellipk_slope_(dy, y, m):
+    # the derivative of (E - (1 - m) K) / (2 m (1 - m)) (NaN at m = 0)
+    return dy * (ellipe_slope(m) + special.ellipk(m) - (1.0 - m) * y - (2.0 - 4.0 * m) * y) / \
+        (2.0 * m * (1.0 - m))
+
+
+@rule(ellipe_slope, elementwise=True)
+def ellipe_slope_(dy, y, m):
+    # the derivative of (E - K) / (2 m) (NaN at m = 0)
+    return -dy * (y + ellipk_slope(m)) / (2.0 * m)
+
+
+@rule(special.spence, elementwise=True)
+def spence(dy, y, z):
+    return dy * spence_slope(z)
+
+
+@rule(spence_slope, elementwise=True)
+def spence_slope_(dy, y, z):
+    # the derivative of log(z) / (1 - z) (NaN at z = 1)
+    return dy * (1.0 / z + y) / (1.0 - z)
+
+
+describe(ellipk_slope, ellipe_slope, spence_slope, pure=True)
+
+
+@rule(special.boxcox, elementwise=True)
+def boxcox(dy, y, x, lmbda):
+    return (unbroadcast(dy * np.exp((lmbda - 1.0) * np.log(x)), x),
+            unbroadcast(dy * boxcox_slope(x, lmbda, 1), lmbda))
+
+
+@rule(special.boxcox1p, elementwise=True)
+def boxcox1p(dy, y, x, lmbda):
+    return (unbroadcast(dy * np.exp((lmbda - 1.0) * np.log1p(x)), x),
+            unbroadcast(dy * boxcox_slope(1.0 + x, lmbda, 1), lmbda))
+
+
+@rule(special.inv_boxcox, elementwise=True)
+def inv_boxcox(dy, y, z, lmbda):
+    # y solves boxcox(y, lmbda) = z: dy/dz = y^(1 - lmbda), dy/dlmbda = -boxcox_slope y^(1 - lmbda)
+    return (unbroadcast(dy * np.exp((1.0 - lmbda) * np.log(y)), z),
+            unbroadcast(-dy * boxcox_slope(y, lmbda, 1) * np.exp((1.0 - lmbda) * np.log(y)),
+                        lmbda))
+
+
+@rule(boxcox_slope, elementwise=True)
+def boxcox_slope_(dy, y, x, lmbda, k):
+    return (unbroadcast(dy * np.exp((lmbda - 1.0) * np.log(x)) * np.log(x) ** k, x),
+            unbroadcast(dy * boxcox_slope(x, lmbda, k + 1), lmbda), None)
+
+
+describe(boxcox_slope, pure=True)

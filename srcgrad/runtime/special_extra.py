@@ -26,7 +26,9 @@ from numba.extending import get_cython_function_address, overload, register_jita
 from ..errors import MissingRule
 from .special import _called, _capsule_name, _export, _hurwitz_zeta, _real, _unary
 
-_C = {name: _export(name, 1) for name in ("exp1", "expi", "j0", "j1", "y0", "y1")}
+_C = {name: _export(name, 1) for name in (
+    "exp1", "expi", "j0", "j1", "y0", "y1", "erfi", "dawsn", "wrightomega", "ellipk", "ellipe",
+    "spence")}
 for _name, _c in _C.items():
     _unary(getattr(special, _name), _called(_c))
 _ZETAC = _export("zetac", 1)
@@ -78,10 +80,12 @@ def _ternary(fun, c) -> None:
 
 _ternary(special.betainc, _export("betainc", 3))
 _C2 = {name: _export(name, 2) for name in (
-    "gammainc", "gammaincc", "expn", "jv", "yv", "iv", "ive", "kv", "kve")}
+    "gammainc", "gammaincc", "expn", "jv", "yv", "iv", "ive", "kv", "kve", "kl_div", "huber",
+    "pseudo_huber", "poch", "binom", "owens_t", "boxcox", "boxcox1p", "inv_boxcox")}
 for _name, _c in _C2.items():
     _binary(getattr(special, _name), _c)
 _EXPN, _J0, _J1, _Y0, _Y1 = _C2["expn"], _C["j0"], _C["j1"], _C["y0"], _C["y1"]
+_ELLIPK, _ELLIPE = _C["ellipk"], _C["ellipe"]
 
 # ---- the exponential integrals of every order ----
 
@@ -352,3 +356,142 @@ _binary(spherical_jn_slope, register_jitable(
     lambda n, z, flag: _SPHERICAL_JN(n, z, True)))
 _binary(spherical_yn_slope, register_jitable(
     lambda n, z, flag: _SPHERICAL_YN(n, z, True)))
+
+
+# ---- the slopes of the complete elliptic integrals and of spence ----
+
+
+def ellipk_slope(m):
+    """The derivative of ellipk(m) = K(m): (E - (1 - m) K) / (2 m (1 - m)), and its limits
+    pi/8 at m = 0 and inf at m = 1 (E = ellipe(m)).
+
+    >>> float(ellipk_slope(0.0)) == math.pi / 8.0
+    True
+    """
+    m = np.asarray(m, dtype=float)
+    at = np.where((m == 0.0) | (m == 1.0), 0.5, m)
+    slope = (special.ellipe(at) - (1.0 - at) * special.ellipk(at)) / (2.0 * at * (1.0 - at))
+    return np.where(m == 0.0, math.pi / 8.0, np.where(m == 1.0, np.inf, slope))[()]
+
+
+@register_jitable
+def _ellipk_slope(m):
+    if m == 0.0:
+        return math.pi / 8.0
+    if m == 1.0:
+        return np.inf
+    return (_ELLIPE(m, 0) - (1.0 - m) * _ELLIPK(m, 0)) / (2.0 * m * (1.0 - m))
+
+
+_unary(ellipk_slope, _ellipk_slope)
+
+
+def ellipe_slope(m):
+    """The derivative of ellipe(m) = E(m): (E - K) / (2 m), and its limit -pi/8 at m = 0.
+
+    >>> float(ellipe_slope(0.0)) == -math.pi / 8.0
+    True
+    """
+    m = np.asarray(m, dtype=float)
+    at = np.where(m == 0.0, 0.5, m)
+    return np.where(m == 0.0, -math.pi / 8.0,
+                    (special.ellipe(at) - special.ellipk(at)) / (2.0 * at))[()]
+
+
+@register_jitable
+def _ellipe_slope(m):
+    return -math.pi / 8.0 if m == 0.0 else (_ELLIPE(m, 0) - _ELLIPK(m, 0)) / (2.0 * m)
+
+
+_unary(ellipe_slope, _ellipe_slope)
+
+
+def spence_slope(z):
+    """The derivative of spence(z) = the integral from 1 to z of log(t) / (1 - t):
+    log(z) / (1 - z), and its limit -1 at z = 1.
+
+    >>> float(spence_slope(1.0))
+    -1.0
+    """
+    z = np.asarray(z, dtype=float)
+    at = np.where((z == 1.0) | (z <= 0.0), 2.0, z)
+    return np.where(z == 1.0, -1.0, np.where(z == 0.0, -np.inf, np.where(
+        z < 0.0, np.nan, np.log(at) / (1.0 - at))))[()]
+
+
+@register_jitable
+def _spence_slope(z):
+    if z == 1.0:
+        return -1.0
+    return math.log(z) / (1.0 - z) if z > 0.0 else (np.nan if z < 0.0 else -np.inf)
+
+
+_unary(spence_slope, _spence_slope)
+
+
+# ---- Box-Cox: the slope in lmbda ----
+
+
+@register_jitable
+def _moment(t, k):
+    """I_k(t) = the integral over s in [0, 1] of s^k e^(s t): its series
+    sum over j of t^j / (j! (j + k + 1)) for |t| < max(1, k), else the recursion
+    I_0 = expm1(t) / t, I_k = (e^t - k I_(k-1)) / t (stable there)."""
+    if abs(t) < max(1.0, k):
+        total, term, j = 0.0, 1.0, 0   # term = t^j / j!
+        while j < 200:
+            total += term / (j + k + 1)
+            j += 1
+            term *= t / j
+            if abs(term) < 1e-17 * abs(total):
+                break
+        return total
+    moment = math.expm1(t) / t
+    for i in range(1, k + 1):
+        moment = (math.exp(t) - i * moment) / t
+    return moment
+
+
+@register_jitable
+def _boxcox_slope(x, lmbda, k):
+    if x == 0.0 and lmbda > 0.0:   # boxcox(0, lmbda) = -1 / lmbda
+        return (1.0 - 2.0 * ((k + 1) % 2)) * math.gamma(k + 1.0) / lmbda ** (k + 1)
+    if not x > 0.0:
+        return np.nan
+    u = math.log(x)
+    return u ** (k + 1) * _moment(lmbda * u, int(k))
+
+
+def boxcox_slope(x, lmbda, k):
+    """The k-th derivative (k >= 1) of boxcox(x, lmbda) = (x^lmbda - 1) / lmbda in
+    lmbda: boxcox is u I_0(lmbda u), u = log(x), with I_k(t) the integral over s in
+    [0, 1] of s^k e^(s t), so this is u^(k+1) I_k(lmbda u) (at lmbda = 0: u^(k+1) /
+    (k + 1), the limit of (lmbda u x^lmbda - (x^lmbda - 1)) / lmbda^2 for k = 1). Its
+    derivatives: x^(lmbda - 1) u^k in x, boxcox_slope(x, lmbda, k + 1) in lmbda.
+
+    >>> float(boxcox_slope(math.e, 0.0, 1))
+    0.5
+    """
+    x, lmbda = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(lmbda, dtype=float))
+    out = np.empty(x.shape)
+    for i in np.ndindex(x.shape):
+        out[i] = _boxcox_slope(float(x[i]), float(lmbda[i]), int(k))
+    return out[()]
+
+
+@overload(boxcox_slope)
+def _boxcox_slope_typer(x, lmbda, k):
+    if not isinstance(k, types.Integer):
+        return None
+    if _real(x) and _real(lmbda):
+        return lambda x, lmbda, k: _boxcox_slope(float(x), float(lmbda), k)
+    if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in (x, lmbda)):
+        return None
+
+    def arrays(x, lmbda, k):
+        xs, ls = np.broadcast_arrays(_floats(x), _floats(lmbda))
+        out = np.empty(xs.shape)
+        for i in np.ndindex(xs.shape):
+            out[i] = _boxcox_slope(xs[i], ls[i], k)
+        return out
+    return arrays
