@@ -16,6 +16,29 @@ is 0: NaN there); i0e' = i1e - sign(x) i0e; i1e' = i0e - (sign(x) + 1/x) i1e (1/
 the helper `i1e_slope`); log_expit' = expit(-x); loggamma' = psi (real x); d beta(a, b) =
 beta (psi(a) - psi(a + b)), beta (psi(b) - psi(a + b)); multigammaln(a, d)' = the sum
 over j < d of psi(a - j/2) (the helper `multipolygamma`); gammasgn has zero gradient.
+
+In x only (DLMF 8.8, 8.17, 6.2, 10.6, 10.29, 10.51, 25.11): d/dx gammainc(a, x) = x^(a-1)
+e^-x / Gamma(a) = -d/dx gammaincc(a, x); d/dx betainc(a, b, x) = x^(a-1) (1-x)^(b-1) /
+B(a, b); exp1' = -e^-x / x, expi' = e^x / x, d/dx expn(n, x) = -E_(n-1)(x) (the helper
+`expn_all`, E_n of every integer n); J_v' = (J_(v-1) - J_(v+1)) / 2 and Y_v' alike, I_v' =
+(I_(v-1) + I_(v+1)) / 2, K_v' = -(K_(v-1) + K_(v+1)) / 2, ive' = (ive_(v-1) + ive_(v+1))
+/ 2 - sign(x) ive_v, kve' = kve_v - (kve_(v-1) + kve_(v+1)) / 2; j0' = -j1, j1' = j0 - j1/x
+(`j1_slope`), y0' = -y1, y1' = y0 - y1/x; the spherical ones by SciPy's derivative=True
+(`spherical_jn_slope`), their second derivatives from z^2 f'' + 2 z f' + (z^2 - n (n+1)) f
+= 0; d/dq zeta(s, q) = -s zeta(s + 1, q). Their other arguments (the shape parameters a
+and b, the orders v and n, zeta's s) have no gradient rule: a value being differentiated
+that reaches one is refused (`shape_grad`, `order_grad`, `zeta_grad` raise MissingRule).
+
+More (DLMF 7.2, 7.5, 19.4, 25.12): erfi' = 2/sqrt(pi) e^(x^2); dawsn' = 1 - 2 x dawsn;
+wrightomega' = w / (1 + w); K'(m) = (E - (1 - m) K) / (2 m (1 - m)), E'(m) = (E - K) / (2 m)
+(`ellipk_slope`, `ellipe_slope`); spence'(z) = log(z) / (1 - z) (`spence_slope`); d
+kl_div(x, y) = log(x / y), 1 - x / y; d huber(delta, r) = max(|r| - delta, 0), r clipped to
+[-delta, delta]; d pseudo_huber(delta, r) = 2 y / delta - r^2 / (delta s), r / s with s =
+sqrt(1 + (r / delta)^2); d poch(z, m) = poch (psi(z + m) - psi(z)), poch psi(z + m); d
+binom(n, k) = binom (psi(n + 1) - psi(n - k + 1)), binom (psi(n - k + 1) - psi(k + 1)); d
+owens_t(h, a) = -phi(h) erf(a h / sqrt 2) / 2, e^(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2));
+d boxcox(x, l) = x^(l-1), `boxcox_slope(x, l, 1)` (boxcox1p's of 1 + x), and inv_boxcox's
+y by the inverse function: y^(1-l), -boxcox_slope(y, l, 1) y^(1-l).
 """
 
 import math

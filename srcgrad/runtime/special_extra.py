@@ -1,15 +1,25 @@
 """scipy.special under numba, a third part (`runtime/special.py` has the pattern):
-gammainc, gammaincc, betainc, exp1, expi, expn and the Bessel functions j0, j1, y0, y1,
-jv, yv, iv, ive, kv, kve call cython_special's float64 forms (betainc through `_ternary`,
-the form of a ufunc of three arguments).
+gammainc, gammaincc, betainc, exp1, expi, expn, the Bessel functions j0, j1, y0, y1, jv,
+yv, iv, ive, kv, kve, erfi, dawsn, wrightomega, ellipk, ellipe, spence, kl_div, huber,
+pseudo_huber, poch, binom, owens_t, boxcox, boxcox1p and inv_boxcox call cython_special's
+float64 forms; the forms of two and three arguments here (`_binary`, `_ternary`) take ints
+and floats mixed (`jv(1, x)`). spherical_jn and spherical_yn call theirs with Cython's
+optional arguments left null (jn reflected for z < 0, where cython_special's is NaN), and
+compute derivative=True by the recurrence f_n' = f_(n-1) - (n + 1) f_n / z. `zeta(s, q)`
+has no export: Hurwitz's sums its first terms and the rest by Euler-Maclaurin
+(`runtime.special._hurwitz_zeta`, for a real s), Riemann's `zeta(s)` is 1 + zetac(s).
 
 The helpers of their rules beside their numba forms: `expn_all(n, x)`, E_n(x) for every
 integer n (SciPy's expn is NaN for n < 0, which the derivative E_n' = -E_(n-1) reaches
-at n = 0), `j1_slope` and `y1_slope` (the derivatives of j1 and y1, with j1's limit 1/2 at
-0), and the refusals `shape_grad` and `order_grad`: the gradient of an argument that has
-none in closed form (gammainc's a, betainc's a and b) or is an order (a Bessel function's
-v, expn's n). A rule calls them only where a value being differentiated reaches such an
-argument, and they raise `MissingRule` (as `runtime.stats.count_grad` does for counts)."""
+at n = 0); `j1_slope`, `y1_slope`, `spherical_jn_slope`, `spherical_yn_slope`,
+`ellipk_slope`, `ellipe_slope`, `spence_slope` (derivatives, with their limits where the
+formula is 0/0: j1'(0) = 1/2, K'(0) = pi/8, E'(0) = -pi/8, spence'(1) = -1), and
+`boxcox_slope(x, lmbda, k)`, the k-th derivative of boxcox in lmbda (exact at lmbda = 0).
+The refusals `shape_grad`, `order_grad` and `zeta_grad` are the gradients of arguments
+that have none in closed form (gammainc's a, betainc's a and b, zeta's s) or are orders
+(v of a Bessel function, n of expn and of the spherical ones): a rule calls them only
+where a value being differentiated reaches such an argument, and they raise
+`MissingRule` (as `runtime.stats.count_grad` does for counts) when the gradient runs."""
 
 from __future__ import annotations
 
