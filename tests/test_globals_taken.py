@@ -194,3 +194,20 @@ def test_a_global_list_or_dict_written_into():
     finally:
         LAYERS[:] = [np.array([1.0, 2.0, 3.0]), 0.5]
         CONFIG["scale"] = 2.0
+
+
+BIG = np.linspace(0.0, 1.0, 200_000)   # 1.6 MB: compared by a sample of its entries
+
+
+def _reads_a_large_global(x):
+    return np.sum(x ** 2) * BIG[-1]
+
+
+def test_a_large_global_array_replaced_in_place():
+    g = srcgrad.grad(_reads_a_large_global, jit=False)
+    np.testing.assert_allclose(g(X), 2 * X)
+    BIG[:] = 3.0                 # (its last entry is one of those compared)
+    try:
+        np.testing.assert_allclose(g(X), 6 * X)
+    finally:
+        BIG[:] = np.linspace(0.0, 1.0, 200_000)

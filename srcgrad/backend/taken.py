@@ -5,10 +5,12 @@ The generated code reads a global (`W`, `settings.LR`, `model.w`, a closure's ar
 it was when the code was made: numba compiles global arrays and numbers in as constants,
 and a module loaded from the disk cache holds copies. The user's function reads them as
 they are now. So that a gradient is always the gradient of the function as it is now,
-`Taken` remembers each such value (an array's contents as a copy) and `changed()`, asked
-before each call, says whether one was rebound or written into since: the transform then
-makes its code again. A global that keeps changing (a training loop writing a global
-array) is better passed as an argument: `changed()` says so once, after `NOTED` remakes.
+`Taken` remembers each such value (an array's contents as a copy; of an array over 1 MB,
+4096 entries spread over it, as reading all of it at each call would cost as much as the
+gradient) and `changed()`, asked before each call, says whether one was rebound or
+written into since: the transform then makes its code again. A global that keeps changing
+(a training loop writing a global array), or a large one, is better passed as an argument:
+`note_remade` says so once, after `NOTED` remakes.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import numpy as np
 
 log = logging.getLogger("srcgrad")
 NOTED = 3   # remakes of one transform after which the user is told to pass the global
+WHOLE = 1 << 20   # bytes: a global array this large or smaller is compared whole
+SAMPLED = 4096    # entries of a larger one compared (and its identity, shape and dtype)
 
 
 def _data(v: Any) -> bool:
@@ -37,7 +41,7 @@ def _same(held: Any, copy: Any, now: Any) -> bool:
     if now is held:
         if isinstance(held, np.ndarray):
             return now.shape == copy[0] and now.dtype == copy[1] and \
-                now.tobytes() == copy[2]
+                _contents(now) == copy[2]
         if isinstance(held, (tuple, list, dict)) and copy is not None:   # (written into)
             keys, items = _items(held)
             return keys == copy[0] and len(items) == len(copy[1]) and all(
@@ -52,10 +56,18 @@ def _same(held: Any, copy: Any, now: Any) -> bool:
         return False
 
 
+def _contents(a: np.ndarray) -> bytes:
+    """An array's bytes; past `WHOLE` bytes, those of `SAMPLED` entries spread over it
+    (reading all of a large array at each call would cost as much as the gradient)."""
+    if a.nbytes <= WHOLE:
+        return a.tobytes()
+    return a.take(np.linspace(0, a.size - 1, SAMPLED).astype(np.intp)).tobytes()
+
+
 def _copy(v: Any, depth: int = 0) -> Any:
     """What `_same` compares a value with: an array's bytes, a container's items."""
     if isinstance(v, np.ndarray):
-        return v.shape, v.dtype, v.tobytes()
+        return v.shape, v.dtype, _contents(v)
     if isinstance(v, (tuple, list, dict)) and depth < 2:
         keys, items = _items(v)
         return keys, [(i, _copy(i, depth + 1)) for i in items]
