@@ -630,3 +630,15 @@ def test_assignment_expressions(jit):
 def test_an_assignment_expression_python_may_skip_is_refused():
     refused(_walrus_maybe_unevaluated, (X,), "an assignment expression (:=) that Python may "
             "not evaluate", "(t := x[1])")
+
+
+def _tuple_grown(x):
+    pair = (x[0], x[1])
+    pair += (x[2] * 2.0,)
+    return sum(v * v for v in pair)
+
+
+def test_a_tuple_grown_with_plus_equals(jit):
+    # a new tuple (was an AttributeError from generated code, as for a list): by hand
+    # x0^2 + x1^2 + 4 x2^2
+    assert_by_hand_and_differences(_tuple_grown, (X,), 2 * X * [1.0, 1.0, 4.0], jit)

@@ -262,13 +262,14 @@ def _item_index(node: gast.Subscript) -> int | None:
 
 
 def _extended(body: list[gast.stmt]) -> list[gast.stmt]:
-    """`L += [a, b]` and `L.extend([a, b])`, where every binding of L is a list display or
-    comprehension: in a loop, the appends they make (`L.append(a)`, `L.append(b)`), which
+    """`T += (v,)` where every binding of T is a tuple display: ``T = T + (v,)`` (a tuple
+    is a value). `L += [a, b]` and `L.extend([a, b])`, where every binding of L is a list
+    display or comprehension: in a loop, the appends they make (`L.append(a)`, `L.append(b)`), which
     grow the list in place as Python does and are followed as any appends are; outside
     loops, where no other name may hold L's list (L is read only by subscripts, loops,
     calls and `+`), ``L = L + [a, b]``, one display joined to another (an arithmetic `+`
     would not join them)."""
-    lists, others, held = set(), set(), set()
+    lists, tuples, others, held = set(), set(), set(), set()
     parents = {id(c): n for n in gast.walk(b.function("f", [], body))
                for c in gast.iter_child_nodes(n)}
     for node in gast.walk(b.function("f", [], body)):
@@ -277,9 +278,10 @@ def _extended(body: list[gast.stmt]) -> list[gast.stmt]:
         for t in targets:
             for n in gast.walk(t):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                    listed = isinstance(node, gast.Assign) and t is n and isinstance(
-                        node.value, (gast.List, gast.ListComp))
-                    (lists if listed else others).add(n.id)
+                    kind = type(node.value) if isinstance(node, gast.Assign) and t is n \
+                        else None
+                    (lists if kind in (gast.List, gast.ListComp) else
+                     tuples if kind is gast.Tuple else others).add(n.id)
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             up = parents.get(id(node))
             if not (isinstance(up, gast.Subscript) and up.value is node or
@@ -288,9 +290,14 @@ def _extended(body: list[gast.stmt]) -> list[gast.stmt]:
                     isinstance(up, gast.BinOp) and isinstance(up.op, gast.Add) or
                     isinstance(up, gast.Attribute) and up.attr in ("append", "extend")):
                 held.add(node.id)   # (`M = L`, `[L]`, `return L`: another may hold it)
-    lists -= others
+    lists, tuples = lists - others - tuples, tuples - others - lists
 
     def items(name: gast.AST, value: gast.AST, node: gast.stmt, looped: bool) -> list | None:
+        if isinstance(name, gast.Name) and name.id in tuples and \
+                isinstance(value, gast.Tuple) and isinstance(node, gast.AugAssign):
+            # (a tuple is a value: `T += (v,)` binds T to a new one wherever it stands)
+            return [b.located(b.assign(name.id, b.binop(b.name(name.id), gast.Add(), value)),
+                              node)]
         if not (isinstance(name, gast.Name) and name.id in lists and
                 isinstance(value, (gast.List, gast.Tuple)) and
                 not any(isinstance(e, gast.Starred) for e in value.elts)):
