@@ -48,6 +48,22 @@ from ..runtime.stats import (
     poisson_logpmf,
     t_logpdf,
 )
+from ..runtime.stats_extra import (
+    cauchy_cdf,
+    cauchy_logpdf,
+    cauchy_pdf,
+    chi2_logpdf,
+    chi2_pdf,
+    laplace_cdf,
+    laplace_logpdf,
+    laplace_pdf,
+    logistic_cdf,
+    logistic_logpdf,
+    logistic_pdf,
+    t_pdf,
+    uniform_logpdf,
+    uniform_pdf,
+)
 from ..runtime.stats_more import (
     expon_cdf,
     expon_logpdf,
@@ -237,6 +253,228 @@ def t_logpdf_tangent(dx, y, x, df, loc, scale):
             dx * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
             dx * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) /
             scale)
+
+
+@rule(stats.t.pdf, t_pdf, called_as=t_pdf)
+def t_pdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(-dy * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+                        x),
+            unbroadcast(dy * y * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) -
+                                        1.0 / df - np.log1p(((x - loc) / scale) ** 2 / df) +
+                                        (df + 1.0) * (x - loc) ** 2 /
+                                        (df * (df * scale ** 2 + (x - loc) ** 2))), df),
+            unbroadcast(dy * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+                        loc),
+            unbroadcast(dy * y * (df * ((x - loc) ** 2 - scale ** 2) /
+                                  (df * scale ** 2 + (x - loc) ** 2)) / scale, scale))
+
+
+@tangent(stats.t.pdf, t_pdf)
+def t_pdf_tangent(dx, y, x, df, loc, scale):
+    return (-dx * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+            dx * y * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) - 1.0 / df -
+                            np.log1p(((x - loc) / scale) ** 2 / df) + (df + 1.0) *
+                            (x - loc) ** 2 / (df * (df * scale ** 2 + (x - loc) ** 2))),
+            dx * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+            dx * y * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) /
+            scale)
+
+
+# ---- Laplace, logistic, Cauchy: location-scale families on the line ----
+# laplace: l'(z) = -sign(z) (0 at the kink z = 0, a subgradient); logistic: l'(z) =
+# -tanh(z / 2); cauchy: l'(z) = -2 z / (1 + z^2); each cdf' is its pdf
+
+
+@rule(stats.laplace.logpdf, laplace_logpdf, called_as=laplace_logpdf)
+def laplace_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * np.sign(x - loc) / scale, x),
+            unbroadcast(dy * np.sign(x - loc) / scale, loc),
+            unbroadcast(dy * (np.abs(x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.laplace.logpdf, laplace_logpdf)
+def laplace_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * np.sign(x - loc) / scale, dx * np.sign(x - loc) / scale,
+            dx * (np.abs(x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.laplace.pdf, laplace_pdf, called_as=laplace_pdf)
+def laplace_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * np.sign(x - loc) / scale, x),
+            unbroadcast(dy * y * np.sign(x - loc) / scale, loc),
+            unbroadcast(dy * y * (np.abs(x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.laplace.pdf, laplace_pdf)
+def laplace_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * np.sign(x - loc) / scale, dx * y * np.sign(x - loc) / scale,
+            dx * y * (np.abs(x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.laplace.cdf, laplace_cdf, called_as=laplace_cdf)
+def laplace_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * laplace_pdf(x, loc, scale), x),
+            unbroadcast(-dy * laplace_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * laplace_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.laplace.cdf, laplace_cdf)
+def laplace_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * laplace_pdf(x, loc, scale), -dx * laplace_pdf(x, loc, scale),
+            -dx * laplace_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.logistic.logpdf, logistic_logpdf, called_as=logistic_logpdf)
+def logistic_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * np.tanh(0.5 * (x - loc) / scale) / scale, x),
+            unbroadcast(dy * np.tanh(0.5 * (x - loc) / scale) / scale, loc),
+            unbroadcast(dy * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) /
+                        scale, scale))
+
+
+@tangent(stats.logistic.logpdf, logistic_logpdf)
+def logistic_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale)
+
+
+@rule(stats.logistic.pdf, logistic_pdf, called_as=logistic_pdf)
+def logistic_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * np.tanh(0.5 * (x - loc) / scale) / scale, x),
+            unbroadcast(dy * y * np.tanh(0.5 * (x - loc) / scale) / scale, loc),
+            unbroadcast(dy * y * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) /
+                        scale, scale))
+
+
+@tangent(stats.logistic.pdf, logistic_pdf)
+def logistic_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * y * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * y * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale)
+
+
+@rule(stats.logistic.cdf, logistic_cdf, called_as=logistic_cdf)
+def logistic_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * logistic_pdf(x, loc, scale), x),
+            unbroadcast(-dy * logistic_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * logistic_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.logistic.cdf, logistic_cdf)
+def logistic_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * logistic_pdf(x, loc, scale), -dx * logistic_pdf(x, loc, scale),
+            -dx * logistic_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.cauchy.logpdf, cauchy_logpdf, called_as=cauchy_logpdf)
+def cauchy_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), x),
+            unbroadcast(dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), loc),
+            unbroadcast(dy * ((x - loc) ** 2 - scale ** 2) /
+                        (scale * (scale ** 2 + (x - loc) ** 2)), scale))
+
+
+@tangent(stats.cauchy.logpdf, cauchy_logpdf)
+def cauchy_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2)))
+
+
+@rule(stats.cauchy.pdf, cauchy_pdf, called_as=cauchy_pdf)
+def cauchy_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), x),
+            unbroadcast(dy * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), loc),
+            unbroadcast(dy * y * ((x - loc) ** 2 - scale ** 2) /
+                        (scale * (scale ** 2 + (x - loc) ** 2)), scale))
+
+
+@tangent(stats.cauchy.pdf, cauchy_pdf)
+def cauchy_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * y * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2)))
+
+
+@rule(stats.cauchy.cdf, cauchy_cdf, called_as=cauchy_cdf)
+def cauchy_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * cauchy_pdf(x, loc, scale), x),
+            unbroadcast(-dy * cauchy_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * cauchy_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.cauchy.cdf, cauchy_cdf)
+def cauchy_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * cauchy_pdf(x, loc, scale), -dx * cauchy_pdf(x, loc, scale),
+            -dx * cauchy_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+# ---- chi-squared (gamma of shape df / 2, scale 2 scale): l'(z) = (df/2 - 1) / z - 1/2,
+# dl/ddf = (log(z / 2) - psi(df / 2)) / 2, dl/dscale = (z - df) / (2 scale) ----
+
+
+@rule(stats.chi2.logpdf, chi2_logpdf, called_as=chi2_logpdf)
+def chi2_logpdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), x),
+            unbroadcast(dy * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
+                        df),
+            unbroadcast(-dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), loc),
+            unbroadcast(dy * ((x - loc) / scale - df) / (2.0 * scale), scale))
+
+
+@tangent(stats.chi2.logpdf, chi2_logpdf)
+def chi2_logpdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
+            -dx * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * ((x - loc) / scale - df) / (2.0 * scale))
+
+
+@rule(stats.chi2.pdf, chi2_pdf, called_as=chi2_pdf)
+def chi2_pdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), x),
+            unbroadcast(dy * y * 0.5 * (np.log(0.5 * (x - loc) / scale) -
+                                        special.psi(0.5 * df)), df),
+            unbroadcast(-dy * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), loc),
+            unbroadcast(dy * y * ((x - loc) / scale - df) / (2.0 * scale), scale))
+
+
+@tangent(stats.chi2.pdf, chi2_pdf)
+def chi2_pdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * y * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
+            -dx * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * y * ((x - loc) / scale - df) / (2.0 * scale))
+
+
+# ---- uniform on [loc, loc + scale]: -log(scale) there (ends included, as SciPy), -inf
+# outside. As JAX (a `where` between the two): x and loc have gradient 0 everywhere, even at
+# the ends; scale has -1 / scale on the closed support and 0 outside it (pdf: -pdf / scale,
+# 0 outside, where pdf = 0) ----
+
+
+@rule(stats.uniform.logpdf, uniform_logpdf, called_as=uniform_logpdf)
+def uniform_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(0.0 * dy, x), unbroadcast(0.0 * dy, loc),
+            unbroadcast(-dy * (y > -np.inf) / scale, scale))
+
+
+@tangent(stats.uniform.logpdf, uniform_logpdf)
+def uniform_logpdf_tangent(dx, y, x, loc, scale):
+    return (0.0 * (dx + x + loc + scale), 0.0 * (dx + x + loc + scale),
+            -dx * (y > -np.inf) / scale)
+
+
+@rule(stats.uniform.pdf, uniform_pdf, called_as=uniform_pdf)
+def uniform_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(0.0 * dy, x), unbroadcast(0.0 * dy, loc),
+            unbroadcast(-dy * y / scale, scale))
+
+
+@tangent(stats.uniform.pdf, uniform_pdf)
+def uniform_pdf_tangent(dx, y, x, loc, scale):
+    return (0.0 * (dx + x + loc + scale), 0.0 * (dx + x + loc + scale), -dx * y / scale)
 
 
 # ---- Poisson: the rate only (k and loc are counts) ----
