@@ -1,8 +1,10 @@
 """scipy.stats, continued (srcgrad/rules/stats.py, their compiled forms in
 srcgrad/runtime/stats_extra.py): t.pdf; laplace, logistic and cauchy logpdf, pdf and cdf;
-chi2.logpdf and pdf; uniform.logpdf and pdf. The rule sweep against central differences,
+chi2.logpdf and pdf; uniform.logpdf and pdf; poisson.pmf, binom and bernoulli logpmf and
+pmf; gamma, beta and lognorm densities; norm.entropy; multivariate_normal.pdf and
+dirichlet.pdf. The rule sweep against central differences,
 jvp and hvp against differences, gradients by hand, the uniform's at and beyond the ends of
-its support (JAX's), and the compiled forms against SciPy's values.
+its support (JAX's), the compiled forms against SciPy's values, and the counts refused.
 """
 
 import math
@@ -12,7 +14,24 @@ import numpy as np
 import pytest
 import scipy.stats
 from marks import compiles
-from scipy.stats import cauchy, chi2, laplace, logistic, t, uniform
+from scipy import special
+from scipy.stats import (
+    bernoulli,
+    beta,
+    binom,
+    cauchy,
+    chi2,
+    dirichlet,
+    gamma,
+    laplace,
+    logistic,
+    lognorm,
+    multivariate_normal,
+    norm,
+    poisson,
+    t,
+    uniform,
+)
 from sweep import check, check_hvp, check_jvp, domains, parametrize
 
 import srcgrad
@@ -37,6 +56,16 @@ LINE = (*records(laplace.logpdf, forms.laplace_logpdf), *records(laplace.pdf, fo
         *records(uniform.pdf, forms.uniform_pdf))
 SHAPED = (*records(t.pdf, forms.t_pdf), *records(chi2.logpdf, forms.chi2_logpdf),
           *records(chi2.pdf, forms.chi2_pdf))
+
+MASSES = (*records(poisson.pmf, forms.poisson_pmf), *records(binom.logpmf, forms.binom_logpmf),
+          *records(binom.pmf, forms.binom_pmf),
+          *records(bernoulli.logpmf, forms.bernoulli_logpmf),
+          *records(bernoulli.pmf, forms.bernoulli_pmf))
+SHAPES = (*records(gamma.pdf, forms.gamma_pdf), *records(beta.pdf, forms.beta_pdf),
+          *records(lognorm.logpdf, forms.lognorm_logpdf),
+          *records(lognorm.pdf, forms.lognorm_pdf), *records(norm.entropy, forms.norm_entropy))
+VECTOR = (*records(multivariate_normal.pdf, forms.multivariate_normal_pdf),
+          *records(dirichlet.pdf, forms.dirichlet_pdf))
 
 
 def on_the_line(x, mu, s):
@@ -67,6 +96,40 @@ def shaped(x, df, mu, s):
                   chi2.logpdf(x, df, scale=s) * 0.2)
 
 
+def masses(mu, p, k, b):
+    # k counts (0 to 5), b in {0, 1}
+    return np.sum(poisson.pmf(k, mu) * 2.0 + poisson.pmf(k + 2, mu, loc=1) +
+                  binom.logpmf(k, 5, p) * 0.3 + binom.pmf(k, n=6, p=p, loc=0) * 1.7 +
+                  scipy.stats.binom.logpmf(k + 1, 7, p, 1) + bernoulli.logpmf(b, p) * 0.9 +
+                  bernoulli.pmf(b + 1, p, loc=1) * 1.1 + bernoulli.logpmf(k=b, p=p))
+
+
+def shaped_more(x, a, b, s, mu):
+    # x in (0.1, 0.9), mu in (-0.46, -0.14): inside every support
+    return np.sum(gamma.pdf(x, a, mu, scale=b) + gamma.pdf(x + 1.0, a) * 0.4 +
+                  beta.pdf(x, a, b) * 1.1 + beta.pdf(x, a, b, loc=mu, scale=1.5) +
+                  lognorm.logpdf(x, s) * 0.6 + lognorm.pdf(x, s, mu, b) * 1.3 +
+                  lognorm.logpdf(x, s=s, loc=mu, scale=a) + norm.entropy(mu, s) * 0.5 +
+                  norm.entropy(scale=b) + scipy.stats.norm.entropy())
+
+
+def spd(d, seed):
+    m = np.random.default_rng(seed).standard_normal((d, d))
+    return m @ m.T + d * np.eye(d)
+
+
+def vector_densities(x, mean, cov, z, alpha):
+    # the Dirichlet's points columns on the simplex (SciPy refuses points off it)
+    return 10.0 * np.sum(multivariate_normal.pdf(x, mean, cov)) + \
+        np.sum(dirichlet.pdf(special.softmax(z, axis=0), alpha)) + \
+        dirichlet.pdf(special.softmax(z[:, 0]), alpha=alpha) * 0.5 + \
+        np.sum(multivariate_normal.pdf(0.5 * x, mean=mean, cov=cov)) * 3.0
+
+
+def counts(*shape):
+    return np.arange(int(np.prod(shape))).reshape(shape) % 6
+
+
 def cases():
     """(id, primals covered, function, arguments, positions, compiled too)."""
     for shapes in [((), (), ()), ((5,), (5,), ()), ((3, 4), (4,), ()), ((3, 1), (1, 4), (4,))]:
@@ -76,6 +139,22 @@ def cases():
         yield "shaped", SHAPED, shaped, (pos(*shapes[0]) + 1.0, pos(*shapes[2]) + 0.5,
                                          0.4 * unit(*shapes[1]), pos(*shapes[2])), \
             [0, 1, 2, 3], False
+        yield "masses", MASSES, masses, (pos(*shapes[2]), 0.5 + 0.4 * unit(*shapes[1]),
+                                         counts(*shapes[0]), counts(*shapes[0]) % 2), \
+            [0, 1], False
+        yield "shapes", SHAPES, shaped_more, (0.5 + 0.5 * unit(*shapes[0]), pos(*shapes[1]) + 0.5,
+                                         pos(*shapes[2]), pos(*shapes[2]),
+                                         -0.3 + 0.2 * unit(*shapes[1])), [0, 1, 2, 3, 4], False
+    for n in [(4, 3), (3,)]:
+        yield "vector", VECTOR, vector_densities, (0.5 * any_(*n), 0.5 * any_(3), spd(3, 2),
+                                                   any_(3, 2), pos(3)), [0, 1, 2, 3, 4], False
+    yield "masses-compiled", MASSES, masses, (pos(), 0.5 + 0.4 * unit(2, 3), counts(2, 3),
+                                              counts(2, 3) % 2), [0, 1], True
+    yield "shapes-compiled", SHAPES, shaped_more, (0.5 + 0.5 * unit(5), pos() + 0.5, pos(5), pos(),
+                                              -0.3 + 0.2 * unit()), [0, 1, 2, 3, 4], True
+    yield "vector-compiled", VECTOR, vector_densities, (0.5 * any_(4, 3), 0.5 * any_(3),
+                                                        spd(3, 4), any_(3, 2), pos(3)), \
+        [0, 1, 2, 3, 4], True
     yield "line-compiled", LINE, on_the_line, (any_(3, 4), any_(4), pos()), [0, 1, 2], True
     yield "line-keywords-compiled", LINE, on_the_line_keywords, (any_(3), any_(), pos(3)), \
         [0, 1, 2], True
@@ -97,8 +176,9 @@ def test_jvp_against_differences(jit):
         check_jvp(case, jit)
 
 
-@pytest.mark.parametrize("k", [3, 5])
+@pytest.mark.parametrize("k", [15, 16, 17, 18, 19, 20, 21])
 def test_jvp_broadcast_against_differences(k):
+    # the last shapes of the sweep (broadcast (3, 1) against (1, 4) and (4,)), the vectors
     check_jvp(CASES[k], False)
 
 
@@ -137,6 +217,64 @@ def cauchy_at(x, mu, s):
 
 def chi2_at(x, df):
     return chi2.logpdf(x, df) + t.pdf(x, df - 1.0)
+
+
+def masses_at(mu, p):
+    return poisson.pmf(0, mu) + binom.logpmf(2, 5, p) + bernoulli.logpmf(1, p) * 2.0 + \
+        bernoulli.logpmf(0, p) * 3.0
+
+
+def shapes_at(x, a, s, scale):
+    return gamma.pdf(x, a) + beta.pdf(x, a, a) + lognorm.logpdf(x, s, scale=scale) + \
+        norm.entropy(scale=scale) * 2.0
+
+
+def vector_at(x, mean, cov, z):
+    return multivariate_normal.pdf(x, mean, cov) + dirichlet.pdf(z, np.ones(3))
+
+
+def test_masses_shapes_and_vectors_by_hand(jit):
+    # d/dmu e^-mu = -e^-mu; binom: 2 / p - 3 / (1 - p); bernoulli: 1 / p, -1 / (1 - p)
+    g = srcgrad.grad(masses_at, wrt=(0, 1), jit=jit)(1.5, 0.25)
+    np.testing.assert_allclose(g, [-math.exp(-1.5), 8.0 - 4.0 + 8.0 - 4.0], rtol=1e-14)
+    # a = 1: gamma.pdf = e^-x, beta.pdf = 1 (d/dx 0; d/da log x + log(1 - x) + 2 (psi(2) -
+    # psi(1)) = log x + log(1 - x) + 2); lognorm at x = scale (u = 0): d/dx = -1 / x,
+    # d/ds = -1 / s, d/dscale = 0; entropy: 1 / scale
+    x = 0.4
+    g = srcgrad.grad(shapes_at, wrt=(0, 1, 2, 3), jit=jit)(x, 1.0, 0.7, x)
+    want_a = x * math.exp(-x) * 0.0 + gamma.pdf(x, 1.0) * (math.log(x) - special.psi(1.0)) + \
+        math.log(x) + math.log1p(-x) + 2.0
+    np.testing.assert_allclose(g, [-math.exp(-x) - 1.0 / x, want_a, -1.0 / 0.7, 2.0 / x],
+                               rtol=1e-14)
+    # mvn at its mean: d/dx 0, d/dmean 0, d/dcov (one dimension) -pdf / (2 c); dirichlet
+    # with alpha = 1: the constant 2 on the simplex
+    g = srcgrad.grad(vector_at, wrt=(0, 1, 2, 3), jit=jit)(
+        np.array([0.3]), np.array([0.3]), np.array([[2.0]]), np.array([0.2, 0.3, 0.5]))
+    np.testing.assert_allclose(g[2], [[-1.0 / math.sqrt(4.0 * math.pi) / 4.0]], rtol=1e-14)
+    for got in (g[0], g[1], g[3]):
+        np.testing.assert_array_equal(got, 0.0)
+
+
+def binom_count(k, p):
+    return np.sum(binom.logpmf(k * 1.0, 5, p))
+
+
+def binom_trials(n, p):
+    return binom.pmf(2, n, p)
+
+
+def bernoulli_count(k, p):
+    return np.sum(bernoulli.logpmf(k * 1.0, p))
+
+
+def test_counts_are_refused(jit):
+    # a count differentiated: no gradient, refused when run (as poisson's)
+    for fun, args in [(binom_count, (np.array([1.0, 2.0]), 0.3)), (binom_trials, (5.0, 0.3)),
+                      (bernoulli_count, (np.array([0.0, 1.0]), 0.3))]:
+        with pytest.raises(srcgrad.MissingRule, match="counts"):
+            srcgrad.grad(fun, wrt=(0, 1), jit=jit)(*args)
+        with pytest.raises(srcgrad.MissingRule, match="counts"):
+            srcgrad.jvp(fun, wrt=(0, 1), jit=jit)(*args, (np.ones_like(args[0]), 1.0))
 
 
 def test_by_hand(jit):
@@ -229,3 +367,43 @@ def test_compiled_forms_give_scipys_values(rng):
             cauchy.pdf(x, mu, s), chi2.logpdf(x, df, mu), uniform.pdf(x, mu, s))
     for g, w in zip(_compiled_arrays(x, mu, s, df), want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+@numba.njit
+def _compiled_more(k, n, p, x, a, b, s):
+    return (forms.poisson_pmf(k, a), forms.poisson_pmf(k, a, 1), forms.binom_logpmf(k, n, p),
+            forms.binom_pmf(k, n, p, loc=1), forms.bernoulli_logpmf(k, p),
+            forms.bernoulli_pmf(k, p, -1), forms.gamma_pdf(x, a, 0.1, s), forms.beta_pdf(x, a, b),
+            forms.lognorm_logpdf(x, s, -0.1, 1.5), forms.lognorm_pdf(x, s),
+            forms.norm_entropy(scale=s), forms.norm_entropy(0.3, s), forms.norm_entropy())
+
+
+def _scipy_more(k, n, p, x, a, b, s):
+    return (poisson.pmf(k, a), poisson.pmf(k, a, 1), binom.logpmf(k, n, p),
+            binom.pmf(k, n, p, loc=1), bernoulli.logpmf(k, p), bernoulli.pmf(k, p, -1),
+            gamma.pdf(x, a, 0.1, s), beta.pdf(x, a, b), lognorm.logpdf(x, s, -0.1, 1.5),
+            lognorm.pdf(x, s), norm.entropy(scale=s), norm.entropy(0.3, s), norm.entropy())
+
+
+@numba.njit
+def _compiled_more_arrays(k, p, s, x, mean, cov, z, alpha):
+    return (forms.binom_logpmf(k, 5, p), forms.norm_entropy(scale=s),
+            forms.multivariate_normal_pdf(x, mean, cov), forms.dirichlet_pdf(z, alpha))
+
+
+@compiles
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_compiled_forms_of_the_masses_and_shapes_give_scipys_values(rng):
+    # inside; k above n, not whole, at p = 0; x below the supports; scale, p out of range
+    for point in [(0.0, 3.0, 0.3, 0.4, 1.5, 2.0, 0.8), (1.0, 3.0, 0.3, 0.4, 1.5, 2.0, 0.8),
+                  (2.0, 3.0, 0.7, 1.4, 0.5, 2.0, -0.8), (4.0, 3.0, 1.3, -0.4, 1.5, 2.0, 0.8),
+                  (1.5, 3.5, 0.3, 0.4, 1.5, 2.0, 0.8), (0.0, 3.0, 0.0, 0.4, 1.5, 2.0, 0.8)]:
+        for got, want in zip(_compiled_more(*point), _scipy_more(*point), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=str(point))
+    k, p, s = np.array([0.0, 1.0, 2.0, 5.0]), np.array([[0.2], [0.7]]), np.array([1.0, 2.0])
+    x, mean, cov = rng.standard_normal((4, 3)), rng.standard_normal(3), spd(3, 1)
+    z, alpha = np.array([0.2, 0.3, 0.5]), np.array([1.5, 2.0, 3.0])
+    want = (binom.logpmf(k, 5, p), norm.entropy(scale=s), multivariate_normal.pdf(x, mean, cov),
+            dirichlet.pdf(z, alpha))
+    for g, w in zip(_compiled_more_arrays(k, p, s, x, mean, cov, z, alpha), want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)

@@ -49,17 +49,30 @@ from ..runtime.stats import (
     t_logpdf,
 )
 from ..runtime.stats_extra import (
+    bernoulli_logpmf,
+    bernoulli_pmf,
+    beta_pdf,
+    binom_logpmf,
+    binom_pmf,
     cauchy_cdf,
     cauchy_logpdf,
     cauchy_pdf,
     chi2_logpdf,
     chi2_pdf,
+    count_refused,
+    dirichlet_pdf,
+    gamma_pdf,
     laplace_cdf,
     laplace_logpdf,
     laplace_pdf,
     logistic_cdf,
     logistic_logpdf,
     logistic_pdf,
+    lognorm_logpdf,
+    lognorm_pdf,
+    multivariate_normal_pdf,
+    norm_entropy,
+    poisson_pmf,
     t_pdf,
     uniform_logpdf,
     uniform_pdf,
@@ -529,6 +542,164 @@ def beta_logpdf_tangent(dx, y, x, a, b, loc, scale):
             -dx * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
 
 
+# ---- probability masses: the rate or probability only (k, n and loc are counts) ----
+# binom: dl/dp = m / p - (n - m) / (1 - p), m = k - loc (p inside (0, 1); at p = 0 or 1 the
+# one-sided slope is not given: 0 / 0 where m = 0 or m = n); bernoulli is binom with n = 1
+
+
+@rule(stats.poisson.pmf, poisson_pmf, called_as=poisson_pmf)
+def poisson_pmf_rule(dy, y, k, mu, loc):
+    return (count_grad(dy, k), unbroadcast(dy * y * ((k - loc) / mu - 1.0), mu),
+            count_grad(dy, loc))
+
+
+@tangent(stats.poisson.pmf, poisson_pmf)
+def poisson_pmf_tangent(dx, y, k, mu, loc):
+    return count_grad(dx, k), dx * y * ((k - loc) / mu - 1.0), count_grad(dx, loc)
+
+
+@rule(stats.binom.logpmf, binom_logpmf, called_as=binom_logpmf)
+def binom_logpmf_rule(dy, y, k, n, p, loc):
+    return (count_refused(dy, k), count_refused(dy, n),
+            unbroadcast(dy * ((k - loc) / p - (n - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.binom.logpmf, binom_logpmf)
+def binom_logpmf_tangent(dx, y, k, n, p, loc):
+    return (count_refused(dx, k), count_refused(dx, n),
+            dx * ((k - loc) / p - (n - k + loc) / (1.0 - p)), count_refused(dx, loc))
+
+
+@rule(stats.binom.pmf, binom_pmf, called_as=binom_pmf)
+def binom_pmf_rule(dy, y, k, n, p, loc):
+    return (count_refused(dy, k), count_refused(dy, n),
+            unbroadcast(dy * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.binom.pmf, binom_pmf)
+def binom_pmf_tangent(dx, y, k, n, p, loc):
+    return (count_refused(dx, k), count_refused(dx, n),
+            dx * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), count_refused(dx, loc))
+
+
+@rule(stats.bernoulli.logpmf, bernoulli_logpmf, called_as=bernoulli_logpmf)
+def bernoulli_logpmf_rule(dy, y, k, p, loc):
+    return (count_refused(dy, k),
+            unbroadcast(dy * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.bernoulli.logpmf, bernoulli_logpmf)
+def bernoulli_logpmf_tangent(dx, y, k, p, loc):
+    return (count_refused(dx, k), dx * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
+            count_refused(dx, loc))
+
+
+@rule(stats.bernoulli.pmf, bernoulli_pmf, called_as=bernoulli_pmf)
+def bernoulli_pmf_rule(dy, y, k, p, loc):
+    return (count_refused(dy, k),
+            unbroadcast(dy * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.bernoulli.pmf, bernoulli_pmf)
+def bernoulli_pmf_tangent(dx, y, k, p, loc):
+    return (count_refused(dx, k), dx * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
+            count_refused(dx, loc))
+
+
+# ---- gamma's and beta's densities: the log densities' gradients times the density ----
+
+
+@rule(stats.gamma.pdf, gamma_pdf, called_as=gamma_pdf)
+def gamma_pdf_rule(dy, y, x, a, loc, scale):
+    return (unbroadcast(dy * y * ((a - 1.0) / (x - loc) - 1.0 / scale), x),
+            unbroadcast(dy * y * (np.log((x - loc) / scale) - special.psi(a)), a),
+            unbroadcast(-dy * y * ((a - 1.0) / (x - loc) - 1.0 / scale), loc),
+            unbroadcast(dy * y * ((x - loc) / scale - a) / scale, scale))
+
+
+@tangent(stats.gamma.pdf, gamma_pdf)
+def gamma_pdf_tangent(dx, y, x, a, loc, scale):
+    return (dx * y * ((a - 1.0) / (x - loc) - 1.0 / scale),
+            dx * y * (np.log((x - loc) / scale) - special.psi(a)),
+            -dx * y * ((a - 1.0) / (x - loc) - 1.0 / scale),
+            dx * y * ((x - loc) / scale - a) / scale)
+
+
+@rule(stats.beta.pdf, beta_pdf, called_as=beta_pdf)
+def beta_pdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), x),
+            unbroadcast(dy * y * (np.log((x - loc) / scale) - special.psi(a) +
+                                  special.psi(a + b)), a),
+            unbroadcast(dy * y * (np.log1p(-(x - loc) / scale) - special.psi(b) +
+                                  special.psi(a + b)), b),
+            unbroadcast(-dy * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+                        loc),
+            unbroadcast(-dy * y * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) /
+                        scale, scale))
+
+
+@tangent(stats.beta.pdf, beta_pdf)
+def beta_pdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+            dx * y * (np.log((x - loc) / scale) - special.psi(a) + special.psi(a + b)),
+            dx * y * (np.log1p(-(x - loc) / scale) - special.psi(b) + special.psi(a + b)),
+            -dx * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+            -dx * y * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
+
+
+# ---- log-normal: with u = log z, dl/dx = -(1 + u / s^2) / (x - loc) = -dl/dloc,
+# dl/ds = (u^2 / s^2 - 1) / s, dl/dscale = u / (s^2 scale) ----
+
+
+@rule(stats.lognorm.logpdf, lognorm_logpdf, called_as=lognorm_logpdf)
+def lognorm_logpdf_rule(dy, y, x, s, loc, scale):
+    return (unbroadcast(-dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), x),
+            unbroadcast(dy * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s, s),
+            unbroadcast(dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), loc),
+            unbroadcast(dy * np.log((x - loc) / scale) / (s ** 2 * scale), scale))
+
+
+@tangent(stats.lognorm.logpdf, lognorm_logpdf)
+def lognorm_logpdf_tangent(dx, y, x, s, loc, scale):
+    return (-dx * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s,
+            dx * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * np.log((x - loc) / scale) / (s ** 2 * scale))
+
+
+@rule(stats.lognorm.pdf, lognorm_pdf, called_as=lognorm_pdf)
+def lognorm_pdf_rule(dy, y, x, s, loc, scale):
+    return (unbroadcast(-dy * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), x),
+            unbroadcast(dy * y * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s, s),
+            unbroadcast(dy * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), loc),
+            unbroadcast(dy * y * np.log((x - loc) / scale) / (s ** 2 * scale), scale))
+
+
+@tangent(stats.lognorm.pdf, lognorm_pdf)
+def lognorm_pdf_tangent(dx, y, x, s, loc, scale):
+    return (-dx * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * y * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s,
+            dx * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * y * np.log((x - loc) / scale) / (s ** 2 * scale))
+
+
+# ---- the normal's entropy, log(scale) + log(2 pi e) / 2: loc only shapes it ----
+
+
+@rule(stats.norm.entropy, norm_entropy, called_as=norm_entropy)
+def norm_entropy_rule(dy, y, loc, scale):
+    return unbroadcast(0.0 * dy, loc), unbroadcast(dy / scale, scale)
+
+
+@tangent(stats.norm.entropy, norm_entropy)
+def norm_entropy_tangent(dx, y, loc, scale):
+    return 0.0 * (dx + loc + scale), dx / scale + 0.0 * loc
+
+
 # ---- multivariate normal and Dirichlet ----
 
 
@@ -555,6 +726,30 @@ def dirichlet_logpdf_tangent(dx, y, x, alpha):
     return dirichlet_x_slope(dx, x, alpha), dirichlet_alpha_slope(dx, x, alpha)
 
 
+# their densities: the log densities' gradients with dy * pdf, tangents times the pdf
+@rule(stats.multivariate_normal.pdf, multivariate_normal_pdf,
+      called_as=multivariate_normal_pdf)
+def multivariate_normal_pdf_rule(dy, y, x, mean, cov):
+    return multivariate_normal_grads(dy * y, x, mean, cov)
+
+
+@tangent(stats.multivariate_normal.pdf, multivariate_normal_pdf)
+def multivariate_normal_pdf_tangent(dx, y, x, mean, cov):
+    return (-y * np.sum(multivariate_normal_solved(x, mean, cov) * dx, axis=-1),
+            y * np.sum(multivariate_normal_solved(x, mean, cov) * dx, axis=-1),
+            y * multivariate_normal_cov_slope(dx, x, mean, cov))
+
+
+@rule(stats.dirichlet.pdf, dirichlet_pdf, called_as=dirichlet_pdf)
+def dirichlet_pdf_rule(dy, y, x, alpha):
+    return dirichlet_grads(dy * y, x, alpha)
+
+
+@tangent(stats.dirichlet.pdf, dirichlet_pdf)
+def dirichlet_pdf_tangent(dx, y, x, alpha):
+    return y * dirichlet_x_slope(dx, x, alpha), y * dirichlet_alpha_slope(dx, x, alpha)
+
+
 # second order (hvp): the tangents of the gradients' helpers, per argument (dy, then the
 # density's); each gives a tuple of gradients, whose tangents add item by item
 @tangent(multivariate_normal_grads)
@@ -575,6 +770,6 @@ describe(multivariate_normal_grads, dirichlet_grads, tuple_result=True)
 describe(multivariate_normal_grads_along_x, multivariate_normal_grads_along_mean,
          multivariate_normal_grads_along_cov, dirichlet_grads_along_x,
          dirichlet_grads_along_alpha, pure=True)
-describe(count_grad, multivariate_normal_grads, multivariate_normal_solved,
+describe(count_grad, count_refused, multivariate_normal_grads, multivariate_normal_solved,
          multivariate_normal_cov_slope, dirichlet_grads, dirichlet_x_slope,
          dirichlet_alpha_slope, pure=True)
