@@ -2,9 +2,10 @@
 srcgrad/runtime/stats_extra.py): t.pdf; laplace, logistic and cauchy logpdf, pdf and cdf;
 chi2.logpdf and pdf; uniform.logpdf and pdf; poisson.pmf, binom and bernoulli logpmf and
 pmf; gamma, beta and lognorm densities; norm.entropy; multivariate_normal.pdf and
-dirichlet.pdf. The rule sweep against central differences,
+dirichlet.pdf; t, gamma, beta and chi2 cdf in x, loc and scale (their shape parameters
+refused). The rule sweep against central differences,
 jvp and hvp against differences, gradients by hand, the uniform's at and beyond the ends of
-its support (JAX's), the compiled forms against SciPy's values, and the counts refused.
+its support (JAX's), the compiled forms against SciPy's values, and the counts and shapes refused.
 """
 
 import math
@@ -67,6 +68,9 @@ SHAPES = (*records(gamma.pdf, forms.gamma_pdf), *records(beta.pdf, forms.beta_pd
 VECTOR = (*records(multivariate_normal.pdf, forms.multivariate_normal_pdf),
           *records(dirichlet.pdf, forms.dirichlet_pdf))
 
+CDFS = (*records(t.cdf, forms.t_cdf), *records(gamma.cdf, forms.gamma_cdf),
+        *records(beta.cdf, forms.beta_cdf), *records(chi2.cdf, forms.chi2_cdf))
+
 
 def on_the_line(x, mu, s):
     # x, mu in [-2, 2]: the uniform's support [mu - 5, mu + s + 5] holds x well inside
@@ -113,6 +117,14 @@ def shaped_more(x, a, b, s, mu):
                   norm.entropy(scale=b) + scipy.stats.norm.entropy())
 
 
+def cdfs(x, mu, s, df):
+    # x in (0.18, 0.82), mu in (-0.46, -0.14): inside every support; df not differentiated
+    return np.sum(t.cdf(x, df, mu, s) + t.cdf(x, df=3.0) * 0.5 + gamma.cdf(x, 1.7, mu, s) +
+                  gamma.cdf(x, a=df) * 1.3 + beta.cdf(x, 2.0, 3.0, mu, s + 1.0) * 0.8 +
+                  beta.cdf(x, 1.5, df) + chi2.cdf(x, df, mu, s) * 1.6 +
+                  scipy.stats.chi2.cdf(x, df=4.0, scale=s))
+
+
 def spd(d, seed):
     m = np.random.default_rng(seed).standard_normal((d, d))
     return m @ m.T + d * np.eye(d)
@@ -145,6 +157,8 @@ def cases():
         yield "shapes", SHAPES, shaped_more, (0.5 + 0.5 * unit(*shapes[0]), pos(*shapes[1]) + 0.5,
                                          pos(*shapes[2]), pos(*shapes[2]),
                                          -0.3 + 0.2 * unit(*shapes[1])), [0, 1, 2, 3, 4], False
+        yield "cdfs", CDFS, cdfs, (0.5 + 0.4 * unit(*shapes[0]), -0.3 + 0.2 * unit(*shapes[1]),
+                                   pos(*shapes[2]), 2.5), [0, 1, 2], False
     for n in [(4, 3), (3,)]:
         yield "vector", VECTOR, vector_densities, (0.5 * any_(*n), 0.5 * any_(3), spd(3, 2),
                                                    any_(3, 2), pos(3)), [0, 1, 2, 3, 4], False
@@ -155,12 +169,20 @@ def cases():
     yield "vector-compiled", VECTOR, vector_densities, (0.5 * any_(4, 3), 0.5 * any_(3),
                                                         spd(3, 4), any_(3, 2), pos(3)), \
         [0, 1, 2, 3, 4], True
+    yield "cdfs-compiled", CDFS, cdfs, (0.5 + 0.4 * unit(3, 2), -0.3 + 0.2 * unit(2), pos(),
+                                        pos(3, 1) + 1.0), [0, 1, 2], True
     yield "line-compiled", LINE, on_the_line, (any_(3, 4), any_(4), pos()), [0, 1, 2], True
     yield "shaped-compiled", SHAPED, shaped, (pos(2, 3) + 1.0, pos(3) + 0.5, 0.4 * unit(),
                                               pos()), [0, 1, 2, 3], True
 
 
 CASES = list(cases())
+
+
+def named(name, last=False):
+    """The sweep's case of that id (its last: the broadcast shapes)."""
+    found = [c for c in CASES if c[0] == name]
+    return found[-1] if last else found[0]
 
 
 @parametrize(CASES)
@@ -170,20 +192,22 @@ def test_rule(case, jit):
 
 def test_jvp_against_differences(jit):
     # compiled: one case (each compiles a function of its own)
-    for case in CASES[-1:] if jit else CASES[-3:]:
-        check_jvp(case, jit)
+    for name in ["shaped-compiled"] if jit else ["line-compiled", "vector-compiled",
+                                                  "cdfs-compiled", "shaped-compiled"]:
+        check_jvp(named(name), jit)
 
 
-@pytest.mark.parametrize("k", [15, 16, 17, 18, 19, 20, 21])
-def test_jvp_broadcast_against_differences(k):
-    # the last shapes of the sweep (broadcast (3, 1) against (1, 4) and (4,)), the vectors
-    check_jvp(CASES[k], False)
+@pytest.mark.parametrize("name", ["line", "line-keywords", "shaped", "masses", "shapes", "cdfs",
+                                  "vector"])
+def test_jvp_broadcast_against_differences(name):
+    # the last shapes of the sweep (broadcast (3, 1) against (1, 4) and (4,)); vectors
+    check_jvp(named(name, last=True), False)
 
 
 def test_hvp_against_differences_of_the_gradient():
-    check_hvp(CASES[-3], False)
-    check_hvp(CASES[-2], False)
-    check_hvp(CASES[-1], False)
+    for name in ["vector-compiled", "cdfs-compiled", "line-compiled", "shaped-compiled",
+                 "shapes-compiled"]:
+        check_hvp(named(name), False)
 
 
 def few(x, df, mu, s):
@@ -276,6 +300,49 @@ def test_counts_are_refused(jit):
             srcgrad.grad(fun, wrt=(0, 1), jit=jit)(*args)
         with pytest.raises(srcgrad.MissingRule, match="counts"):
             srcgrad.jvp(fun, wrt=(0, 1), jit=jit)(*args, (np.ones_like(args[0]), 1.0))
+
+
+def cdfs_at(x, s):
+    return t.cdf(x, 1.0) + gamma.cdf(x, 1.0) * 2.0 + beta.cdf(x, 1.0, 1.0, scale=s) * 3.0 + \
+        chi2.cdf(x, 2.0) * 4.0
+
+
+def test_cdfs_by_hand(jit):
+    # t with df = 1 is cauchy: 1 / (pi (1 + x^2)); gamma with a = 1: 1 - e^-x, slope e^-x;
+    # beta(1, 1) is uniform: x / s, slope 1 / s, -x / s^2; chi2 with df = 2: e^(-x/2) / 2
+    x, s = 0.4, 2.0
+    g = srcgrad.grad(cdfs_at, wrt=(0, 1), jit=jit)(x, s)
+    np.testing.assert_allclose(g, [1.0 / (math.pi * (1.0 + x * x)) + 2.0 * math.exp(-x) +
+                                   3.0 / s + 2.0 * math.exp(-x / 2.0), -3.0 * x / s ** 2],
+                               rtol=1e-14)
+
+
+def t_cdf_df(x, df):
+    return np.sum(t.cdf(x, df))
+
+
+def gamma_cdf_a(x, a):
+    return np.sum(gamma.cdf(x, a, scale=2.0))
+
+
+def beta_cdf_b(x, b):
+    return np.sum(beta.cdf(x, 2.0, b))
+
+
+def chi2_cdf_df(x, df):
+    return np.sum(chi2.cdf(x, df=df))
+
+
+def test_shape_parameters_of_the_cdfs_are_refused(jit):
+    # no closed form: refused when run, never a zero gradient; x alone is differentiated
+    x = np.array([0.3, 0.6])
+    for fun in (t_cdf_df, gamma_cdf_a, beta_cdf_b, chi2_cdf_df):
+        with pytest.raises(srcgrad.MissingRule, match="no closed form"):
+            srcgrad.grad(fun, wrt=(0, 1), jit=jit)(x, 2.5)
+        with pytest.raises(srcgrad.MissingRule, match="no closed form"):
+            srcgrad.jvp(fun, wrt=1, jit=jit)(x, 2.5, 1.0)
+    assert srcgrad.grad(beta_cdf_b, jit=jit)(x, 2.5) == pytest.approx(
+        beta.pdf(x, 2.0, 2.5), rel=1e-14)
 
 
 def test_by_hand(jit):
@@ -408,3 +475,29 @@ def test_compiled_forms_of_the_masses_and_shapes_give_scipys_values(rng):
             dirichlet.pdf(z, alpha))
     for g, w in zip(_compiled_more_arrays(k, p, s, x, mean, cov, z, alpha), want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@numba.njit
+def _compiled_cdfs(x, a, b, loc, s):
+    return (forms.t_cdf(x, a, loc, s), forms.t_cdf(x, a), forms.gamma_cdf(x, a, loc, s),
+            forms.gamma_cdf(x, a), forms.beta_cdf(x, a, b, loc, s), forms.beta_cdf(x, a, b),
+            forms.chi2_cdf(x, a, loc, s), forms.chi2_cdf(x, a, scale=s))
+
+
+def _scipy_cdfs(x, a, b, loc, s):
+    return (t.cdf(x, a, loc, s), t.cdf(x, a), gamma.cdf(x, a, loc, s), gamma.cdf(x, a),
+            beta.cdf(x, a, b, loc, s), beta.cdf(x, a, b), chi2.cdf(x, a, loc, s),
+            chi2.cdf(x, a, scale=s))
+
+
+@compiles
+def test_compiled_cdfs_give_scipys_values():
+    # inside; below and above the supports; at their ends; scale out of range; far out
+    for point in [(0.3, 2.5, 1.5, 0.1, 1.2), (-0.5, 0.7, 2.0, 0.0, 0.5),
+                  (1.5, 3.0, 2.0, 0.2, 1.0), (0.0, 1.0, 1.0, 0.0, 1.0),
+                  (3.0, 2.0, 2.0, -1.0, -1.0), (40.0, 2.0, 3.0, 0.0, 2.0)]:
+        for got, want in zip(_compiled_cdfs(*point), _scipy_cdfs(*point), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-13, err_msg=str(point))
+    x = np.linspace(-0.5, 1.5, 9).reshape(3, 3)
+    np.testing.assert_allclose(_compiled_cdfs(x, 2.5, 1.5, np.zeros(3), 1.2),
+                               _scipy_cdfs(x, 2.5, 1.5, np.zeros(3), 1.2), rtol=1e-13)

@@ -51,16 +51,19 @@ from ..runtime.stats import (
 from ..runtime.stats_extra import (
     bernoulli_logpmf,
     bernoulli_pmf,
+    beta_cdf,
     beta_pdf,
     binom_logpmf,
     binom_pmf,
     cauchy_cdf,
     cauchy_logpdf,
     cauchy_pdf,
+    chi2_cdf,
     chi2_logpdf,
     chi2_pdf,
     count_refused,
     dirichlet_pdf,
+    gamma_cdf,
     gamma_pdf,
     laplace_cdf,
     laplace_logpdf,
@@ -73,6 +76,8 @@ from ..runtime.stats_extra import (
     multivariate_normal_pdf,
     norm_entropy,
     poisson_pmf,
+    shape_refused,
+    t_cdf,
     t_pdf,
     uniform_logpdf,
     uniform_pdf,
@@ -700,6 +705,65 @@ def norm_entropy_tangent(dx, y, loc, scale):
     return 0.0 * (dx + loc + scale), dx / scale + 0.0 * loc
 
 
+# ---- distribution functions in x, loc and scale only: cdf' is the density; the shape
+# parameters' (df, a, b) derivatives have no closed form, refused (shape_refused) ----
+
+
+@rule(stats.t.cdf, t_cdf, called_as=t_cdf)
+def t_cdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * t_pdf(x, df, loc, scale), x), shape_refused(dy, df),
+            unbroadcast(-dy * t_pdf(x, df, loc, scale), loc),
+            unbroadcast(-dy * t_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.t.cdf, t_cdf)
+def t_cdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * t_pdf(x, df, loc, scale), shape_refused(dx, df),
+            -dx * t_pdf(x, df, loc, scale), -dx * t_pdf(x, df, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.chi2.cdf, chi2_cdf, called_as=chi2_cdf)
+def chi2_cdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * chi2_pdf(x, df, loc, scale), x), shape_refused(dy, df),
+            unbroadcast(-dy * chi2_pdf(x, df, loc, scale), loc),
+            unbroadcast(-dy * chi2_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.chi2.cdf, chi2_cdf)
+def chi2_cdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * chi2_pdf(x, df, loc, scale), shape_refused(dx, df),
+            -dx * chi2_pdf(x, df, loc, scale),
+            -dx * chi2_pdf(x, df, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.gamma.cdf, gamma_cdf, called_as=gamma_cdf)
+def gamma_cdf_rule(dy, y, x, a, loc, scale):
+    return (unbroadcast(dy * gamma_pdf(x, a, loc, scale), x), shape_refused(dy, a),
+            unbroadcast(-dy * gamma_pdf(x, a, loc, scale), loc),
+            unbroadcast(-dy * gamma_pdf(x, a, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.gamma.cdf, gamma_cdf)
+def gamma_cdf_tangent(dx, y, x, a, loc, scale):
+    return (dx * gamma_pdf(x, a, loc, scale), shape_refused(dx, a),
+            -dx * gamma_pdf(x, a, loc, scale),
+            -dx * gamma_pdf(x, a, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.beta.cdf, beta_cdf, called_as=beta_cdf)
+def beta_cdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * beta_pdf(x, a, b, loc, scale), x), shape_refused(dy, a),
+            shape_refused(dy, b), unbroadcast(-dy * beta_pdf(x, a, b, loc, scale), loc),
+            unbroadcast(-dy * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.beta.cdf, beta_cdf)
+def beta_cdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * beta_pdf(x, a, b, loc, scale), shape_refused(dx, a), shape_refused(dx, b),
+            -dx * beta_pdf(x, a, b, loc, scale),
+            -dx * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale)
+
+
 # ---- multivariate normal and Dirichlet ----
 
 
@@ -770,6 +834,6 @@ describe(multivariate_normal_grads, dirichlet_grads, tuple_result=True)
 describe(multivariate_normal_grads_along_x, multivariate_normal_grads_along_mean,
          multivariate_normal_grads_along_cov, dirichlet_grads_along_x,
          dirichlet_grads_along_alpha, pure=True)
-describe(count_grad, count_refused, multivariate_normal_grads, multivariate_normal_solved,
-         multivariate_normal_cov_slope, dirichlet_grads, dirichlet_x_slope,
-         dirichlet_alpha_slope, pure=True)
+describe(count_grad, count_refused, shape_refused, multivariate_normal_grads,
+         multivariate_normal_solved, multivariate_normal_cov_slope, dirichlet_grads,
+         dirichlet_x_slope, dirichlet_alpha_slope, pure=True)

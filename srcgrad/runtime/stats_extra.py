@@ -11,6 +11,11 @@ or not whole gives log 0; n not a whole number >= 0, or p outside [0, 1], NaN), 
 and lognorm densities, norm.entropy, and the multivariate normal and Dirichlet densities
 (the exponentials of their log densities' forms, `runtime/stats.py`). `count_refused`
 refuses the gradient of binom's and bernoulli's counts, as `count_grad` poisson's.
+
+Batch three: t, gamma, beta and chi2 distribution functions (scipy.special's stdtr,
+gammainc and betainc, compiled through cython_special's exports as `runtime/special.py`
+does), differentiated in x, loc and scale only: `shape_refused` refuses their shape
+parameters (df, a, b), whose derivatives have no closed form.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from numba.extending import overload, register_jitable
 from scipy import stats
 
 from ..errors import MissingRule
+from .special import _export
 from .stats import (
     _beta_logpdf,
     _form,
@@ -458,3 +464,101 @@ def _mvn_pdf_typer(x, mean, cov):
 @overload(dirichlet_pdf)
 def _dirichlet_pdf_typer(x, alpha):
     return lambda x, alpha: np.exp(dirichlet_logpdf(x, alpha))
+
+
+# ---- batch three: distribution functions, differentiated in x, loc and scale only ----
+
+
+def t_cdf(x, df, loc=0.0, scale=1.0):
+    """scipy.stats.t.cdf, as generated code calls it."""
+    return stats.t.cdf(x, df, loc, scale)
+
+
+def gamma_cdf(x, a, loc=0.0, scale=1.0):
+    """scipy.stats.gamma.cdf, as generated code calls it."""
+    return stats.gamma.cdf(x, a, loc, scale)
+
+
+def beta_cdf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.beta.cdf, as generated code calls it."""
+    return stats.beta.cdf(x, a, b, loc, scale)
+
+
+def chi2_cdf(x, df, loc=0.0, scale=1.0):
+    """scipy.stats.chi2.cdf, as generated code calls it."""
+    return stats.chi2.cdf(x, df, loc, scale)
+
+
+def shape_refused(dy, a):
+    """The gradient of a distribution function in its shape parameter (t's, chi2's df,
+    gamma's a, beta's a and b): no closed form. Reached only where a value being
+    differentiated is passed as one: refused."""
+    raise MissingRule(_SHAPE)
+
+
+_SHAPE = ("scipy.stats t.cdf, gamma.cdf, beta.cdf and chi2.cdf are differentiated in x, loc "
+          "and scale only: their derivatives in the shape parameters (df, a, b) have no closed "
+          "form; wrap those in srcgrad.stop_gradient")
+
+
+@overload(shape_refused)
+def _shape_refused_typer(dy, a):
+    def impl(dy, a):
+        raise MissingRule(_SHAPE)
+    return impl
+
+
+_stdtr, _gammainc, _betainc = _export("stdtr", 2), _export("gammainc", 2), \
+    _export("betainc", 3)
+
+
+@register_jitable
+def _t_cdf(x, df, loc, scale):
+    if not (scale > 0.0 and df > 0.0):
+        return np.nan
+    return _stdtr(df, (x - loc) / scale, 0)
+
+
+@register_jitable
+def _gamma_cdf(x, a, loc, scale):
+    if not (scale > 0.0 and a > 0.0):
+        return np.nan
+    return _gammainc(a, max((x - loc) / scale, 0.0), 0)
+
+
+@register_jitable
+def _beta_cdf(x, a, b, loc, scale):
+    if not (scale > 0.0 and a > 0.0 and b > 0.0):
+        return np.nan
+    return _betainc(a, b, min(max((x - loc) / scale, 0.0), 1.0), 0)
+
+
+@register_jitable
+def _chi2_cdf(x, df, loc, scale):
+    if not (scale > 0.0 and df > 0.0):
+        return np.nan
+    return _gammainc(0.5 * df, max(0.5 * (x - loc) / scale, 0.0), 0)
+
+
+@overload(t_cdf)
+def _t_cdf_typer(x, df, loc=0.0, scale=1.0):
+    f = _form(_t_cdf, x, df, loc, scale)
+    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
+
+
+@overload(gamma_cdf)
+def _gamma_cdf_typer(x, a, loc=0.0, scale=1.0):
+    f = _form(_gamma_cdf, x, a, loc, scale)
+    return f and (lambda x, a, loc=0.0, scale=1.0: f(x, a, loc, scale))
+
+
+@overload(beta_cdf)
+def _beta_cdf_typer(x, a, b, loc=0.0, scale=1.0):
+    f = _form(_beta_cdf, x, a, b, loc, scale)
+    return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
+
+
+@overload(chi2_cdf)
+def _chi2_cdf_typer(x, df, loc=0.0, scale=1.0):
+    f = _form(_chi2_cdf, x, df, loc, scale)
+    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
