@@ -18,6 +18,15 @@ count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
 l'(z) = (a - 1) / z - (b - 1) / (1 - z), dl/da = log z - psi(a) + psi(a + b), dl/db =
 log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers,
 whose tangents (below) give their second order (hvp).
+
+Continued (forms in `runtime/stats_extra.py`): t.pdf; laplace, logistic, cauchy (logpdf,
+pdf, cdf); chi2 (logpdf, pdf); uniform (logpdf, pdf: JAX's gradient, 0 in x and loc,
+-1/scale on the closed support and 0 off it); poisson.pmf, binom and bernoulli (logpmf, pmf:
+in mu and p only, their counts refused by `count_grad`/`count_refused`); gamma, beta and
+lognorm densities; norm.entropy; multivariate_normal.pdf and dirichlet.pdf (their log
+densities' helpers with dy times the density); t, gamma, beta and chi2 cdf, whose derivative
+in x (and loc, scale) is the density, their shape parameters refused (`shape_refused`): a
+pdf is the log density's gradient times the density; each formula sits beside its rules.
 """
 
 import numpy as np
