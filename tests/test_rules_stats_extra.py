@@ -138,13 +138,20 @@ def vector_densities(x, mean, cov, z, alpha):
         np.sum(multivariate_normal.pdf(0.5 * x, mean=mean, cov=cov)) * 3.0
 
 
+def vector_compiled(x, mean, cov, z, alpha):
+    # one signature of each (numba compiles the helpers once per signature)
+    return 10.0 * np.sum(multivariate_normal.pdf(x, mean, cov)) + \
+        np.sum(dirichlet.pdf(special.softmax(z, axis=0), alpha))
+
+
 def counts(*shape):
     return np.arange(int(np.prod(shape))).reshape(shape) % 6
 
 
 def cases():
     """(id, primals covered, function, arguments, positions, compiled too)."""
-    for shapes in [((), (), ()), ((5,), (5,), ()), ((3, 4), (4,), ()), ((3, 1), (1, 4), (4,))]:
+    # 0-d; an array with a vector and a number; (3, 1) against (1, 4) and (4,)
+    for shapes in [((), (), ()), ((3, 4), (4,), ()), ((3, 1), (1, 4), (4,))]:
         args = (any_(*shapes[0]), any_(*shapes[1]), pos(*shapes[2]))
         yield "line", LINE, on_the_line, args, [0, 1, 2], False
         yield "line-keywords", LINE, on_the_line_keywords, args, [0, 1, 2], False
@@ -166,7 +173,7 @@ def cases():
                                               counts(2, 3) % 2), [0, 1], True
     yield "shapes-compiled", SHAPES, shaped_more, (0.5 + 0.5 * unit(5), pos() + 0.5, pos(5), pos(),
                                               -0.3 + 0.2 * unit()), [0, 1, 2, 3, 4], True
-    yield "vector-compiled", VECTOR, vector_densities, (0.5 * any_(4, 3), 0.5 * any_(3),
+    yield "vector-compiled", VECTOR, vector_compiled, (0.5 * any_(4, 3), 0.5 * any_(3),
                                                         spd(3, 4), any_(3, 2), pos(3)), \
         [0, 1, 2, 3, 4], True
     yield "cdfs-compiled", CDFS, cdfs, (0.5 + 0.4 * unit(3, 2), -0.3 + 0.2 * unit(2), pos(),
@@ -218,8 +225,6 @@ def few(x, df, mu, s):
 @compiles
 def test_hvp_compiled_against_differences_of_the_gradient():
     check_hvp(("few", (), few, (pos(4) + 1.0, pos() + 0.5, 0.4 * unit(4), pos()), [0], True),
-              True)
-    check_hvp(("few", (), few, (pos(4) + 1.0, pos() + 0.5, 0.4 * unit(4), pos()), [3], True),
               True)
 
 
