@@ -18,6 +18,15 @@ count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
 l'(z) = (a - 1) / z - (b - 1) / (1 - z), dl/da = log z - psi(a) + psi(a + b), dl/db =
 log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers,
 whose tangents (below) give their second order (hvp).
+
+Continued (forms in `runtime/stats_extra.py`): t.pdf; laplace, logistic, cauchy (logpdf,
+pdf, cdf); chi2 (logpdf, pdf); uniform (logpdf, pdf: JAX's gradient, 0 in x and loc,
+-1/scale on the closed support and 0 off it); poisson.pmf, binom and bernoulli (logpmf, pmf:
+in mu and p only, their counts refused by `count_grad`/`count_refused`); gamma, beta and
+lognorm densities; norm.entropy; multivariate_normal.pdf and dirichlet.pdf (their log
+densities' helpers with dy times the density); t, gamma, beta and chi2 cdf, whose derivative
+in x (and loc, scale) is the density, their shape parameters refused (`shape_refused`): a
+pdf is the log density's gradient times the density; each formula sits beside its rules.
 """
 
 import numpy as np
@@ -47,6 +56,40 @@ from ..runtime.stats import (
     norm_pdf,
     poisson_logpmf,
     t_logpdf,
+)
+from ..runtime.stats_extra import (
+    bernoulli_logpmf,
+    bernoulli_pmf,
+    beta_cdf,
+    beta_pdf,
+    binom_logpmf,
+    binom_pmf,
+    cauchy_cdf,
+    cauchy_logpdf,
+    cauchy_pdf,
+    chi2_cdf,
+    chi2_logpdf,
+    chi2_pdf,
+    count_refused,
+    dirichlet_pdf,
+    gamma_cdf,
+    gamma_pdf,
+    laplace_cdf,
+    laplace_logpdf,
+    laplace_pdf,
+    logistic_cdf,
+    logistic_logpdf,
+    logistic_pdf,
+    lognorm_logpdf,
+    lognorm_pdf,
+    multivariate_normal_pdf,
+    norm_entropy,
+    poisson_pmf,
+    shape_refused,
+    t_cdf,
+    t_pdf,
+    uniform_logpdf,
+    uniform_pdf,
 )
 from ..runtime.stats_more import (
     expon_cdf,
@@ -239,6 +282,228 @@ def t_logpdf_tangent(dx, y, x, df, loc, scale):
             scale)
 
 
+@rule(stats.t.pdf, t_pdf, called_as=t_pdf)
+def t_pdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(-dy * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+                        x),
+            unbroadcast(dy * y * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) -
+                                        1.0 / df - np.log1p(((x - loc) / scale) ** 2 / df) +
+                                        (df + 1.0) * (x - loc) ** 2 /
+                                        (df * (df * scale ** 2 + (x - loc) ** 2))), df),
+            unbroadcast(dy * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+                        loc),
+            unbroadcast(dy * y * (df * ((x - loc) ** 2 - scale ** 2) /
+                                  (df * scale ** 2 + (x - loc) ** 2)) / scale, scale))
+
+
+@tangent(stats.t.pdf, t_pdf)
+def t_pdf_tangent(dx, y, x, df, loc, scale):
+    return (-dx * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+            dx * y * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) - 1.0 / df -
+                            np.log1p(((x - loc) / scale) ** 2 / df) + (df + 1.0) *
+                            (x - loc) ** 2 / (df * (df * scale ** 2 + (x - loc) ** 2))),
+            dx * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
+            dx * y * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) /
+            scale)
+
+
+# ---- Laplace, logistic, Cauchy: location-scale families on the line ----
+# laplace: l'(z) = -sign(z) (0 at the kink z = 0, a subgradient); logistic: l'(z) =
+# -tanh(z / 2); cauchy: l'(z) = -2 z / (1 + z^2); each cdf' is its pdf
+
+
+@rule(stats.laplace.logpdf, laplace_logpdf, called_as=laplace_logpdf)
+def laplace_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * np.sign(x - loc) / scale, x),
+            unbroadcast(dy * np.sign(x - loc) / scale, loc),
+            unbroadcast(dy * (np.abs(x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.laplace.logpdf, laplace_logpdf)
+def laplace_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * np.sign(x - loc) / scale, dx * np.sign(x - loc) / scale,
+            dx * (np.abs(x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.laplace.pdf, laplace_pdf, called_as=laplace_pdf)
+def laplace_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * np.sign(x - loc) / scale, x),
+            unbroadcast(dy * y * np.sign(x - loc) / scale, loc),
+            unbroadcast(dy * y * (np.abs(x - loc) / scale - 1.0) / scale, scale))
+
+
+@tangent(stats.laplace.pdf, laplace_pdf)
+def laplace_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * np.sign(x - loc) / scale, dx * y * np.sign(x - loc) / scale,
+            dx * y * (np.abs(x - loc) / scale - 1.0) / scale)
+
+
+@rule(stats.laplace.cdf, laplace_cdf, called_as=laplace_cdf)
+def laplace_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * laplace_pdf(x, loc, scale), x),
+            unbroadcast(-dy * laplace_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * laplace_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.laplace.cdf, laplace_cdf)
+def laplace_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * laplace_pdf(x, loc, scale), -dx * laplace_pdf(x, loc, scale),
+            -dx * laplace_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.logistic.logpdf, logistic_logpdf, called_as=logistic_logpdf)
+def logistic_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * np.tanh(0.5 * (x - loc) / scale) / scale, x),
+            unbroadcast(dy * np.tanh(0.5 * (x - loc) / scale) / scale, loc),
+            unbroadcast(dy * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) /
+                        scale, scale))
+
+
+@tangent(stats.logistic.logpdf, logistic_logpdf)
+def logistic_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale)
+
+
+@rule(stats.logistic.pdf, logistic_pdf, called_as=logistic_pdf)
+def logistic_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * np.tanh(0.5 * (x - loc) / scale) / scale, x),
+            unbroadcast(dy * y * np.tanh(0.5 * (x - loc) / scale) / scale, loc),
+            unbroadcast(dy * y * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) /
+                        scale, scale))
+
+
+@tangent(stats.logistic.pdf, logistic_pdf)
+def logistic_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * y * np.tanh(0.5 * (x - loc) / scale) / scale,
+            dx * y * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale)
+
+
+@rule(stats.logistic.cdf, logistic_cdf, called_as=logistic_cdf)
+def logistic_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * logistic_pdf(x, loc, scale), x),
+            unbroadcast(-dy * logistic_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * logistic_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.logistic.cdf, logistic_cdf)
+def logistic_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * logistic_pdf(x, loc, scale), -dx * logistic_pdf(x, loc, scale),
+            -dx * logistic_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.cauchy.logpdf, cauchy_logpdf, called_as=cauchy_logpdf)
+def cauchy_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), x),
+            unbroadcast(dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), loc),
+            unbroadcast(dy * ((x - loc) ** 2 - scale ** 2) /
+                        (scale * (scale ** 2 + (x - loc) ** 2)), scale))
+
+
+@tangent(stats.cauchy.logpdf, cauchy_logpdf)
+def cauchy_logpdf_tangent(dx, y, x, loc, scale):
+    return (-dx * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2)))
+
+
+@rule(stats.cauchy.pdf, cauchy_pdf, called_as=cauchy_pdf)
+def cauchy_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(-dy * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), x),
+            unbroadcast(dy * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), loc),
+            unbroadcast(dy * y * ((x - loc) ** 2 - scale ** 2) /
+                        (scale * (scale ** 2 + (x - loc) ** 2)), scale))
+
+
+@tangent(stats.cauchy.pdf, cauchy_pdf)
+def cauchy_pdf_tangent(dx, y, x, loc, scale):
+    return (-dx * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
+            dx * y * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2)))
+
+
+@rule(stats.cauchy.cdf, cauchy_cdf, called_as=cauchy_cdf)
+def cauchy_cdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(dy * cauchy_pdf(x, loc, scale), x),
+            unbroadcast(-dy * cauchy_pdf(x, loc, scale), loc),
+            unbroadcast(-dy * cauchy_pdf(x, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.cauchy.cdf, cauchy_cdf)
+def cauchy_cdf_tangent(dx, y, x, loc, scale):
+    return (dx * cauchy_pdf(x, loc, scale), -dx * cauchy_pdf(x, loc, scale),
+            -dx * cauchy_pdf(x, loc, scale) * (x - loc) / scale)
+
+
+# ---- chi-squared (gamma of shape df / 2, scale 2 scale): l'(z) = (df/2 - 1) / z - 1/2,
+# dl/ddf = (log(z / 2) - psi(df / 2)) / 2, dl/dscale = (z - df) / (2 scale) ----
+
+
+@rule(stats.chi2.logpdf, chi2_logpdf, called_as=chi2_logpdf)
+def chi2_logpdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), x),
+            unbroadcast(dy * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
+                        df),
+            unbroadcast(-dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), loc),
+            unbroadcast(dy * ((x - loc) / scale - df) / (2.0 * scale), scale))
+
+
+@tangent(stats.chi2.logpdf, chi2_logpdf)
+def chi2_logpdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
+            -dx * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * ((x - loc) / scale - df) / (2.0 * scale))
+
+
+@rule(stats.chi2.pdf, chi2_pdf, called_as=chi2_pdf)
+def chi2_pdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), x),
+            unbroadcast(dy * y * 0.5 * (np.log(0.5 * (x - loc) / scale) -
+                                        special.psi(0.5 * df)), df),
+            unbroadcast(-dy * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), loc),
+            unbroadcast(dy * y * ((x - loc) / scale - df) / (2.0 * scale), scale))
+
+
+@tangent(stats.chi2.pdf, chi2_pdf)
+def chi2_pdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * y * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
+            -dx * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
+            dx * y * ((x - loc) / scale - df) / (2.0 * scale))
+
+
+# ---- uniform on [loc, loc + scale]: -log(scale) there (ends included, as SciPy), -inf
+# outside. As JAX (a `where` between the two): x and loc have gradient 0 everywhere, even at
+# the ends; scale has -1 / scale on the closed support and 0 outside it (pdf: -pdf / scale,
+# 0 outside, where pdf = 0) ----
+
+
+@rule(stats.uniform.logpdf, uniform_logpdf, called_as=uniform_logpdf)
+def uniform_logpdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(0.0 * dy, x), unbroadcast(0.0 * dy, loc),
+            unbroadcast(-dy * (y > -np.inf) / scale, scale))
+
+
+@tangent(stats.uniform.logpdf, uniform_logpdf)
+def uniform_logpdf_tangent(dx, y, x, loc, scale):
+    return (0.0 * (dx + x + loc + scale), 0.0 * (dx + x + loc + scale),
+            -dx * (y > -np.inf) / scale)
+
+
+@rule(stats.uniform.pdf, uniform_pdf, called_as=uniform_pdf)
+def uniform_pdf_rule(dy, y, x, loc, scale):
+    return (unbroadcast(0.0 * dy, x), unbroadcast(0.0 * dy, loc),
+            unbroadcast(-dy * y / scale, scale))
+
+
+@tangent(stats.uniform.pdf, uniform_pdf)
+def uniform_pdf_tangent(dx, y, x, loc, scale):
+    return (0.0 * (dx + x + loc + scale), 0.0 * (dx + x + loc + scale), -dx * y / scale)
+
+
 # ---- Poisson: the rate only (k and loc are counts) ----
 
 
@@ -291,6 +556,223 @@ def beta_logpdf_tangent(dx, y, x, a, b, loc, scale):
             -dx * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
 
 
+# ---- probability masses: the rate or probability only (k, n and loc are counts) ----
+# binom: dl/dp = m / p - (n - m) / (1 - p), m = k - loc (p inside (0, 1); at p = 0 or 1 the
+# one-sided slope is not given: 0 / 0 where m = 0 or m = n); bernoulli is binom with n = 1
+
+
+@rule(stats.poisson.pmf, poisson_pmf, called_as=poisson_pmf)
+def poisson_pmf_rule(dy, y, k, mu, loc):
+    return (count_grad(dy, k), unbroadcast(dy * y * ((k - loc) / mu - 1.0), mu),
+            count_grad(dy, loc))
+
+
+@tangent(stats.poisson.pmf, poisson_pmf)
+def poisson_pmf_tangent(dx, y, k, mu, loc):
+    return count_grad(dx, k), dx * y * ((k - loc) / mu - 1.0), count_grad(dx, loc)
+
+
+@rule(stats.binom.logpmf, binom_logpmf, called_as=binom_logpmf)
+def binom_logpmf_rule(dy, y, k, n, p, loc):
+    return (count_refused(dy, k), count_refused(dy, n),
+            unbroadcast(dy * ((k - loc) / p - (n - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.binom.logpmf, binom_logpmf)
+def binom_logpmf_tangent(dx, y, k, n, p, loc):
+    return (count_refused(dx, k), count_refused(dx, n),
+            dx * ((k - loc) / p - (n - k + loc) / (1.0 - p)), count_refused(dx, loc))
+
+
+@rule(stats.binom.pmf, binom_pmf, called_as=binom_pmf)
+def binom_pmf_rule(dy, y, k, n, p, loc):
+    return (count_refused(dy, k), count_refused(dy, n),
+            unbroadcast(dy * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.binom.pmf, binom_pmf)
+def binom_pmf_tangent(dx, y, k, n, p, loc):
+    return (count_refused(dx, k), count_refused(dx, n),
+            dx * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), count_refused(dx, loc))
+
+
+@rule(stats.bernoulli.logpmf, bernoulli_logpmf, called_as=bernoulli_logpmf)
+def bernoulli_logpmf_rule(dy, y, k, p, loc):
+    return (count_refused(dy, k),
+            unbroadcast(dy * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.bernoulli.logpmf, bernoulli_logpmf)
+def bernoulli_logpmf_tangent(dx, y, k, p, loc):
+    return (count_refused(dx, k), dx * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
+            count_refused(dx, loc))
+
+
+@rule(stats.bernoulli.pmf, bernoulli_pmf, called_as=bernoulli_pmf)
+def bernoulli_pmf_rule(dy, y, k, p, loc):
+    return (count_refused(dy, k),
+            unbroadcast(dy * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)), p),
+            count_refused(dy, loc))
+
+
+@tangent(stats.bernoulli.pmf, bernoulli_pmf)
+def bernoulli_pmf_tangent(dx, y, k, p, loc):
+    return (count_refused(dx, k), dx * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
+            count_refused(dx, loc))
+
+
+# ---- gamma's and beta's densities: the log densities' gradients times the density ----
+
+
+@rule(stats.gamma.pdf, gamma_pdf, called_as=gamma_pdf)
+def gamma_pdf_rule(dy, y, x, a, loc, scale):
+    return (unbroadcast(dy * y * ((a - 1.0) / (x - loc) - 1.0 / scale), x),
+            unbroadcast(dy * y * (np.log((x - loc) / scale) - special.psi(a)), a),
+            unbroadcast(-dy * y * ((a - 1.0) / (x - loc) - 1.0 / scale), loc),
+            unbroadcast(dy * y * ((x - loc) / scale - a) / scale, scale))
+
+
+@tangent(stats.gamma.pdf, gamma_pdf)
+def gamma_pdf_tangent(dx, y, x, a, loc, scale):
+    return (dx * y * ((a - 1.0) / (x - loc) - 1.0 / scale),
+            dx * y * (np.log((x - loc) / scale) - special.psi(a)),
+            -dx * y * ((a - 1.0) / (x - loc) - 1.0 / scale),
+            dx * y * ((x - loc) / scale - a) / scale)
+
+
+@rule(stats.beta.pdf, beta_pdf, called_as=beta_pdf)
+def beta_pdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), x),
+            unbroadcast(dy * y * (np.log((x - loc) / scale) - special.psi(a) +
+                                  special.psi(a + b)), a),
+            unbroadcast(dy * y * (np.log1p(-(x - loc) / scale) - special.psi(b) +
+                                  special.psi(a + b)), b),
+            unbroadcast(-dy * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+                        loc),
+            unbroadcast(-dy * y * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) /
+                        scale, scale))
+
+
+@tangent(stats.beta.pdf, beta_pdf)
+def beta_pdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+            dx * y * (np.log((x - loc) / scale) - special.psi(a) + special.psi(a + b)),
+            dx * y * (np.log1p(-(x - loc) / scale) - special.psi(b) + special.psi(a + b)),
+            -dx * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
+            -dx * y * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
+
+
+# ---- log-normal: with u = log z, dl/dx = -(1 + u / s^2) / (x - loc) = -dl/dloc,
+# dl/ds = (u^2 / s^2 - 1) / s, dl/dscale = u / (s^2 scale) ----
+
+
+@rule(stats.lognorm.logpdf, lognorm_logpdf, called_as=lognorm_logpdf)
+def lognorm_logpdf_rule(dy, y, x, s, loc, scale):
+    return (unbroadcast(-dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), x),
+            unbroadcast(dy * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s, s),
+            unbroadcast(dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), loc),
+            unbroadcast(dy * np.log((x - loc) / scale) / (s ** 2 * scale), scale))
+
+
+@tangent(stats.lognorm.logpdf, lognorm_logpdf)
+def lognorm_logpdf_tangent(dx, y, x, s, loc, scale):
+    return (-dx * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s,
+            dx * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * np.log((x - loc) / scale) / (s ** 2 * scale))
+
+
+@rule(stats.lognorm.pdf, lognorm_pdf, called_as=lognorm_pdf)
+def lognorm_pdf_rule(dy, y, x, s, loc, scale):
+    return (unbroadcast(-dy * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), x),
+            unbroadcast(dy * y * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s, s),
+            unbroadcast(dy * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), loc),
+            unbroadcast(dy * y * np.log((x - loc) / scale) / (s ** 2 * scale), scale))
+
+
+@tangent(stats.lognorm.pdf, lognorm_pdf)
+def lognorm_pdf_tangent(dx, y, x, s, loc, scale):
+    return (-dx * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * y * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s,
+            dx * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
+            dx * y * np.log((x - loc) / scale) / (s ** 2 * scale))
+
+
+# ---- the normal's entropy, log(scale) + log(2 pi e) / 2: loc only shapes it ----
+
+
+@rule(stats.norm.entropy, norm_entropy, called_as=norm_entropy)
+def norm_entropy_rule(dy, y, loc, scale):
+    return unbroadcast(0.0 * dy, loc), unbroadcast(dy / scale, scale)
+
+
+@tangent(stats.norm.entropy, norm_entropy)
+def norm_entropy_tangent(dx, y, loc, scale):
+    return 0.0 * (dx + loc + scale), dx / scale + 0.0 * loc
+
+
+# ---- distribution functions in x, loc and scale only: cdf' is the density; the shape
+# parameters' (df, a, b) derivatives have no closed form, refused (shape_refused) ----
+
+
+@rule(stats.t.cdf, t_cdf, called_as=t_cdf)
+def t_cdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * t_pdf(x, df, loc, scale), x), shape_refused(dy, df),
+            unbroadcast(-dy * t_pdf(x, df, loc, scale), loc),
+            unbroadcast(-dy * t_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.t.cdf, t_cdf)
+def t_cdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * t_pdf(x, df, loc, scale), shape_refused(dx, df),
+            -dx * t_pdf(x, df, loc, scale), -dx * t_pdf(x, df, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.chi2.cdf, chi2_cdf, called_as=chi2_cdf)
+def chi2_cdf_rule(dy, y, x, df, loc, scale):
+    return (unbroadcast(dy * chi2_pdf(x, df, loc, scale), x), shape_refused(dy, df),
+            unbroadcast(-dy * chi2_pdf(x, df, loc, scale), loc),
+            unbroadcast(-dy * chi2_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.chi2.cdf, chi2_cdf)
+def chi2_cdf_tangent(dx, y, x, df, loc, scale):
+    return (dx * chi2_pdf(x, df, loc, scale), shape_refused(dx, df),
+            -dx * chi2_pdf(x, df, loc, scale),
+            -dx * chi2_pdf(x, df, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.gamma.cdf, gamma_cdf, called_as=gamma_cdf)
+def gamma_cdf_rule(dy, y, x, a, loc, scale):
+    return (unbroadcast(dy * gamma_pdf(x, a, loc, scale), x), shape_refused(dy, a),
+            unbroadcast(-dy * gamma_pdf(x, a, loc, scale), loc),
+            unbroadcast(-dy * gamma_pdf(x, a, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.gamma.cdf, gamma_cdf)
+def gamma_cdf_tangent(dx, y, x, a, loc, scale):
+    return (dx * gamma_pdf(x, a, loc, scale), shape_refused(dx, a),
+            -dx * gamma_pdf(x, a, loc, scale),
+            -dx * gamma_pdf(x, a, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.beta.cdf, beta_cdf, called_as=beta_cdf)
+def beta_cdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * beta_pdf(x, a, b, loc, scale), x), shape_refused(dy, a),
+            shape_refused(dy, b), unbroadcast(-dy * beta_pdf(x, a, b, loc, scale), loc),
+            unbroadcast(-dy * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.beta.cdf, beta_cdf)
+def beta_cdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * beta_pdf(x, a, b, loc, scale), shape_refused(dx, a), shape_refused(dx, b),
+            -dx * beta_pdf(x, a, b, loc, scale),
+            -dx * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale)
+
+
 # ---- multivariate normal and Dirichlet ----
 
 
@@ -317,6 +799,30 @@ def dirichlet_logpdf_tangent(dx, y, x, alpha):
     return dirichlet_x_slope(dx, x, alpha), dirichlet_alpha_slope(dx, x, alpha)
 
 
+# their densities: the log densities' gradients with dy * pdf, tangents times the pdf
+@rule(stats.multivariate_normal.pdf, multivariate_normal_pdf,
+      called_as=multivariate_normal_pdf)
+def multivariate_normal_pdf_rule(dy, y, x, mean, cov):
+    return multivariate_normal_grads(dy * y, x, mean, cov)
+
+
+@tangent(stats.multivariate_normal.pdf, multivariate_normal_pdf)
+def multivariate_normal_pdf_tangent(dx, y, x, mean, cov):
+    return (-y * np.sum(multivariate_normal_solved(x, mean, cov) * dx, axis=-1),
+            y * np.sum(multivariate_normal_solved(x, mean, cov) * dx, axis=-1),
+            y * multivariate_normal_cov_slope(dx, x, mean, cov))
+
+
+@rule(stats.dirichlet.pdf, dirichlet_pdf, called_as=dirichlet_pdf)
+def dirichlet_pdf_rule(dy, y, x, alpha):
+    return dirichlet_grads(dy * y, x, alpha)
+
+
+@tangent(stats.dirichlet.pdf, dirichlet_pdf)
+def dirichlet_pdf_tangent(dx, y, x, alpha):
+    return y * dirichlet_x_slope(dx, x, alpha), y * dirichlet_alpha_slope(dx, x, alpha)
+
+
 # second order (hvp): the tangents of the gradients' helpers, per argument (dy, then the
 # density's); each gives a tuple of gradients, whose tangents add item by item
 @tangent(multivariate_normal_grads)
@@ -337,6 +843,6 @@ describe(multivariate_normal_grads, dirichlet_grads, tuple_result=True)
 describe(multivariate_normal_grads_along_x, multivariate_normal_grads_along_mean,
          multivariate_normal_grads_along_cov, dirichlet_grads_along_x,
          dirichlet_grads_along_alpha, pure=True)
-describe(count_grad, multivariate_normal_grads, multivariate_normal_solved,
-         multivariate_normal_cov_slope, dirichlet_grads, dirichlet_x_slope,
-         dirichlet_alpha_slope, pure=True)
+describe(count_grad, count_refused, shape_refused, multivariate_normal_grads,
+         multivariate_normal_solved, multivariate_normal_cov_slope, dirichlet_grads,
+         dirichlet_x_slope, dirichlet_alpha_slope, pure=True)
