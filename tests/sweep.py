@@ -75,7 +75,8 @@ def parametrize(cases):
 OLDER_NUMBA_LACKS = {"nan_to_num": "np.nan_to_num with keywords",
                      "moveaxis": "np.moveaxis with tuples of axes",
                      "vstack": "np.vstack of vectors among matrices",
-                     "row_stack": "np.vstack of vectors among matrices"}
+                     "row_stack": "np.vstack of vectors among matrices",
+                     "unwrap": "np.unwrap"}
 
 
 def check(case, jit):

@@ -274,19 +274,22 @@ def _export_spherical(name: str) -> types.ExternalFunction:
     """cython_special's float64 form of spherical_jn or spherical_yn, called as
     ``f(n, z, 0, 0)``: the last argument is the pointer to Cython's optional arguments
     (derivative=), null for their defaults."""
-    want = "double (Py_ssize_t, double, int __pyx_skip_dispatch, struct "
+    # (n is a Py_ssize_t; a C long before SciPy 1.11)
+    want = r"double \((Py_ssize_t|long), double, int __pyx_skip_dispatch, struct .*"
     for key, capsule in cython_special.__pyx_capi__.items():
-        if re.fullmatch(rf"(__pyx_fuse_\d+)?{name}", key) and \
-                _capsule_name(capsule).decode().startswith(want):
+        signature = re.fullmatch(want, _capsule_name(capsule).decode())
+        if re.fullmatch(rf"(__pyx_fuse_\d+)?{name}", key) and signature:
             symbol = f"srcgrad_special_{name}"
             ll.add_symbol(symbol, get_cython_function_address(
                 "scipy.special.cython_special", key))
+            order = types.intp if signature.group(1) == "Py_ssize_t" else types.long_
             return types.ExternalFunction(symbol, types.float64(
-                types.intp, types.float64, types.intc, types.intp))
+                order, types.float64, types.intc, types.intp))
     raise LookupError(f"scipy.special.cython_special exports no float64 {name}")
 
 
 _SPH_JN, _SPH_YN = _export_spherical("spherical_jn"), _export_spherical("spherical_yn")
+_REFLECTED = not np.isnan(special.spherical_jn(1, -1.0))   # (SciPy >= 1.11)
 
 
 def _spherical_of(f, jn):
@@ -296,8 +299,9 @@ def _spherical_of(f, jn):
     for n < 0 (as SciPy's)."""
     @register_jitable
     def value(k, z):
-        # cython_special's jn is NaN for z < 0: jn(k, -z) = (-1)^k jn(k, z)
-        if jn and z < 0.0:
+        # cython_special's jn is NaN for z < 0: jn(k, -z) = (-1)^k jn(k, z), as SciPy's
+        # spherical_jn takes it since 1.11 (before, NaN there too: as the one installed)
+        if jn and z < 0.0 and _REFLECTED:
             return (1.0 - 2.0 * (k % 2)) * f(k, -z, 0, 0)
         return f(k, z, 0, 0)
 
