@@ -332,29 +332,34 @@ def order_spherical(n, x):
     return np.sum(special.spherical_yn(n, x) + special.spherical_jn(1, x))
 
 
-REFUSED = [(shape_a, "shape parameters a and b"), (shape_ac, "shape parameters a and b"),
-           (shape_b, "shape parameters a and b"), (order_v, "order"), (order_n, "order"),
-           (zeta_s, "no gradient rule in s"), (riemann_s, "no gradient rule in s"),
-           *([(order_spherical, "order")] if NEW_SPHERICAL else [])]
+def order_polygamma(n, x):
+    return np.sum(special.polygamma(n, x))
 
 
-def test_refusals_as_python():
+def dimension_multigammaln(d, x):
+    return np.sum(special.multigammaln(x + 3.0, d))
+
+
+_SHAPE, _ORDER = "is a shape parameter, whose derivative has no closed form", "is an order"
+REFUSED = [(shape_a, _SHAPE), (shape_ac, _SHAPE), (shape_b, _SHAPE), (order_v, _ORDER),
+           (order_n, _ORDER), (zeta_s, "is the exponent s"), (riemann_s, "is the exponent s"),
+           (order_polygamma, _ORDER), (dimension_multigammaln, "is the dimension"),
+           *([(order_spherical, _ORDER)] if NEW_SPHERICAL else [])]
+
+
+def test_refusals(jit):
+    # refused where srcgrad compiles, at the call's line, in both modes: never a zero
+    # gradient (polygamma's n and multigammaln's d were one)
     x = np.array([0.3, 0.6])
     for fun, words in REFUSED:
         with pytest.raises(MissingRule, match=words) as info:
-            srcgrad.grad(fun, wrt=0, jit=False)(2.0, x)
+            srcgrad.grad(fun, wrt=0, jit=jit)(2.0, x)
+        assert "test_rules_special_extra.py:" in str(info.value)
         assert "srcgrad.stop_gradient" in str(info.value)
-        # the other argument is differentiated
-        assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=False)(2.0, x)))
-
-
-@compiles
-def test_refusals_compiled():
-    # the refusal raised by the compiled code (one of each message)
-    x = np.array([0.3, 0.6])
-    for fun, words in REFUSED[::3]:
         with pytest.raises(MissingRule, match=words):
-            srcgrad.grad(fun, wrt=0, jit=True)(2.0, x)
+            srcgrad.jvp(fun, wrt=0, jit=jit)(2.0, x, 1.0)
+        # the other argument is differentiated (multigammaln's d is an int)
+        assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=False)(2, x)))
 
 
 def spherical_derivative(x):
@@ -364,13 +369,6 @@ def spherical_derivative(x):
 def test_spherical_derivative_refused(jit):
     with pytest.raises(MissingRule, match="derivative=True has no gradient rule"):
         srcgrad.grad(spherical_derivative, jit=jit)(np.array([0.3, 0.6]))
-
-
-def test_refusals_in_forward_mode():
-    x = np.array([0.3, 0.6])
-    for fun, words in REFUSED[::2]:
-        with pytest.raises(MissingRule, match=words):
-            srcgrad.jvp(fun, wrt=0, jit=False)(2.0, x, 1.0)
 
 
 # ---- the compiled forms ----

@@ -56,7 +56,7 @@ from ..analysis.values import ints
 from ..errors import MissingRule, UnsupportedSyntax
 from ..frontend.parse import MISSING, Parsed, is_user_function, nested_entry, parse
 from ..naming import as_written
-from ..rules import lookup
+from ..rules import fact, lookup
 from ..runtime import snapshot
 from .base import (
     FunctionPass,
@@ -164,6 +164,13 @@ def check_followed(fp: FunctionPass, stmt: gast.stmt, op: Operation | None,
         given = len(r.template) if isinstance(r.template, list) else \
             1 if len(r.params) == 1 else len(op.args)
         extra = {f"argument {k + 1}": a for k, a in enumerate(op.args) if k >= given}
+        undefined = fact(op.fun, "no_gradient") or {}
+        for name, value in zip(r.params, op.args, strict=False):
+            if name in undefined and isinstance(value, gast.Name) and value.id in varied:
+                raise fp.error(MissingRule, stmt,
+                               f"{op.what}: its argument {name} is {undefined[name]}, and "
+                               f"receives a value being differentiated; pass a constant, "
+                               f"or wrap it in srcgrad.stop_gradient")
         for key, value in [*((f"keyword argument {k}=", v) for k, v in op.kwargs.items()),
                            *extra.items()]:
             if isinstance(value, gast.Name) and value.id in varied:

@@ -183,10 +183,16 @@ class Op:
     # `axis`, `where`, ...) by operations with rules (or that source and a dict of the
     # helpers it names), or None: normalize writes a call with options its rule lacks
     # (np.sum's initial= and where=) as that expression
+    no_gradient: dict[str, str] | None = None   # rule parameter -> what it is (an order, a
+    # count, a shape parameter whose derivative has no closed form): its rule gives None
+    # there, and a value being differentiated passed there is refused (`check_followed`)
     signature: Callable | None = None   # a function whose signature `expanded`'s call binds
     # the call's arguments to, where the primal's own cannot place them (ufunc.reduce's
     # initial= and where= are in its **kwargs)
 
+
+# what an argument in a record's `no_gradient` is, as messages and docs/supported.md say it
+SHAPE_PARAMETER = "a shape parameter, whose derivative has no closed form"
 
 _OPS: dict[Any, Op] = {}   # (`OPS`, complete: see `__getattr__`)
 _FACTS = frozenset(f.name for f in fields(Op)) - {"primal", "rule", "tangent"}

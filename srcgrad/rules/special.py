@@ -26,8 +26,8 @@ B(a, b); exp1' = -e^-x / x, expi' = e^x / x, d/dx expn(n, x) = -E_(n-1)(x) (the 
 (`j1_slope`), y0' = -y1, y1' = y0 - y1/x; the spherical ones by SciPy's derivative=True
 (`spherical_jn_slope`), their second derivatives from z^2 f'' + 2 z f' + (z^2 - n (n+1)) f
 = 0; d/dq zeta(s, q) = -s zeta(s + 1, q). Their other arguments (the shape parameters a
-and b, the orders v and n, zeta's s) have no gradient rule: a value being differentiated
-that reaches one is refused (`shape_grad`, `order_grad`, `zeta_grad` raise MissingRule).
+and b, the orders v and n, zeta's s) have no gradient: a value being differentiated that
+reaches one is refused where srcgrad compiles (the records' `no_gradient`).
 
 More (DLMF 7.2, 7.5, 19.4, 25.12): erfi' = 2/sqrt(pi) e^(x^2); dawsn' = 1 - 2 x dawsn;
 wrightomega' = w / (1 + w); K'(m) = (E - (1 - m) K) / (2 m (1 - m)), E'(m) = (E - K) / (2 m)
@@ -54,18 +54,21 @@ from ..runtime.special_extra import (
     ellipk_slope,
     expn_all,
     j1_slope,
-    order_grad,
-    shape_grad,
     spence_slope,
     spherical_jn_slope,
     spherical_yn_slope,
     y1_slope,
-    zeta_grad,
 )
 from ..runtime.special_more import i1e_slope, multipolygamma
-from . import describe, linear, nondifferentiable, rule, tangent
+from . import SHAPE_PARAMETER, describe, linear, nondifferentiable, rule, tangent
 
 NEEDS = ("scipy.special",)   # SciPy modules this imports (rules/__init__)
+
+# what the arguments without a gradient are (`no_gradient`: a value being differentiated
+# passed as one is refused, naming the call's line)
+_ORDER = "an order, with no gradient"
+_DIMENSION = "the dimension, an integer with no gradient"
+_ZETA = "the exponent s, whose derivative has no closed form"
 
 # ---- elementwise, one argument ----
 
@@ -190,7 +193,7 @@ def loggamma(dy, y, x):
     return dy * special.psi(x)
 
 
-@rule(special.multigammaln, elementwise=True)
+@rule(special.multigammaln, elementwise=True, no_gradient={"d": _DIMENSION})
 def multigammaln(dy, y, a, d):
     return unbroadcast(dy * multipolygamma(0, a, d), a), None
 
@@ -203,7 +206,7 @@ def multipolygamma_(dy, y, n, a, d):
 # ---- elementwise, two arguments ----
 
 
-@rule(special.polygamma, elementwise=True)
+@rule(special.polygamma, elementwise=True, no_gradient={"n": _ORDER})
 def polygamma(dy, y, n, x):
     return None, unbroadcast(dy * special.polygamma(n + 1, x), x)
 
@@ -277,21 +280,21 @@ describe(special.logsumexp, refuse=lambda keywords: "return_sign=True gives a tu
 # ---- incomplete gamma and beta, exponential integrals (in x only) ----
 
 
-@rule(special.gammainc, elementwise=True)
+@rule(special.gammainc, elementwise=True, no_gradient={"a": SHAPE_PARAMETER})
 def gammainc(dy, y, a, x):
-    return (shape_grad(dy, a),
+    return (None,
             unbroadcast(dy * np.exp(special.xlogy(a - 1.0, x) - x - special.gammaln(a)), x))
 
 
-@rule(special.gammaincc, elementwise=True)
+@rule(special.gammaincc, elementwise=True, no_gradient={"a": SHAPE_PARAMETER})
 def gammaincc(dy, y, a, x):
-    return (shape_grad(dy, a),
+    return (None,
             unbroadcast(-dy * np.exp(special.xlogy(a - 1.0, x) - x - special.gammaln(a)), x))
 
 
-@rule(special.betainc, elementwise=True)
+@rule(special.betainc, elementwise=True, no_gradient={"a": SHAPE_PARAMETER, "b": SHAPE_PARAMETER})
 def betainc(dy, y, a, b, x):
-    return (shape_grad(dy, a), shape_grad(dy, b),
+    return (None, None,
             unbroadcast(dy * np.exp(special.xlogy(a - 1.0, x) + special.xlog1py(b - 1.0, -x) -
                                     special.betaln(a, b)), x))
 
@@ -306,14 +309,14 @@ def expi(dy, y, x):
     return dy * np.exp(x) / x
 
 
-@rule(special.expn, elementwise=True)
+@rule(special.expn, elementwise=True, no_gradient={"n": _ORDER})
 def expn(dy, y, n, x):
-    return order_grad(dy, n), unbroadcast(-dy * expn_all(n - 1, x), x)
+    return None, unbroadcast(-dy * expn_all(n - 1, x), x)
 
 
-@rule(expn_all, elementwise=True)
+@rule(expn_all, elementwise=True, no_gradient={"n": _ORDER})
 def expn_all_(dy, y, n, x):
-    return order_grad(dy, n), unbroadcast(-dy * expn_all(n - 1, x), x)
+    return None, unbroadcast(-dy * expn_all(n - 1, x), x)
 
 
 # ---- Bessel functions (in x only) ----
@@ -350,71 +353,71 @@ def y1_slope_(dy, y, x):
     return dy * ((special.y1(x) - x * y) / (x * x) - special.y1(x))
 
 
-@rule(special.jv, elementwise=True)
+@rule(special.jv, elementwise=True, no_gradient={"v": _ORDER})
 def jv(dy, y, v, x):
-    return order_grad(dy, v), unbroadcast(
+    return None, unbroadcast(
         dy * 0.5 * (special.jv(v - 1.0, x) - special.jv(v + 1.0, x)), x)
 
 
-@rule(special.yv, elementwise=True)
+@rule(special.yv, elementwise=True, no_gradient={"v": _ORDER})
 def yv(dy, y, v, x):
-    return order_grad(dy, v), unbroadcast(
+    return None, unbroadcast(
         dy * 0.5 * (special.yv(v - 1.0, x) - special.yv(v + 1.0, x)), x)
 
 
-@rule(special.iv, elementwise=True)
+@rule(special.iv, elementwise=True, no_gradient={"v": _ORDER})
 def iv(dy, y, v, x):
-    return order_grad(dy, v), unbroadcast(
+    return None, unbroadcast(
         dy * 0.5 * (special.iv(v - 1.0, x) + special.iv(v + 1.0, x)), x)
 
 
-@rule(special.ive, elementwise=True)
+@rule(special.ive, elementwise=True, no_gradient={"v": _ORDER})
 def ive(dy, y, v, x):
-    return order_grad(dy, v), unbroadcast(
+    return None, unbroadcast(
         dy * (0.5 * (special.ive(v - 1.0, x) + special.ive(v + 1.0, x)) - np.sign(x) * y), x)
 
 
-@rule(special.kv, elementwise=True)
+@rule(special.kv, elementwise=True, no_gradient={"v": _ORDER})
 def kv(dy, y, v, x):
-    return order_grad(dy, v), unbroadcast(
+    return None, unbroadcast(
         -dy * 0.5 * (special.kv(v - 1.0, x) + special.kv(v + 1.0, x)), x)
 
 
-@rule(special.kve, elementwise=True)
+@rule(special.kve, elementwise=True, no_gradient={"v": _ORDER})
 def kve(dy, y, v, x):
-    return order_grad(dy, v), unbroadcast(
+    return None, unbroadcast(
         dy * (y - 0.5 * (special.kve(v - 1.0, x) + special.kve(v + 1.0, x))), x)
 
 
 
 
 
-@rule(special.zeta, elementwise=True)
+@rule(special.zeta, elementwise=True, no_gradient={"x": _ZETA})
 def zeta(dy, y, x, q=None):
-    return zeta_grad(dy, x), unbroadcast(-dy * x * special.zeta(x + 1.0, q), q)
-describe(j1_slope, y1_slope, expn_all, shape_grad, order_grad, zeta_grad, pure=True)
+    return None, unbroadcast(-dy * x * special.zeta(x + 1.0, q), q)
+describe(j1_slope, y1_slope, expn_all, pure=True)
 
 
-@rule(special.spherical_jn, elementwise=True)
+@rule(special.spherical_jn, elementwise=True, no_gradient={"n": _ORDER})
 def spherical_jn(dy, y, n, z, derivative=False):
-    return order_grad(dy, n), unbroadcast(dy * spherical_jn_slope(n, z), z)
+    return None, unbroadcast(dy * spherical_jn_slope(n, z), z)
 
 
-@rule(special.spherical_yn, elementwise=True)
+@rule(special.spherical_yn, elementwise=True, no_gradient={"n": _ORDER})
 def spherical_yn(dy, y, n, z, derivative=False):
-    return order_grad(dy, n), unbroadcast(dy * spherical_yn_slope(n, z), z)
+    return None, unbroadcast(dy * spherical_yn_slope(n, z), z)
 
 
 @rule(spherical_jn_slope, elementwise=True)
 def spherical_jn_slope_(dy, y, n, z):
     # the spherical Bessel equation z^2 f'' + 2 z f' + (z^2 - n (n + 1)) f = 0 (NaN at 0)
-    return order_grad(dy, n), unbroadcast(
+    return None, unbroadcast(
         dy * (-2.0 * y / z - (1.0 - n * (n + 1.0) / (z * z)) * special.spherical_jn(n, z)), z)
 
 
 @rule(spherical_yn_slope, elementwise=True)
 def spherical_yn_slope_(dy, y, n, z):
-    return order_grad(dy, n), unbroadcast(
+    return None, unbroadcast(
         dy * (-2.0 * y / z - (1.0 - n * (n + 1.0) / (z * z)) * special.spherical_yn(n, z)), z)
 
 

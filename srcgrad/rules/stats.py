@@ -22,10 +22,10 @@ whose tangents (below) give their second order (hvp).
 Continued (forms in `runtime/stats_extra.py`): t.pdf; laplace, logistic, cauchy (logpdf,
 pdf, cdf); chi2 (logpdf, pdf); uniform (logpdf, pdf: JAX's gradient, 0 in x and loc,
 -1/scale on the closed support and 0 off it); poisson.pmf, binom and bernoulli (logpmf, pmf:
-in mu and p only, their counts refused by `count_grad`/`count_refused`); gamma, beta and
+in mu and p only, their counts refused); gamma, beta and
 lognorm densities; norm.entropy; multivariate_normal.pdf and dirichlet.pdf (their log
 densities' helpers with dy times the density); t, gamma, beta and chi2 cdf, whose derivative
-in x (and loc, scale) is the density, their shape parameters refused (`shape_refused`): a
+in x (and loc, scale) is the density, their shape parameters refused: a
 pdf is the log density's gradient times the density; each formula sits beside its rules.
 """
 
@@ -35,7 +35,6 @@ from scipy import special, stats
 from ..runtime import unbroadcast
 from ..runtime.stats import (
     beta_logpdf,
-    count_grad,
     dirichlet_alpha_slope,
     dirichlet_grads,
     dirichlet_grads_along_alpha,
@@ -70,7 +69,6 @@ from ..runtime.stats_extra import (
     chi2_cdf,
     chi2_logpdf,
     chi2_pdf,
-    count_refused,
     dirichlet_pdf,
     gamma_cdf,
     gamma_pdf,
@@ -85,7 +83,6 @@ from ..runtime.stats_extra import (
     multivariate_normal_pdf,
     norm_entropy,
     poisson_pmf,
-    shape_refused,
     t_cdf,
     t_pdf,
     uniform_logpdf,
@@ -100,9 +97,13 @@ from ..runtime.stats_more import (
     norm_ppf,
     norm_sf,
 )
-from . import describe, rule, tangent
+from . import SHAPE_PARAMETER, describe, rule, tangent
 
 NEEDS = ("scipy.special", "scipy.stats")   # SciPy modules this imports (rules/__init__)
+
+# what the arguments without a gradient are (`no_gradient`: a value being differentiated
+# passed as one is refused, naming the call's line)
+_COUNT = "a count (data), with no gradient"
 
 # ---- the normal distribution ----
 
@@ -507,14 +508,15 @@ def uniform_pdf_tangent(dx, y, x, loc, scale):
 # ---- Poisson: the rate only (k and loc are counts) ----
 
 
-@rule(stats.poisson.logpmf, poisson_logpmf, called_as=poisson_logpmf)
+@rule(stats.poisson.logpmf, poisson_logpmf, called_as=poisson_logpmf,
+      no_gradient={"k": _COUNT, "loc": _COUNT})
 def poisson_logpmf_rule(dy, y, k, mu, loc):
-    return count_grad(dy, k), unbroadcast(dy * ((k - loc) / mu - 1.0), mu), count_grad(dy, loc)
+    return None, unbroadcast(dy * ((k - loc) / mu - 1.0), mu), None
 
 
 @tangent(stats.poisson.logpmf, poisson_logpmf)
 def poisson_logpmf_tangent(dx, y, k, mu, loc):
-    return count_grad(dx, k), dx * ((k - loc) / mu - 1.0), count_grad(dx, loc)
+    return None, dx * ((k - loc) / mu - 1.0), None
 
 
 # ---- gamma and beta ----
@@ -561,67 +563,72 @@ def beta_logpdf_tangent(dx, y, x, a, b, loc, scale):
 # one-sided slope is not given: 0 / 0 where m = 0 or m = n); bernoulli is binom with n = 1
 
 
-@rule(stats.poisson.pmf, poisson_pmf, called_as=poisson_pmf)
+@rule(stats.poisson.pmf, poisson_pmf, called_as=poisson_pmf,
+      no_gradient={"k": _COUNT, "loc": _COUNT})
 def poisson_pmf_rule(dy, y, k, mu, loc):
-    return (count_grad(dy, k), unbroadcast(dy * y * ((k - loc) / mu - 1.0), mu),
-            count_grad(dy, loc))
+    return (None, unbroadcast(dy * y * ((k - loc) / mu - 1.0), mu),
+            None)
 
 
 @tangent(stats.poisson.pmf, poisson_pmf)
 def poisson_pmf_tangent(dx, y, k, mu, loc):
-    return count_grad(dx, k), dx * y * ((k - loc) / mu - 1.0), count_grad(dx, loc)
+    return None, dx * y * ((k - loc) / mu - 1.0), None
 
 
-@rule(stats.binom.logpmf, binom_logpmf, called_as=binom_logpmf)
+@rule(stats.binom.logpmf, binom_logpmf, called_as=binom_logpmf,
+      no_gradient={"k": _COUNT, "n": _COUNT, "loc": _COUNT})
 def binom_logpmf_rule(dy, y, k, n, p, loc):
-    return (count_refused(dy, k), count_refused(dy, n),
+    return (None, None,
             unbroadcast(dy * ((k - loc) / p - (n - k + loc) / (1.0 - p)), p),
-            count_refused(dy, loc))
+            None)
 
 
 @tangent(stats.binom.logpmf, binom_logpmf)
 def binom_logpmf_tangent(dx, y, k, n, p, loc):
-    return (count_refused(dx, k), count_refused(dx, n),
-            dx * ((k - loc) / p - (n - k + loc) / (1.0 - p)), count_refused(dx, loc))
+    return (None, None,
+            dx * ((k - loc) / p - (n - k + loc) / (1.0 - p)), None)
 
 
-@rule(stats.binom.pmf, binom_pmf, called_as=binom_pmf)
+@rule(stats.binom.pmf, binom_pmf, called_as=binom_pmf,
+      no_gradient={"k": _COUNT, "n": _COUNT, "loc": _COUNT})
 def binom_pmf_rule(dy, y, k, n, p, loc):
-    return (count_refused(dy, k), count_refused(dy, n),
+    return (None, None,
             unbroadcast(dy * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), p),
-            count_refused(dy, loc))
+            None)
 
 
 @tangent(stats.binom.pmf, binom_pmf)
 def binom_pmf_tangent(dx, y, k, n, p, loc):
-    return (count_refused(dx, k), count_refused(dx, n),
-            dx * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), count_refused(dx, loc))
+    return (None, None,
+            dx * y * ((k - loc) / p - (n - k + loc) / (1.0 - p)), None)
 
 
-@rule(stats.bernoulli.logpmf, bernoulli_logpmf, called_as=bernoulli_logpmf)
+@rule(stats.bernoulli.logpmf, bernoulli_logpmf, called_as=bernoulli_logpmf,
+      no_gradient={"k": _COUNT, "loc": _COUNT})
 def bernoulli_logpmf_rule(dy, y, k, p, loc):
-    return (count_refused(dy, k),
+    return (None,
             unbroadcast(dy * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)), p),
-            count_refused(dy, loc))
+            None)
 
 
 @tangent(stats.bernoulli.logpmf, bernoulli_logpmf)
 def bernoulli_logpmf_tangent(dx, y, k, p, loc):
-    return (count_refused(dx, k), dx * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
-            count_refused(dx, loc))
+    return (None, dx * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
+            None)
 
 
-@rule(stats.bernoulli.pmf, bernoulli_pmf, called_as=bernoulli_pmf)
+@rule(stats.bernoulli.pmf, bernoulli_pmf, called_as=bernoulli_pmf,
+      no_gradient={"k": _COUNT, "loc": _COUNT})
 def bernoulli_pmf_rule(dy, y, k, p, loc):
-    return (count_refused(dy, k),
+    return (None,
             unbroadcast(dy * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)), p),
-            count_refused(dy, loc))
+            None)
 
 
 @tangent(stats.bernoulli.pmf, bernoulli_pmf)
 def bernoulli_pmf_tangent(dx, y, k, p, loc):
-    return (count_refused(dx, k), dx * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
-            count_refused(dx, loc))
+    return (None, dx * y * ((k - loc) / p - (1.0 - k + loc) / (1.0 - p)),
+            None)
 
 
 # ---- gamma's and beta's densities: the log densities' gradients times the density ----
@@ -715,60 +722,64 @@ def norm_entropy_tangent(dx, y, loc, scale):
 
 
 # ---- distribution functions in x, loc and scale only: cdf' is the density; the shape
-# parameters' (df, a, b) derivatives have no closed form, refused (shape_refused) ----
+# parameters' (df, a, b) derivatives have no closed form, refused ----
 
 
-@rule(stats.t.cdf, t_cdf, called_as=t_cdf)
+@rule(stats.t.cdf, t_cdf, called_as=t_cdf,
+      no_gradient={"df": SHAPE_PARAMETER})
 def t_cdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(dy * t_pdf(x, df, loc, scale), x), shape_refused(dy, df),
+    return (unbroadcast(dy * t_pdf(x, df, loc, scale), x), None,
             unbroadcast(-dy * t_pdf(x, df, loc, scale), loc),
             unbroadcast(-dy * t_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
 
 
 @tangent(stats.t.cdf, t_cdf)
 def t_cdf_tangent(dx, y, x, df, loc, scale):
-    return (dx * t_pdf(x, df, loc, scale), shape_refused(dx, df),
+    return (dx * t_pdf(x, df, loc, scale), None,
             -dx * t_pdf(x, df, loc, scale), -dx * t_pdf(x, df, loc, scale) * (x - loc) / scale)
 
 
-@rule(stats.chi2.cdf, chi2_cdf, called_as=chi2_cdf)
+@rule(stats.chi2.cdf, chi2_cdf, called_as=chi2_cdf,
+      no_gradient={"df": SHAPE_PARAMETER})
 def chi2_cdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(dy * chi2_pdf(x, df, loc, scale), x), shape_refused(dy, df),
+    return (unbroadcast(dy * chi2_pdf(x, df, loc, scale), x), None,
             unbroadcast(-dy * chi2_pdf(x, df, loc, scale), loc),
             unbroadcast(-dy * chi2_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
 
 
 @tangent(stats.chi2.cdf, chi2_cdf)
 def chi2_cdf_tangent(dx, y, x, df, loc, scale):
-    return (dx * chi2_pdf(x, df, loc, scale), shape_refused(dx, df),
+    return (dx * chi2_pdf(x, df, loc, scale), None,
             -dx * chi2_pdf(x, df, loc, scale),
             -dx * chi2_pdf(x, df, loc, scale) * (x - loc) / scale)
 
 
-@rule(stats.gamma.cdf, gamma_cdf, called_as=gamma_cdf)
+@rule(stats.gamma.cdf, gamma_cdf, called_as=gamma_cdf,
+      no_gradient={"a": SHAPE_PARAMETER})
 def gamma_cdf_rule(dy, y, x, a, loc, scale):
-    return (unbroadcast(dy * gamma_pdf(x, a, loc, scale), x), shape_refused(dy, a),
+    return (unbroadcast(dy * gamma_pdf(x, a, loc, scale), x), None,
             unbroadcast(-dy * gamma_pdf(x, a, loc, scale), loc),
             unbroadcast(-dy * gamma_pdf(x, a, loc, scale) * (x - loc) / scale, scale))
 
 
 @tangent(stats.gamma.cdf, gamma_cdf)
 def gamma_cdf_tangent(dx, y, x, a, loc, scale):
-    return (dx * gamma_pdf(x, a, loc, scale), shape_refused(dx, a),
+    return (dx * gamma_pdf(x, a, loc, scale), None,
             -dx * gamma_pdf(x, a, loc, scale),
             -dx * gamma_pdf(x, a, loc, scale) * (x - loc) / scale)
 
 
-@rule(stats.beta.cdf, beta_cdf, called_as=beta_cdf)
+@rule(stats.beta.cdf, beta_cdf, called_as=beta_cdf,
+      no_gradient={"a": SHAPE_PARAMETER, "b": SHAPE_PARAMETER})
 def beta_cdf_rule(dy, y, x, a, b, loc, scale):
-    return (unbroadcast(dy * beta_pdf(x, a, b, loc, scale), x), shape_refused(dy, a),
-            shape_refused(dy, b), unbroadcast(-dy * beta_pdf(x, a, b, loc, scale), loc),
+    return (unbroadcast(dy * beta_pdf(x, a, b, loc, scale), x), None,
+            None, unbroadcast(-dy * beta_pdf(x, a, b, loc, scale), loc),
             unbroadcast(-dy * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale, scale))
 
 
 @tangent(stats.beta.cdf, beta_cdf)
 def beta_cdf_tangent(dx, y, x, a, b, loc, scale):
-    return (dx * beta_pdf(x, a, b, loc, scale), shape_refused(dx, a), shape_refused(dx, b),
+    return (dx * beta_pdf(x, a, b, loc, scale), None, None,
             -dx * beta_pdf(x, a, b, loc, scale),
             -dx * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale)
 
@@ -843,6 +854,6 @@ describe(multivariate_normal_grads, dirichlet_grads, tuple_result=True)
 describe(multivariate_normal_grads_along_x, multivariate_normal_grads_along_mean,
          multivariate_normal_grads_along_cov, dirichlet_grads_along_x,
          dirichlet_grads_along_alpha, pure=True)
-describe(count_grad, count_refused, shape_refused, multivariate_normal_grads,
+describe(multivariate_normal_grads,
          multivariate_normal_solved, multivariate_normal_cov_slope, dirichlet_grads,
          dirichlet_x_slope, dirichlet_alpha_slope, pure=True)

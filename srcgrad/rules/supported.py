@@ -64,13 +64,17 @@ def _name(fun: Any) -> tuple[str, str] | None:
     return None
 
 
-def _expression(r: Rule) -> str:
-    """A rule as a reader sees it: its return expression where it is inlined."""
+def _expression(r: Rule, no_gradient: dict[str, str] | None = None) -> str:
+    """A rule as a reader sees it: its return expression where it is inlined (an argument
+    without a gradient that is refused, named so)."""
     if r.template is None:
         return f"`{r.fn.__name__}(...)` (a compiled helper)"
     parts = r.template if isinstance(r.template, list) else [r.template]
-    shown = [ast.unparse(gast.gast_to_ast(p)) if p is not None else "None" for p in parts]
-    return "; ".join(f"`{s}`" for s in shown).replace("|", "\\|")
+    refused = no_gradient or {}
+    shown = [f"`{ast.unparse(gast.gast_to_ast(p))}`" if p is not None else
+             f"refused ({name}: {refused[name]})" if (name := dict(enumerate(r.params)).get(k))
+             in refused else "`None`" for k, p in enumerate(parts)]
+    return "; ".join(shown).replace("|", "\\|")
 
 
 def _forward(fun: Any) -> str:
@@ -97,7 +101,8 @@ def _rows(records: list[Op], keep: Callable[[Op], bool]) -> dict[str, list[list[
         first = members[0][1]
         uses = sorted({f"`x.{m}()`" for _, r in members for m in r.methods} |
                       {f"`x.{a}`" for _, r in members for a in r.attributes})
-        out[section].append([names, _expression(first.rule), _forward(first.primal),
+        out[section].append([names, _expression(first.rule, first.no_gradient),
+                              _forward(first.primal),
                              ", ".join(uses)])
     for rows in out.values():
         rows.sort()

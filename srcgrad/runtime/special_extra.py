@@ -14,12 +14,7 @@ integer n (SciPy's expn is NaN for n < 0, which the derivative E_n' = -E_(n-1) r
 at n = 0); `j1_slope`, `y1_slope`, `spherical_jn_slope`, `spherical_yn_slope`,
 `ellipk_slope`, `ellipe_slope`, `spence_slope` (derivatives, with their limits where the
 formula is 0/0: j1'(0) = 1/2, K'(0) = pi/8, E'(0) = -pi/8, spence'(1) = -1), and
-`boxcox_slope(x, lmbda, k)`, the k-th derivative of boxcox in lmbda (exact at lmbda = 0).
-The refusals `shape_grad`, `order_grad` and `zeta_grad` are the gradients of arguments
-that have none in closed form (gammainc's a, betainc's a and b, zeta's s) or are orders
-(v of a Bessel function, n of expn and of the spherical ones): a rule calls them only
-where a value being differentiated reaches such an argument, and they raise
-`MissingRule` (as `runtime.stats.count_grad` does for counts) when the gradient runs."""
+`boxcox_slope(x, lmbda, k)`, the k-th derivative of boxcox in lmbda (exact at lmbda = 0)."""
 
 from __future__ import annotations
 
@@ -33,7 +28,6 @@ import scipy.special.cython_special as cython_special
 from numba import types
 from numba.extending import get_cython_function_address, overload, register_jitable
 
-from ..errors import MissingRule
 from .special import _called, _capsule_name, _export, _hurwitz_zeta, _real, _unary
 
 _C = {name: _export(name, 1) for name in (
@@ -171,42 +165,6 @@ def y1_slope(x):
 
 _unary(y1_slope, register_jitable(lambda x: _Y0(x, 0) - _Y1(x, 0) / x))
 
-# ---- refusals: arguments with no gradient rule ----
-
-_SHAPE = ("scipy.special.gammainc, gammaincc and betainc: no gradient rule in the shape "
-          "parameters a and b (the derivative has no closed form), only in x; pass a "
-          "constant, or wrap it in srcgrad.stop_gradient")
-_ORDER = ("scipy.special: no gradient rule in the order (v of jv, yv, iv, ive, kv, kve; n "
-          "of expn, spherical_jn, spherical_yn), only in x; pass a constant, or wrap it in "
-          "srcgrad.stop_gradient")
-
-
-def shape_grad(dy, a):
-    """The gradient of gammainc's or betainc's shape parameter: none in closed form.
-    Reached only where a value being differentiated is passed as one, which is refused."""
-    raise MissingRule(_SHAPE)
-
-
-def order_grad(dy, v):
-    """The gradient of a Bessel function's order (or expn's n): none. Reached only where
-    a value being differentiated is passed as one, which is refused."""
-    raise MissingRule(_ORDER)
-
-
-@overload(shape_grad)
-def _shape_grad_typer(dy, a):
-    def impl(dy, a):
-        raise MissingRule(_SHAPE)
-    return impl
-
-
-@overload(order_grad)
-def _order_grad_typer(dy, v):
-    def impl(dy, v):
-        raise MissingRule(_ORDER)
-    return impl
-
-
 # ---- the Hurwitz and Riemann zeta functions ----
 
 
@@ -248,23 +206,6 @@ def _zeta_typer(x, q=None):
             out[i] = _zeta(xs[i], qs[i])
         return out
     return hurwitz
-
-
-_ZETA = ("scipy.special.zeta: no gradient rule in s (the first argument), only in q of "
-         "zeta(s, q); pass a constant, or wrap it in srcgrad.stop_gradient")
-
-
-def zeta_grad(dy, s):
-    """The gradient of zeta's s: none (no closed form). Reached only where a value being
-    differentiated is passed as s, which is refused."""
-    raise MissingRule(_ZETA)
-
-
-@overload(zeta_grad)
-def _zeta_grad_typer(dy, s):
-    def impl(dy, s):
-        raise MissingRule(_ZETA)
-    return impl
 
 
 # ---- spherical Bessel functions ----

@@ -253,21 +253,7 @@ def _beta_logpdf_typer(x, a, b, loc=0.0, scale=1.0):
     return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
 
 
-def count_grad(dy, k):
-    """The gradient of a count (poisson.logpmf's k and loc): none, a count is data. Reached
-    only where a value being differentiated is passed as one, which is refused."""
-    raise MissingRule(_COUNT)
 
-
-_COUNT = ("scipy.stats.poisson.logpmf: k and loc are counts (data), with no gradient; wrap "
-          "them in srcgrad.stop_gradient")
-
-
-@overload(count_grad)
-def _count_grad_typer(dy, k):
-    def impl(dy, k):
-        raise MissingRule(_COUNT)
-    return impl
 
 
 # ---- multivariate normal: Cholesky factor, whitened points ----

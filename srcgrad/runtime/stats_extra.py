@@ -9,13 +9,12 @@ and chi2's [loc, inf) include their ends.
 Batch two: poisson.pmf, binom and bernoulli logpmf and pmf (a count k outside the support
 or not whole gives log 0; n not a whole number >= 0, or p outside [0, 1], NaN), gamma, beta
 and lognorm densities, norm.entropy, and the multivariate normal and Dirichlet densities
-(the exponentials of their log densities' forms, `runtime/stats.py`). `count_refused`
-refuses the gradient of binom's and bernoulli's counts, as `count_grad` poisson's.
+(the exponentials of their log densities' forms, `runtime/stats.py`).
 
 Batch three: t, gamma, beta and chi2 distribution functions (scipy.special's stdtr,
 gammainc and betainc, compiled through cython_special's exports as `runtime/special.py`
-does), differentiated in x, loc and scale only: `shape_refused` refuses their shape
-parameters (df, a, b), whose derivatives have no closed form.
+does), differentiated in x, loc and scale only (their records refuse the shape parameters
+df, a and b, whose derivatives have no closed form).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from numba import types
 from numba.extending import overload, register_jitable
 from scipy import stats
 
-from ..errors import MissingRule
 from .special import _export
 from .stats import (
     _beta_logpdf,
@@ -315,21 +313,7 @@ def dirichlet_pdf(x, alpha):
     return stats.dirichlet.pdf(x, alpha)
 
 
-def count_refused(dy, k):
-    """The gradient of a count (binom's k, n and loc, bernoulli's k and loc): none, a count
-    is data. Reached only where a value being differentiated is passed as one: refused."""
-    raise MissingRule(_COUNTS)
 
-
-_COUNTS = ("scipy.stats.binom and bernoulli: k, n and loc are counts (data), with no "
-           "gradient; wrap them in srcgrad.stop_gradient")
-
-
-@overload(count_refused)
-def _count_refused_typer(dy, k):
-    def impl(dy, k):
-        raise MissingRule(_COUNTS)
-    return impl
 
 
 @register_jitable
@@ -489,23 +473,7 @@ def chi2_cdf(x, df, loc=0.0, scale=1.0):
     return stats.chi2.cdf(x, df, loc, scale)
 
 
-def shape_refused(dy, a):
-    """The gradient of a distribution function in its shape parameter (t's, chi2's df,
-    gamma's a, beta's a and b): no closed form. Reached only where a value being
-    differentiated is passed as one: refused."""
-    raise MissingRule(_SHAPE)
 
-
-_SHAPE = ("scipy.stats t.cdf, gamma.cdf, beta.cdf and chi2.cdf are differentiated in x, loc "
-          "and scale only: their derivatives in the shape parameters (df, a, b) have no closed "
-          "form; wrap those in srcgrad.stop_gradient")
-
-
-@overload(shape_refused)
-def _shape_refused_typer(dy, a):
-    def impl(dy, a):
-        raise MissingRule(_SHAPE)
-    return impl
 
 
 _stdtr, _gammainc, _betainc = _export("stdtr", 2), _export("gammainc", 2), \
