@@ -186,3 +186,29 @@ def test_a_list_read_in_a_way_not_followed_names_that_read():
     with pytest.raises(MissingRule, match=r"parts is read otherwise at line \d+: return "
                                           r"np.sum\(np.stack\(parts, axis=ax\)"):
         srcgrad.grad(stacked_along_a_local, jit=False)(X)
+
+
+def two_rows_an_iteration(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x * i)
+        if i % 2 == 1:   # a third row in odd iterations only
+            parts.append(x * x)
+        parts.append(np.sin(x) + i)
+    w = np.arange(len(parts)) + 1.0
+    return np.sum(w * np.sum(np.stack(parts) ** 2, axis=1))
+
+
+def test_several_appends_an_iteration(jit):
+    """Rows appended twice (and in a branch, three times) an iteration are stacked in the
+    order Python appends them (each row's weight is its place)."""
+    x = np.array([0.5, -2.0])
+    # rows (weight): 0 (1), sin x (2), x (3), x^2 (4), sin x + 1 (5), 2x (6), sin x + 2 (7)
+    want = 2 * (3 * x + 6 * 4 * x) + 4 * 4 * x ** 3 + \
+        2 * np.cos(x) * (2 * np.sin(x) + 5 * (np.sin(x) + 1) + 7 * (np.sin(x) + 2))
+    got = srcgrad.value_and_grad(two_rows_an_iteration, jit=jit)(x, 3)
+    assert got[0] == pytest.approx(two_rows_an_iteration(x, 3))
+    np.testing.assert_allclose(got[1], want)
+    assert_grad(two_rows_an_iteration, (got[1],), (x, 3), [0])
+    np.testing.assert_allclose(srcgrad.jvp(two_rows_an_iteration, jit=jit)(x, 3, np.ones(2))[1],
+                               np.sum(want))

@@ -19,7 +19,7 @@ a tuple, which NumPy reads as it reads a list, is what numba stacks.
 
 A list appended to in a loop (`buffer_loops`) is an array the loop fills: for a name `L`
 bound to `[]` in a block, whose next mention is a `for` or `while` loop without `else`
-whose body appends to it once, at its top level, in branches of `if` or in loops there
+whose body appends to it (once or more), at its top level, in branches of `if` or in loops there
 (a comprehension with several `for` clauses is such a loop nest), with no
 other mention of `L` there (a `break`, `continue` or `return` in the loop only skips
 appends: `jumps` has made a `return` there a `break`, and the reads after the loop sit
@@ -357,23 +357,23 @@ def _buffered(name: str, block: list[gast.stmt], whole: list[gast.stmt], env: En
         return block
     k_loop, loop = after[0], block[after[0]]
     appends = [s for s in _branched(loop.body, loops=True) if _appended(s) == name]
-    if len(appends) != 1 or _mentions(loop, name) != 1 or \
-            not isinstance(appends[0].value.args[0], (gast.Name, gast.Constant)):
+    if not appends or _mentions(loop, name) != len(appends) or \
+            not all(isinstance(a.value.args[0], (gast.Name, gast.Constant)) for a in appends):
         return block
     reads = _list_reads(name, [block[k] for k in after[1:]], whole, env, local_names)
     if reads is None or \
             sum(_mentions(s, name) for s in whole) != \
-            2 + sum(1 for _, _, read in reads.values() if read == name) or \
-            _written_after(appends[0].value.args[0], whole, env, local_names):
+            1 + len(appends) + sum(1 for _, _, read in reads.values() if read == name) or \
+            any(_written_after(a.value.args[0], whole, env, local_names) for a in appends):
         return block
     npn = bound_name(env, "np", np)
     rows, count = namer.fresh(f"{name}_rows"), namer.fresh(f"{name}_k")
-    append = appends[0]
-    fill = [b.located(s, append) for s in (
-        b.assign(rows, b.call(b.name(bound_name(env, "fill_row", fill_row)), b.name(rows),
-                              b.name(count), copy.deepcopy(append.value.args[0]))),
-        b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1))))]
-    _replace(loop.body, append, fill)
+    for append in appends:
+        fill = [b.located(s, append) for s in (
+            b.assign(rows, b.call(b.name(bound_name(env, "fill_row", fill_row)), b.name(rows),
+                                  b.name(count), copy.deepcopy(append.value.args[0]))),
+            b.assign(count, b.binop(b.name(count), gast.Add(), b.const(1))))]
+        _replace(loop.body, append, fill)
     for stmt, how, _ in reads.values():
         read = stmt.value.args[0] if isinstance(stmt.value, gast.Call) else None
         if how in _JOINS:
