@@ -630,3 +630,18 @@ def test_det_at_a_singular_matrix(jit, rng):
     # a stack with one singular matrix, as Python (numba takes one matrix)
     stack = np.stack([a, rng.standard_normal((2, 2))])
     assert_grad(weighted_dets, (srcgrad.grad(weighted_dets, jit=False)(stack),), (stack,), [0])
+
+
+def matmul_called(m, w):
+    return np.sum(np.matmul(m, w) ** 2) + np.sum(np.matmul(m, w[:, 0]))
+
+
+def test_np_matmul_called_as_a_function(jit):
+    """np.matmul(a, b) (not `a @ b`) compiles: numba took NumPy 2's np.matmul, a ufunc,
+    for an elementwise one and failed (jit=True raised, "auto" ran the Python form)."""
+    m = np.array([[1.0, 0.2, -0.4], [0.3, 2.0, 0.5]])
+    w = np.array([[0.5, -1.0], [2.0, 0.25], [1.5, -0.75]])
+    g = srcgrad.grad(matmul_called, wrt=(0, 1), jit=jit)(m, w)
+    # d/dm |m w|^2 = 2 (m w) w^T; sum(m w0) = 1^T m w0: d/dm = 1 w0^T
+    np.testing.assert_allclose(g[0], 2.0 * (m @ w) @ w.T + np.outer(np.ones(2), w[:, 0]))
+    assert_grad(matmul_called, g, (m, w), [0, 1])

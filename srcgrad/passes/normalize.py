@@ -46,6 +46,7 @@ import ast
 import copy
 import inspect
 import math
+from typing import Any
 
 import gast
 import numpy as np
@@ -868,9 +869,9 @@ class _Normalizer:
         """A call given options its rule lacks, written by its record's `expanded`
         (`np.sum(x, where=m)` as `np.sum(np.where(m, x, 0))`, `x.max(initial=c)` as
         `np.maximum(np.max(x), c)`), its options taken once each; None for other calls."""
-        if not node.keywords and len(node.args) < 4 or any(k.arg is None for k in node.keywords) \
+        if any(k.arg is None for k in node.keywords) \
                 or any(isinstance(a, gast.Starred) for a in node.args):
-            return None   # (initial= is np.max's fifth parameter, a method's fourth)
+            return None
         func, args = node.func, list(node.args)
         obj = self.env.resolve(func, self.locals)
         if obj is MISSING and isinstance(func, gast.Attribute):   # x.sum(where=m)
@@ -890,8 +891,7 @@ class _Normalizer:
         if "out" in given:
             return None
         try:
-            source = how({k: v.value if isinstance(v, gast.Constant) else NOT_CONSTANT
-                          for k, v in given.items()})
+            source = how({k: _literal(v) for k, v in given.items()})
         except RuleError as exc:
             raise RuleError(exc.message, filename=self.filename,
                             lineno=getattr(node, "lineno", None)) from None
@@ -982,6 +982,14 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
+
+
+def _literal(node: gast.AST) -> Any:
+    """The value of a literal option (`-1` too), else `NOT_CONSTANT`."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and \
+            isinstance(node.operand, gast.Constant) and type(node.operand.value) in (int, float):
+        return -node.operand.value
+    return node.value if isinstance(node, gast.Constant) else NOT_CONSTANT
 
 
 class _Options(gast.NodeTransformer):

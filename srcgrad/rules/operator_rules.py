@@ -10,6 +10,7 @@ import gast
 import numpy as np
 
 from ..runtime import matmul_jvp, matmul_lhs_grad, matmul_rhs_grad, matmul_tangent, unbroadcast
+from ..runtime.matmul import matrix_product
 from . import Joint, describe, nondifferentiable, rule, tangent
 
 OPERATORS = {
@@ -84,6 +85,7 @@ def matmul_derivative(dx, y, a, b):
 # where both factors vary, forward mode computes the product and its tangent in one call
 describe(operator.matmul, np.matmul,
          joint=Joint(operator.matmul, (0, 1), matmul_jvp, matmul_tangent))
+describe(np.matmul, compiled_as=matrix_product)
 describe(np.dot, methods=("dot",))
 describe(np.negative, fusable=True)
 

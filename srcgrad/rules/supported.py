@@ -163,6 +163,12 @@ def markdown() -> str:
               "refused), np.interp's `period=`, np.average's `returned=True` (the average "
               "and the sum of the weights): " + ", ".join(sorted(
                   n[1] for r in records if r.expanded is not None
+                  and (n := _name(r.primal)) is not None)) + ".",
+              "", "## Other spellings", "",
+              "NumPy 2's array-API functions are written as the NumPy functions they "
+              "compute, whose rules differentiate them (`srcgrad/rules/array_api.py`, which "
+              "says what each is written as and what is refused): " + ", ".join(sorted(
+                  n[1] for r in OPS.values() if r.rule is None and r.expanded is not None
                   and (n := _name(r.primal)) is not None)) + ".", ""]
     return "\n".join(lines)
 

@@ -836,7 +836,8 @@ def _outer_record(ufunc) -> None:
 OUTER = sorted({u for u in (r.primal for r in records()) if isinstance(u, np.ufunc) and
                 getattr(np, u.__name__, None) is u and u.nin == 2 and u.nout == 1 and
                 "dd->d" in u.types and   # (two floats: np.ldexp's exponent is an int)
-                (r := lookup(u)).kind == "rule" and r.elementwise and len(r.params) == 2},
+                (r := lookup(u)) is not None and r.kind == "rule" and r.elementwise and
+                len(r.params) == 2},
                key=lambda u: u.__name__)
 for _u in OUTER:
     _outer_record(_u)

@@ -29,6 +29,22 @@ def _mixed_matmul(a, b):
     return lambda a, b: a.astype(kind) @ b.astype(kind)
 
 
+def matrix_product(a, b):
+    """np.matmul itself, which generated code calls in its place: numba takes NumPy 2's
+    np.matmul (a ufunc) for an elementwise one and fails to compile it; this one's numba
+    form is `a @ b`.
+
+    >>> matrix_product(np.eye(2), np.array([1.0, 2.0]))
+    array([1., 2.])
+    """
+    return np.matmul(a, b)
+
+
+@overload(matrix_product)
+def _matrix_product_typer(a, b):
+    return lambda a, b: a @ b
+
+
 def matmul_lhs_grad(dy, a, b):
     """Adjoint of ``y = a @ b`` with respect to `a` (stacks of matrices too, as Python).
 
