@@ -29,7 +29,9 @@ call, which is when Python reads a closure's free variable too (late binding).
 What cannot be followed is refused at the user's line: a closure that writes into
 (`buf[i] = ...`) or through (`obj.a = ...`) a captured value, `nonlocal`, a function value
 that escapes (returned, stored, compared, passed to a library function: but `map(f, x)`
-is the generator expression `(f(v) for v in x)` it stands for, `_mapped`), a name bound
+is the generator expression `(f(v) for v in x)` it stands for, `_mapped`, and
+`functools.reduce(f, s)` that of its steps, `reduce((acc := f(acc, v)) for v in s)`,
+`reduced`, which `comprehensions` makes a loop), a name bound
 to a function value more than once, a closure defined inside a `with` block, and
 recursion (a closure that calls itself, or a function value passed around a cycle).
 Exists so that the helper machinery, not a second one, differentiates closures.
@@ -130,7 +132,8 @@ def _lifts(parsed: Parsed) -> bool:
         if isinstance(node, gast.Call):
             callee = parsed.env.resolve(node.func, local)
             if callee is functools.partial or isinstance(callee, functools.partial) or \
-                    _classmethod(callee) or _object_method(callee) or \
+                    callee is functools.reduce or _classmethod(callee) or \
+                    _object_method(callee) or \
                     is_user_function(callee) and any(
                         _function_like(parsed.env.resolve(a, local))
                         for a in [*node.args, *(k.value for k in node.keywords)]):
@@ -375,6 +378,8 @@ class _Lifter(gast.NodeTransformer):
                                "yours: it cannot be returned or stored")
 
     def visit_Call(self, node: gast.Call) -> gast.AST:
+        if self.env.resolve(node.func, self.locals) is functools.reduce:
+            return self.reduced(node)
         if self.env.resolve(node.func, self.locals) is map and len(node.args) >= 2 and \
                 not node.keywords and self.value_of(node.args[0]) is not None and \
                 not any(isinstance(a, gast.Starred) for a in node.args):
@@ -425,6 +430,39 @@ class _Lifter(gast.NodeTransformer):
         for k in node.keywords:
             k.value = k.value if found[k.arg] else self.visit(k.value)
         return self.specialize(callee, node, bound) if bound else node
+
+    def reduced(self, call: gast.Call) -> gast.Call:
+        """`functools.reduce(f, s[, init])` as `reduce((acc := f(acc, item) for item in
+        s)[, init])`, the generator expression of its steps, whose call of f is then a
+        call like any (a closure's with its captures); `comprehensions.lower` makes it
+        the loop (or, over items known now, the calls) that Python's reduce runs."""
+        options = {k.arg: k.value for k in call.keywords}
+        args = list(call.args) + ([options.pop("initial")] if "initial" in options and
+                                  len(call.args) == 2 else [])
+        if options or not 2 <= len(args) <= 3 or \
+                any(isinstance(a, gast.Starred) for a in args):
+            raise self.error(call, "functools.reduce is differentiated as reduce(f, "
+                                   "sequence) or reduce(f, sequence, initial)")
+        f = args[0]
+        if not (isinstance(f, gast.Lambda) or self.is_partial(f) or isinstance(
+                f, gast.Name) and f.id in self.values or _function_like(
+                self.env.resolve(f, self.locals))):
+            raise self.error(call, "functools.reduce(f, ...) is differentiated where f is a "
+                                   "function: a lambda, a nested def, a function of yours "
+                                   "or one with a rule (operator.add, np.multiply)")
+        acc, item = self.namer.fresh("acc"), self.namer.fresh("item")
+        step = b.make(gast.Call, func=f, args=[b.name(acc), b.name(item)], keywords=[])
+        if isinstance(f, gast.Lambda):   # (named after what it makes: `total_step`)
+            step = self.call_value(self.value_of(f, name=f"{self.target or 'reduce'}_step"),
+                                   step)
+        steps = b.make(gast.GeneratorExp, elt=b.make(
+            gast.NamedExpr, target=b.name(acc, store=True), value=step), generators=[b.make(
+                gast.comprehension, target=b.name(item, store=True), iter=args[1], ifs=[],
+                is_async=0)])
+        ref = self.namer.fresh("reduce")
+        self.names[ref] = functools.reduce
+        return b.located(b.call(b.name(ref), self.visit(b.located(steps, call)),
+                                *(self.visit(a) for a in args[2:])), call)
 
     def value_of(self, node: gast.AST, local_only: bool = False,
                  name: str = "lambda_") -> _Value | None:

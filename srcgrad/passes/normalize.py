@@ -920,7 +920,7 @@ class _Normalizer:
             stmts, result = appended(node, self.namer, self.shared, self.error, name)
         else:
             func = self.env.resolve(node.func, self.locals)
-            stmts, result = lower(node, func, self.namer, self.shared, self.error)
+            stmts, result = lower(node, func, self.namer, self.shared, self.error, self.items)
         origin = self.origin
         stmts = [b.located(s, origin) for s in stmts]
         self.locals = self.locals | assigned_names(b.function("_", [], stmts))
