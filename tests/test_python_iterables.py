@@ -6,9 +6,11 @@ in reverse (grad) and forward (jvp) mode, compiled with numba and as Python (the
 fixture: one compiled case per form); each refusal has a test of its message."""
 
 import functools
+import itertools
 import operator
 import os
 from functools import reduce
+from itertools import combinations, permutations, product
 
 import numpy as np
 import pytest
@@ -159,3 +161,110 @@ def reduce_generator_no_initial(x):
 ])
 def test_reduce_refused(fun, construct, line):
     refused(fun, (X,), construct, line)
+
+
+# ---- itertools.combinations, product, permutations in loops ----
+
+
+def pairs(x):
+    s = 0.0
+    for a, b in itertools.combinations(x, 2):
+        s += a * b
+    return s
+
+
+def pairs_of_indices(x):
+    return sum(x[i] * x[j] ** 2 for i, j in combinations(range(len(x)), 2))
+
+
+def pairs_until(x):
+    s = 0.0
+    for a, b in combinations(x, 2):
+        s = s + a * b
+        if s > 0.2:
+            break
+    return s
+
+
+def with_replacement(x):
+    s = 0.0
+    for a, b in itertools.combinations_with_replacement(x[:2], 2):
+        s = s + a * b
+    return s
+
+
+def product_of_two(x):
+    s = 0.0
+    for a, b in product(x, x[:2]):
+        s = s + a * np.sin(b)
+    return s
+
+
+def product_repeated(x):
+    s = 0.0
+    for p in product(x[1:3], repeat=2):
+        s = s + p[0] * p[1] ** 2
+    return s
+
+
+def counted_permutations(x):
+    s = 0.0
+    for k, (a, b) in enumerate(permutations(x[:3], 2)):
+        s = s + a * b * k
+    return s
+
+
+def test_combinations_by_hand(jit):
+    # sum over i < j of x_i x_j: d/dx_k = sum(x) - x_k
+    check(pairs, (X,), np.sum(X) - X, jit)
+
+
+def test_itertools_forms_by_hand():
+    x0, x1, x2, x3 = X
+    # sum_{i<j} x_i x_j^2
+    want = [sum(X[j] ** 2 for j in range(k + 1, 4)) + 2 * X[k] * sum(X[:k]) for k in range(4)]
+    check(pairs_of_indices, (X,), want, False)
+    # x0 x1 = -0.15, + x0 x2 = 0.21 > 0.2: stops there
+    check(pairs_until, (X,), [x1 + x2, x0, x0, 0.0], False)
+    # x0^2 + x0 x1 + x1^2
+    check(with_replacement, (X,), [2 * x0 + x1, x0 + 2 * x1, 0.0, 0.0], False)
+    # sum(x) (sin x0 + sin x1)
+    s = np.sin(x0) + np.sin(x1)
+    check(product_of_two, (X,), [s + np.sum(X) * np.cos(x0), s + np.sum(X) * np.cos(x1),
+                                 s, s], False)
+    # (x1 + x2)(x1^2 + x2^2)
+    a, c = x1 + x2, x1 ** 2 + x2 ** 2
+    check(product_repeated, (X,), [0.0, c + 2 * x1 * a, c + 2 * x2 * a, 0.0], False)
+    # (0,1)0 (0,2)1 (1,0)2 (1,2)3 (2,0)4 (2,1)5: x0 x1 (0 + 2) + x0 x2 (1 + 4) + x1 x2 (3 + 5)
+    check(counted_permutations, (X,),
+          [2 * x1 + 5 * x2, 2 * x0 + 8 * x2, 5 * x0 + 8 * x1, 0.0], False)
+
+
+def test_combinations_source_is_index_loops():
+    src = srcgrad.grad(pairs, jit=False).source
+    assert "for i in range(_t1):" in src and "for j in range(_t2, _t1):" in src, src
+
+
+def combinations_of_unknown_r(x, r):
+    s = 0.0
+    for c in combinations(x, r):
+        s = s + c[0]
+    return s
+
+
+def zipped_combinations(x):
+    s = 0.0
+    for (a, b), c in zip(combinations(x, 2), x, strict=False):
+        s = s + a * b * c
+    return s
+
+
+@pytest.mark.parametrize("fun, construct, line", [
+    (combinations_of_unknown_r, "itertools.combinations(...) is differentiated with r an "
+                                "int literal", "for c in combinations(x, r)"),
+    (zipped_combinations, "zip(...) of itertools.combinations, product or permutations",
+     "zip(combinations(x, 2), x, strict"),
+])
+def test_itertools_refused(fun, construct, line):
+    args = (X, 2) if fun is combinations_of_unknown_r else (X,)
+    refused(fun, args, construct, line)

@@ -33,7 +33,10 @@ first of equal items, as Python does, and its gradient goes to that one.
 | `max(c, key=f)` | each item: `if n == 0 or f(elt) > best: acc, best = elt, f(elt)` |
 | | after: `if n == 0: raise ValueError(...)` (or `acc = default`) |
 | `any(c)`, `all(c)` | `acc = False`, each item: `if elt: acc = True` (`all` negated) |
-| `reduce((acc := f(acc, v)) for v in s)` | `functools.reduce(f, s[, init])` (`closures`): `acc = init` (or `s[0]`, the loop from 1), each item: `acc = f(acc, v)`; over items known now, one statement per item |
+| `reduce((acc := f(acc, v)) for v in s)` | `acc = init` (or s[0]), each item: `acc = f(acc, v)` |
+
+(the last is `functools.reduce(f, s[, init])`, as `closures` writes it; over items known
+when srcgrad compiles, one such statement per item.)
 """
 
 from __future__ import annotations

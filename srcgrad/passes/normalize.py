@@ -18,7 +18,9 @@ passes do, and a new FunctionDef whose body is a list of:
 * ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
   for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
-  `enumerate`, `zip`, `enumerate(zip(...))` and `reversed` become index loops); ``while
+  `enumerate`, `zip`, `enumerate(zip(...))` and `reversed` become index loops, and one
+  over `itertools.combinations`, `product` or `permutations` nested index loops,
+  `combinatoric`); ``while
   op:`` (a test that takes statements runs them before the loop, at the end of the body
   and before each `continue`);
   `break` and `continue` only at the end of a block (see `jumps`);
@@ -45,6 +47,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import itertools
 import math
 
 import gast
@@ -52,7 +55,7 @@ import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import assigned_names
-from ..analysis.displays import fixed_displays, known_items, shown
+from ..analysis.displays import fixed_displays, int_value, known_items, shown
 from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
@@ -68,7 +71,7 @@ from .comprehensions import (
     unrolled,
 )
 from .inplace import bound_name, copy_written_params
-from .jumps import structure_jumps
+from .jumps import _flag_breaks, _own_breaks, structure_jumps
 from .lists import display_appends
 from .views import retake_views
 
@@ -473,6 +476,10 @@ class _Normalizer:
             self.emit(b.make(gast.If, test=test, body=body, orelse=orelse))
 
     def for_(self, stmt: gast.For) -> None:
+        if (nest := self.combinatoric(stmt)) is not None:
+            for s in nest:
+                self.statement(s)
+            return
         body = list(stmt.body)
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -531,6 +538,109 @@ class _Normalizer:
         self.origin = stmt
         self.emit(b.make(gast.For, target=b.name(index, store=True),
                          iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
+
+    def combinatoric(self, stmt: gast.For) -> list[gast.stmt] | None:
+        """A loop over `itertools.combinations(s, r)` (`combinations_with_replacement`,
+        `permutations(s, r)`, `product(a, b, repeat=m)`; `enumerate` of one) as the nested
+        index loops it stands for, in its order: `for i in range(n): for j in range(i + 1,
+        n): a, b = s[i], s[j]` (`permutations`: each index in range(n), under `if j !=
+        i`; `product`: a loop over each sequence); the sequences and their lengths taken
+        once, before the loops, as itertools takes them. A `break` leaves every loop (a
+        flag, tested after each inner one). None for any other loop."""
+        it, target, start = stmt.iter, stmt.target, None
+        resolve = lambda f: self.env.resolve(f, self.locals)  # noqa: E731
+        func = resolve(it.func) if isinstance(it, gast.Call) else MISSING
+        if func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
+                and it.args and isinstance(it.args[0], gast.Call) and \
+                resolve(it.args[0].func) in _COMBINATORIC:
+            start = it.args[1] if len(it.args) > 1 else next(
+                (k.value for k in it.keywords if k.arg == "start"), b.const(0))
+            (count_target, target), it = target.elts, it.args[0]
+            func = resolve(it.func)
+        if func is zip and any(isinstance(a, gast.Call) and resolve(a.func) in _COMBINATORIC
+                               for a in it.args):
+            raise self.error(stmt, "zip(...) of itertools.combinations, product or "
+                                   "permutations cannot be differentiated: loop over the "
+                                   "itertools call, and index the other sequence")
+        if func not in _COMBINATORIC:
+            return None
+        what = f"itertools.{func.__name__}"
+        options = {k.arg: k.value for k in it.keywords}
+        if any(isinstance(a, gast.Starred) for a in it.args) or None in options:
+            raise self.error(stmt, f"{what}(*...) cannot be differentiated: name each "
+                                   f"sequence")
+        body = copy.deepcopy(stmt.body)
+        assigned = {n.id for s in body for n in gast.walk(s)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        out: list[gast.stmt] = []
+        if start is not None:   # enumerate(...): a count of the items
+            counter = self.namer.fresh("count")
+            out.append(b.assign(counter, self.atom(start)))
+            body = [b.assign(count_target, b.name(counter)),
+                    b.assign(counter, b.binop(b.name(counter), gast.Add(), b.const(1)))] + body
+        if func is itertools.product:
+            repeat = int_value(options.pop("repeat", b.const(1)))
+            if options or repeat is None or repeat < 0:
+                raise self.error(stmt, f"{what}(...) is differentiated with an int literal "
+                                       f"repeat= as its only option")
+            seqs = [r if (r := self.range_args(a)) is not None else self.stable(
+                self.atom(a), assigned) for a in it.args]
+            seqs = [b.call(b.name("range"), *(self.stable(self.atom(a), assigned) for a in s))
+                    if isinstance(s, list) else s for s in seqs] * repeat
+            names = [self.namer.fresh("item") for _ in seqs]
+            heads = [(b.name(n, store=True), s, None) for n, s in zip(names, seqs, strict=True)]
+        else:
+            seq = it.args[0] if it.args else options.pop("iterable", None)
+            r = it.args[1] if len(it.args) > 1 else options.pop("r", None)
+            if seq is None or options or len(it.args) > 2:
+                raise self.error(stmt, f"{what}(...) is differentiated with a sequence and "
+                                       f"r as its arguments")
+            if r is None and func is itertools.permutations and \
+                    (known := self.items(seq)) is not None:
+                r = b.const(len(known))
+            r = int_value(r) if r is not None else None
+            if r is None or r < 0:
+                raise self.error(stmt, f"{what}(...) is differentiated with r an int literal "
+                                       f"(the number of loops it nests)")
+            bounds = self.range_args(seq)
+            if bounds is not None:
+                bounds = [self.stable(self.atom(a), assigned) for a in bounds]
+                seq = b.call(b.name("range"), *bounds)
+            else:
+                seq = self.stable(self.atom(seq), assigned)
+            n = self.atom(b.call(b.name("len"), copy.deepcopy(seq)))
+            indices = [self.namer.fresh(c) for c in "ijklm"[:r]] if r <= 5 else \
+                [self.namer.fresh("i") for _ in range(r)]
+            heads = []
+            for k, index in enumerate(indices):
+                low = [] if k == 0 or func is itertools.permutations else [b.binop(
+                    b.name(indices[k - 1]), gast.Add(), b.const(1))
+                    if func is itertools.combinations else b.name(indices[k - 1])]
+                other = [b.make(gast.Compare, left=b.name(index), ops=[gast.NotEq()],
+                                comparators=[b.name(i)]) for i in indices[:k]] \
+                    if func is itertools.permutations else []
+                test = None if not other else other[0] if len(other) == 1 else \
+                    b.make(gast.BoolOp, op=gast.And(), values=other)
+                heads.append((b.name(index, store=True),
+                              b.call(b.name("range"), *low, copy.deepcopy(n)), test))
+            items = [_range_item(bounds, b.name(i)) if bounds is not None else
+                     b.subscript(copy.deepcopy(seq), b.name(i)) for i in indices]
+            body = [b.assign(target, b.tuple_(items))] + body
+            target = None
+        if target is not None:
+            body = [b.assign(target, b.tuple_([b.name(h[0].id) for h in heads]))] + body
+        broke = None
+        if _own_breaks(body):   # (a break leaves them all, as it leaves the user's loop)
+            broke = self.namer.fresh("broke")
+            _flag_breaks(body, broke)
+            out.append(b.assign(broke, b.const(False)))
+        for k in range(len(heads) - 1, -1, -1):
+            index, iterable, test = heads[k]
+            inner = body if test is None else [b.make(gast.If, test=test, body=body)]
+            body = [b.make(gast.For, target=index, iter=iterable, body=inner, orelse=[])]
+            if broke is not None and k > 0:
+                body.append(b.make(gast.If, test=b.name(broke), body=[b.make(gast.Break)]))
+        return [b.located(s, stmt) for s in out + body]
 
     def range_args(self, node: gast.AST) -> list[gast.AST] | None:
         """The arguments of `range(...)` (the builtin), a loop's sequence; else None."""
@@ -982,6 +1092,10 @@ class _Normalizer:
         if isinstance(node, gast.Tuple):
             return b.tuple_([self.index(e) for e in node.elts])
         return self.atom(node)
+
+
+_COMBINATORIC = (itertools.combinations, itertools.combinations_with_replacement,
+                 itertools.permutations, itertools.product)
 
 
 class _Options(gast.NodeTransformer):
