@@ -268,3 +268,43 @@ def zipped_combinations(x):
 def test_itertools_refused(fun, construct, line):
     args = (X, 2) if fun is combinations_of_unknown_r else (X,)
     refused(fun, args, construct, line)
+
+
+# ---- sorted of a list of arrays by a key ----
+
+
+def sorted_rows(x):
+    parts = [x[0:2], x[2:4], x[1:3]]
+    s = sorted(parts, key=lambda v: v[0])
+    return np.sum(s[0] * s[1])
+
+
+def norm2(v):
+    return np.sum(v * v)
+
+
+def sorted_rows_reversed(x):
+    s = sorted([x[0:2] * 2.0, x[2:4], np.sin(x[1:3])], key=norm2, reverse=True)
+    return np.sum(s[0] * s[1] + s[2] ** 2)
+
+
+def sorted_rows_tied(x):
+    s = sorted([x[0:2], x[2:4] * 0.0 + x[0]], key=lambda v: v[0])   # equal keys
+    return np.sum(s[0] * 2.0 + s[1] * 3.0)
+
+
+def test_sorted_arrays_by_a_key_by_hand(jit):
+    x0, x1, x2, x3 = X
+    # keys x0 = 0.3, x2 = 1.2, x1 = -0.5: s = [x[1:3], x[0:2], x[2:4]]; x1 x0 + x2 x1
+    check(sorted_rows, (X,), [x1, x0 + x2, x1, 0.0], jit)
+
+
+def test_sorted_arrays_forms_by_hand():
+    x0, x1, x2, x3 = X
+    # |2 x[0:2]|^2 = 1.36, |x[2:4]|^2 = 1.93, |sin x[1:3]|^2 = 1.10: s = [x[2:4], 2 x[0:2],
+    # sin x[1:3]]: 2 (x2 x0 + x3 x1) + sin^2 x1 + sin^2 x2
+    assert norm2(X[2:4]) > norm2(2 * X[0:2]) > norm2(np.sin(X[1:3]))
+    check(sorted_rows_reversed, (X,), [2 * x2, 2 * x3 + np.sin(2 * x1),
+                                       2 * x0 + np.sin(2 * x2), 2 * x1], False)
+    # equal keys keep their order: 2 (x0 + x1) + 3 (2 x0)
+    check(sorted_rows_tied, (X,), [8.0, 2.0, 0.0, 0.0], False)

@@ -916,11 +916,12 @@ class _Normalizer:
         not all constants: the list display of the items of `np.sort(np.array(L))`
         (whose rule gives each position's gradient to the item that lands there, ties in
         their order, as Python's sort is stable); `reverse=True` sorts the negated
-        items. With `key=f`, the items of `np.array(L)[order]`, the order the stable
-        argsort of the keys f(item) gives (of the negated keys with `reverse=True`): the
-        keys only decide the order, on the primal values, and each position's gradient
-        goes to the item that lands there. Guards refuse items or keys that are not
-        numbers (np.array would make rows of arrays). None for any other call."""
+        items. With `key=f`, the items `L[order[k]]` (numbers or arrays), the order the
+        stable argsort of the keys f(item) gives (of the negated keys with
+        `reverse=True`): the keys only decide the order, on the primal values (no
+        gradient flows through them, as in JAX), and each position's gradient goes to
+        the item that lands there. Guards refuse items (without a key) or keys that are
+        not numbers (np.array would make rows of arrays). None for any other call."""
         if self.env.resolve(node.func, self.locals) is not sorted or len(node.args) != 1:
             return None
         arg = node.args[0]
@@ -942,9 +943,8 @@ class _Normalizer:
         np_ = bound_name(self.env, "np", np)
         if not isinstance(arg, gast.Name):   # each item computed once, for the list and key
             items = [self.atom(item) for item in items]
-        array = self.atom(b.call(b.dotted(f"{np_}.array"), arg if isinstance(arg, gast.Name)
-                                 else b.make(gast.List, elts=items, ctx=gast.Load())))
-        self.numbers(array, "srcgrad differentiates sorted() of a list of numbers")
+        listed = arg if isinstance(arg, gast.Name) else \
+            self.atom(b.make(gast.List, elts=items, ctx=gast.Load()))
         if key is not None:
             keys = self.atom(b.call(b.dotted(f"{np_}.array"), b.make(gast.List, elts=[
                 self.atom(b.make(gast.Call, func=copy.deepcopy(key),
@@ -957,13 +957,16 @@ class _Normalizer:
             order = self.atom(b.make(gast.Call, func=b.dotted(f"{np_}.argsort"), args=[keys],
                                      keywords=[b.make(gast.keyword, arg="kind",
                                                       value=b.const("mergesort"))]))
-            ordered = self.atom(b.subscript(array, order))
-        else:
-            if reverse.value:   # descending, equal items in their order (a stable sort)
-                array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
-            ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
-            if reverse.value:
-                ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
+            return b.make(gast.List, elts=[self.atom(b.subscript(listed, self.atom(
+                b.subscript(order, b.const(k))))) for k in range(len(items))], ctx=gast.Load())
+        array = self.atom(b.call(b.dotted(f"{np_}.array"), listed))
+        self.numbers(array, "srcgrad differentiates sorted() of a list of numbers (of "
+                            "arrays, with a key= that gives numbers)")
+        if reverse.value:   # descending, equal items in their order (a stable sort)
+            array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
+        ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
+        if reverse.value:
+            ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
         return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
                                        for k in range(len(items))], ctx=gast.Load())
 
