@@ -308,3 +308,53 @@ def test_sorted_arrays_forms_by_hand():
                                        2 * x0 + np.sin(2 * x2), 2 * x1], False)
     # equal keys keep their order: 2 (x0 + x1) + 3 (2 x0)
     check(sorted_rows_tied, (X,), [8.0, 2.0, 0.0, 0.0], False)
+
+
+# ---- starred unpacking of an array (its length known only when the function runs) ----
+
+
+def first_and_rest_of_an_array(x):
+    a, *rest = x
+    return a * np.sum(np.array(rest))
+
+
+def init_and_last(x):
+    *init, last = x * 2.0
+    return sum(init) * last
+
+
+def ends_and_middle(x):
+    a, *middle, b = x
+    return a * b + middle[0] * len(middle) + middle[-1]
+
+
+def first_row_and_others(x):
+    first, *others = np.reshape(x, (2, 2))
+    return np.sum(first * others[0])
+
+
+def too_short(x):
+    a, b, *c = x[:1]
+    return a * b
+
+
+def test_starred_array_by_hand(jit):
+    x0, x1, x2, x3 = X
+    # x0 (x1 + x2 + x3)
+    check(first_and_rest_of_an_array, (X,), [x1 + x2 + x3, x0, x0, x0], jit)
+
+
+def test_starred_array_forms_by_hand():
+    x0, x1, x2, x3 = X
+    # 4 (x0 + x1 + x2) x3
+    s = x0 + x1 + x2
+    check(init_and_last, (X,), [4 * x3, 4 * x3, 4 * x3, 4 * s], False)
+    # x0 x3 + 2 x1 + x2
+    check(ends_and_middle, (X,), [x3, 2.0, 1.0, x0], False)
+    # x0 x2 + x1 x3
+    check(first_row_and_others, (X,), [x2, x3, x0, x1], False)
+
+
+def test_starred_array_too_short():
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        srcgrad.grad(too_short, jit=False)(X)

@@ -31,7 +31,8 @@ becomes `x_1` from that point on), so the adjoint reads its values without a tap
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
 restores what its overwrites destroy. Augmented assignment, tuple targets (a starred
 one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
-`first, rest = a, [b, c]`), a swap through a temporary read nowhere else (`t = u; u = v;
+`first, rest = a, [b, c]`; of any other value, `first = x[0]` and `rest` the list of
+the items left, `unpacked`), a swap through a temporary read nowhere else (`t = u; u = v;
 v = t`, `rotations`), chained comparisons, multiple targets and unary minus on constants
 are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
@@ -480,6 +481,9 @@ class _Normalizer:
             for s in nest:
                 self.statement(s)
             return
+        if any(isinstance(n, gast.Starred) for n in gast.walk(stmt.target)):
+            raise self.error(stmt, "a starred loop target cannot be differentiated: unpack "
+                                   "the item in the loop's body")
         body = list(stmt.body)
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -708,7 +712,9 @@ class _Normalizer:
                                self.atom(value)))
         elif isinstance(target, (gast.Tuple, gast.List)):
             if any(isinstance(t, gast.Starred) for t in target.elts):
-                target, value = self.starred(target, value)
+                if (unpacked := self.starred(target, value)) is None:
+                    return   # (bound there)
+                target, value = unpacked
             if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
                 # `a, b = b, a`: take every value before binding any target
                 parts = [self.copy_if_bound(self.atom(v), target) if not isinstance(
@@ -726,23 +732,56 @@ class _Normalizer:
                                      f"cannot be differentiated")
 
     def starred(self, target: gast.Tuple | gast.List, value: gast.AST
-                ) -> tuple[gast.Tuple, gast.Tuple]:
+                ) -> tuple[gast.Tuple, gast.Tuple] | None:
         """`first, *rest = <n items>` as `first, rest = item0, [item1, ...]`: the items of
         a list or tuple display, or of a name `fixed_displays` knows, whose length is known
-        when srcgrad compiles (Python's starred target is a list of the items left)."""
+        when srcgrad compiles (Python's starred target is a list of the items left). Of
+        any other value, its items bound here (`unpacked`), and None."""
         star = next(k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred))
-        if (whole := shown(value, self.displays)) is None:
-            raise self.error(target, "a starred target unpacks a list or tuple display, or a "
-                                     "name bound once to one (its length known when srcgrad "
-                                     "compiles); index the value instead")
-        after, items = len(target.elts) - star - 1, whole.elts
+        after = len(target.elts) - star - 1
+        names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
+        if (whole := shown(value, self.displays)) is None:   # an array's items, a list's
+            self.unpacked(names, star, value)
+            return None
+        items = whole.elts
         if len(items) < len(target.elts) - 1:
             raise self.error(target, f"not enough values to unpack: {len(items)} items into "
                                      f"{len(target.elts) - 1} names and a starred one")
         rest = b.make(gast.List, elts=items[star:len(items) - after], ctx=gast.Load())
-        names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
         return b.tuple_(names, store=True), b.tuple_(items[:star] + [rest] +
                                                      items[len(items) - after:])
+
+    def unpacked(self, names: list[gast.AST], star: int, value: gast.AST) -> None:
+        """`first, *rest = x` of a value whose length srcgrad does not know (an array, a
+        list): each name bound to its item, `first = x[0]` (`x[-1]` after the starred
+        one), the starred one to the list of the items left, `rest = [x[k] for k in
+        range(1, len(x))]` (a list, as Python's; `np.array(rest)` an array the loop
+        fills), every item taken before any name is bound; fewer items than names
+        raises ValueError, as Python does."""
+        after = len(names) - star - 1
+        if not isinstance(names[star], gast.Name):
+            raise self.error(names[star], "a starred target of a value whose length srcgrad "
+                                          "does not know is a name")
+        seq = self.copy_if_bound(self.atom(value), b.tuple_(names))
+        n = self.atom(b.call(b.name("len"), seq))
+        few = self.atom(b.make(gast.Compare, left=n, ops=[gast.Lt()],
+                               comparators=[b.const(len(names) - 1)]))
+        self.emit(b.make(gast.If, test=few, body=[b.make(gast.Raise, exc=b.call(
+            b.name("ValueError"), b.const(f"not enough values to unpack (expected at least "
+                                          f"{len(names) - 1})")))], orelse=[]))
+        first = [self.copy_if_bound(self.atom(b.subscript(seq, b.const(j))), b.tuple_(names))
+                 for j in range(star)]
+        last = [self.copy_if_bound(self.atom(b.subscript(seq, b.const(j - after))),
+                                   b.tuple_(names)) for j in range(after)]
+        k = self.namer.fresh("k")
+        self.bind(names[star], b.make(gast.ListComp, elt=b.subscript(seq, b.name(k)),
+                                      generators=[b.make(
+            gast.comprehension, target=b.name(k, store=True), iter=b.call(
+                b.name("range"), b.const(star), b.binop(n, gast.Sub(), b.const(after))
+                if after else n),
+            ifs=[], is_async=0)]))
+        for name, part in zip(names[:star] + names[star + 1:], first + last, strict=True):
+            self.bind(name, part)
 
     def copy_if_bound(self, atom: gast.AST, target: gast.AST) -> gast.AST:
         bound = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
