@@ -358,3 +358,83 @@ def test_starred_array_forms_by_hand():
 def test_starred_array_too_short():
     with pytest.raises(ValueError, match="not enough values to unpack"):
         srcgrad.grad(too_short, jit=False)(X)
+
+
+# ---- a local name bound to a function ----
+
+
+def chosen_function(x):
+    f = np.sin if x[0] > 0 else np.cos
+    return np.sum(f(x))
+
+
+def aliased_function(x):
+    f = np.sin
+    return np.sum(f(x) * 2.0)
+
+
+def looped_functions(x):
+    fs = [np.sin, np.cos, np.tanh]
+    s = 0.0
+    for f in fs:
+        s = s + np.sum(f(x) * x)
+    return s
+
+
+def chosen_nested_def(x):
+    def square(v):
+        return v * v
+
+    def cube(v):
+        return v * v * v
+    h = square if x[1] > 0 else cube
+    return np.sum(h(x))
+
+
+def test_chosen_function_by_hand(jit):
+    # x0 > 0: sum(sin x); x0 < 0: sum(cos x)
+    check(chosen_function, (X,), np.cos(X), jit)
+    check(chosen_function, (-X,), np.sin(X), jit)
+
+
+def test_function_values_by_hand():
+    check(aliased_function, (X,), 2 * np.cos(X), False)
+    # sum(x (sin x + cos x + tanh x))
+    want = np.sin(X) + np.cos(X) + np.tanh(X) + X * (np.cos(X) - np.sin(X) +
+                                                     1 - np.tanh(X) ** 2)
+    check(looped_functions, (X,), want, False)
+    check(chosen_nested_def, (X,), 3 * X ** 2, False)    # x1 < 0: cube
+    check(chosen_nested_def, (-X,), -2 * X, False)       # square
+
+
+def test_chosen_function_source_is_an_if():
+    src = srcgrad.grad(chosen_function, jit=False).source
+    assert "f_test = _t1 > 0" in src and "if f_test:" in src, src
+
+
+def apply(f, x):
+    return np.sum(f(x))
+
+
+def chosen_passed_on(x):
+    f = np.sin if x[0] > 0 else np.cos
+    return apply(f, x)
+
+
+def functions_with_break(x):
+    s = 0.0
+    for f in [np.sin, np.cos]:
+        s = s + np.sum(f(x))
+        if s > 1.0:
+            break
+    return s
+
+
+@pytest.mark.parametrize("fun, construct, line", [
+    (chosen_passed_on, "a name bound to a choice between functions (or to a list of them) "
+                       "can only be called here", "apply(f, x)"),
+    (functions_with_break, "a loop over functions is differentiated as one copy of its "
+                           "body per function", "for f in [np.sin, np.cos]"),
+])
+def test_function_values_refused(fun, construct, line):
+    refused(fun, (X,), construct, line)

@@ -15,6 +15,10 @@ there is nothing to do:
   x)`, a lambda or a partial) calls a copy of that function specialised on it, whose
   parameter for the function is replaced by parameters for what the value adds to its
   calls (`apply(a, x)`);
+* a name bound once to a function that is not a closure is that function: `f = np.sin`
+  calls np.sin; `f = g if c else h` takes c where it stands (`f_test = c`) and `f(x)` is
+  `g(x) if f_test else h(x)` (`choose`); a loop over a display of functions (`for f in
+  [np.sin, np.cos]:`, or over a name bound to one) is one copy of its body per function;
 * a default that is not a constant (`lambda v, a=a: ...`) is taken where the function is
   defined, as Python does, and passed by keyword at every call that leaves it out.
 * a call of a classmethod bound to its class (`Model.make(x)`, `cls.make(x)` in another)
@@ -99,6 +103,36 @@ class _Value:
 
 
 @dataclass
+class _Choice:
+    """A name bound to `f if c else g` of function values: `c` taken where it is bound
+    (`test`), and the values."""
+
+    test: gast.expr
+    then: Any                                           # a _Value or a _Choice
+    other: Any
+
+    def extras(self) -> list[gast.expr]:
+        return [self.test, *self.then.extras(), *self.other.extras()]
+
+    def plain(self) -> bool:
+        return False
+
+
+@dataclass
+class _Functions:
+    """A name bound to a list or tuple display of function values, which a loop over it
+    runs through one after the other (`block`)."""
+
+    items: list[_Value]
+
+    def extras(self) -> list[gast.expr]:
+        return [e for v in self.items for e in v.extras()]
+
+    def plain(self) -> bool:
+        return False
+
+
+@dataclass
 class _Session:
     """What one lifting shares with the liftings it starts (closures, specialised copies):
     the copies made so far, and the globals of the functions made, filled in at the end."""
@@ -128,6 +162,12 @@ def _lifts(parsed: Parsed) -> bool:
     local = _locals(parsed.tree)
     for node in _own(parsed.tree, True):
         if isinstance(node, _SCOPES):
+            return True
+        seq = node.value if isinstance(node, gast.Assign) else \
+            node.iter if isinstance(node, gast.For) else None
+        if seq is not None and (_chosen(seq, parsed.env, local) or isinstance(
+                seq, (gast.List, gast.Tuple)) and seq.elts and all(
+                    _chosen(e, parsed.env, local) for e in seq.elts)):
             return True
         if isinstance(node, gast.Call):
             callee = parsed.env.resolve(node.func, local)
@@ -159,6 +199,7 @@ class _Lifter(gast.NodeTransformer):
         self.locals = _locals(self.tree)
         self.emits: dict[str, list[gast.stmt]] = {}   # definition -> what it takes
         self.target: str | None = None   # the name the statement being visited assigns
+        self.bindings: dict[int, str] = {}   # id of a statement binding a function value
 
     def error(self, node: gast.AST, message: str, kind=UnsupportedSyntax):
         return kind(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -184,16 +225,40 @@ class _Lifter(gast.NodeTransformer):
                                                         for n in _own(stmt))):
                 raise self.error(stmt, "a closure defined inside a 'with' block cannot be "
                                        "differentiated: define it before the block")
-            if name is None:
-                continue
             stores = [n for n in _own(self.tree, True) if isinstance(n, gast.Name)
                       and n.id == name and not isinstance(n.ctx, gast.Load)]
+            if name is None:
+                name = self.bound_function(stmt, set(named), params)
+                if name is not None:
+                    named[name] = stmt
+                    self.bindings[id(stmt)] = name
+                continue
             if name in named or name in params or name in self.values or \
                     len(stores) > (0 if isinstance(stmt, gast.FunctionDef) else 1):
                 raise self.error(stmt, f"{name!r} is bound to a function here and to "
                                        f"something else elsewhere: give each its own name")
             named[name] = stmt
+            self.bindings[id(stmt)] = name
         return named
+
+    def bound_function(self, stmt: gast.stmt, known: set[str], params: set[str]
+                       ) -> str | None:
+        """The name `stmt` binds, bound nowhere else, to a function value that is not a
+        closure: a global function (`f = np.sin`), a name of one known here, a choice
+        between them (`f = np.sin if c else np.cos`) or a display of them (`fs = [np.sin,
+        np.cos]`); else None."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name)) or stmt.targets[0].id in params:
+            return None
+        name, value = stmt.targets[0].id, stmt.value
+        stores = [n for n in _own(self.tree, True) if isinstance(n, gast.Name)
+                  and n.id == name and not isinstance(n.ctx, gast.Load)]
+        known = known | set(self.values)
+        items = value.elts if isinstance(value, (gast.List, gast.Tuple)) else [value]
+        if len(stores) == 1 and items and all(_chosen(e, self.env, self.locals, known)
+                                              for e in items):
+            return name
+        return None
 
     def defined(self, stmt: gast.stmt) -> str | None:
         if isinstance(stmt, gast.FunctionDef):
@@ -229,7 +294,12 @@ class _Lifter(gast.NodeTransformer):
         return done
 
     # ---- definitions ----
-    def define(self, stmt: gast.stmt, name: str) -> _Value:
+    def define(self, stmt: gast.stmt, name: str) -> _Value | _Choice | _Functions:
+        if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, gast.Lambda) and \
+                not self.is_partial(stmt.value):   # (`bound_function`)
+            if isinstance(stmt.value, (gast.List, gast.Tuple)):
+                return _Functions([self.chosen_value(e, name) for e in stmt.value.elts])
+            return self.chosen_value(stmt.value, name)
         if isinstance(stmt, gast.FunctionDef):
             value = self.lift(stmt, name)
         elif isinstance(stmt.value, gast.Lambda):
@@ -238,6 +308,22 @@ class _Lifter(gast.NodeTransformer):
             return self.partial(stmt.value, name)
         value.defaults = {k: self.take(v, f"{name}_{k}", name)
                           for k, v in value.defaults.items()}
+        return value
+
+    def chosen_value(self, node: gast.expr, name: str) -> _Value | _Choice:
+        """The value of `node`, a function value `_chosen` accepts; a choice's test
+        taken where `name` is bound."""
+        if isinstance(node, gast.IfExp):
+            return _Choice(self.take(node.test, f"{name}_test", name),
+                           self.chosen_value(node.body, name),
+                           self.chosen_value(node.orelse, name))
+        if isinstance(node, gast.Name) and isinstance(self.values.get(node.id), _Functions):
+            raise self.error(node, f"{node.id!r} is a list of functions: loop over it, or "
+                                   f"index it with a constant")
+        value = self.value_of(node)
+        if value is None:
+            raise self.error(node, f"{name!r} is bound to something that is not a function "
+                                   f"here")
         return value
 
     def lift(self, node: gast.FunctionDef | gast.Lambda, name: str) -> _Value:
@@ -337,9 +423,18 @@ class _Lifter(gast.NodeTransformer):
     def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
         for stmt in stmts:
-            name = self.defined(stmt)
+            name = self.bindings.get(id(stmt))
             if name is not None:
                 out += [self.visit_statement(s) for s in self.emits[name]]
+                continue
+            if isinstance(stmt, gast.For) and (values := self.looped(stmt)) is not None:
+                target, saved = stmt.target.id, self.values.get(stmt.target.id)
+                for value in values:   # (one copy of the body per function)
+                    self.values[target] = value
+                    out += self.block(copy.deepcopy(stmt.body))
+                self.values.pop(target)
+                if saved is not None:
+                    self.values[target] = saved
                 continue
             for f in ("body", "orelse"):
                 if isinstance(getattr(stmt, f, None), list):
@@ -347,6 +442,26 @@ class _Lifter(gast.NodeTransformer):
                     setattr(stmt, f, inner or ([b.make(gast.Pass)] if f == "body" else []))
             out.append(self.visit_statement(stmt))
         return out
+
+    def looped(self, stmt: gast.For) -> list | None:
+        """The function values a loop runs through, `for f in [np.sin, np.cos]:` (or over
+        a name bound to such a display), which `block` unrolls; None for other loops."""
+        it = stmt.iter
+        if isinstance(it, gast.Name) and isinstance(self.values.get(it.id), _Functions):
+            values = self.values[it.id].items
+        elif isinstance(it, (gast.List, gast.Tuple)) and it.elts and all(
+                _chosen(e, self.env, self.locals, set(self.values)) and
+                not isinstance(e, gast.IfExp) for e in it.elts):
+            values = [self.chosen_value(e, "f") for e in it.elts]
+        else:
+            return None
+        jumps = [n for s in stmt.body for n in _own(s)
+                 if isinstance(n, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))]
+        if not isinstance(stmt.target, gast.Name) or stmt.orelse or jumps:
+            raise self.error(stmt, "a loop over functions is differentiated as one copy of "
+                                   "its body per function: one name, no 'break', "
+                                   "'continue', 'else' or closures in it")
+        return values
 
     def visit_statement(self, stmt: gast.stmt) -> gast.stmt:
         """`stmt` with its expressions rewritten (not its blocks, nor a `with`'s items:
@@ -378,6 +493,9 @@ class _Lifter(gast.NodeTransformer):
                                "yours: it cannot be returned or stored")
 
     def visit_Call(self, node: gast.Call) -> gast.AST:
+        if isinstance(node.func, gast.Name) and \
+                isinstance(self.values.get(node.func.id), _Choice):
+            return self.choose(self.values[node.func.id], node)
         if self.env.resolve(node.func, self.locals) is functools.reduce:
             return self.reduced(node)
         if self.env.resolve(node.func, self.locals) is map and len(node.args) >= 2 and \
@@ -420,6 +538,9 @@ class _Lifter(gast.NodeTransformer):
         if not mine:   # (a global function as it is passes as the global it is)
             found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
         bound = {k: v for k, v in found.items() if v is not None}
+        if any(isinstance(v, (_Choice, _Functions)) for v in bound.values()):
+            raise self.error(node, "a name bound to a choice between functions (or to a list "
+                                   "of them) can only be called here, not passed on")
         if keyed and set(bound) == {"key"}:
             return self.keyed(node, bound["key"])
         if bound and not mine:
@@ -430,6 +551,16 @@ class _Lifter(gast.NodeTransformer):
         for k in node.keywords:
             k.value = k.value if found[k.arg] else self.visit(k.value)
         return self.specialize(callee, node, bound) if bound else node
+
+    def choose(self, choice: _Choice, call: gast.Call) -> gast.IfExp:
+        """`f(x)` of `f = g if c else h`: `g(x) if c else h(x)`, c as it was where f was
+        bound (only the branch taken runs, as only its function is called)."""
+        def branch(value):
+            if isinstance(value, _Choice):
+                return self.choose(value, copy.deepcopy(call))
+            return self.visit(self.call_value(value, copy.deepcopy(call)))
+        return b.located(b.make(gast.IfExp, test=copy.deepcopy(choice.test),
+                                body=branch(choice.then), orelse=branch(choice.other)), call)
 
     def reduced(self, call: gast.Call) -> gast.Call:
         """`functools.reduce(f, s[, init])` as `reduce((acc := f(acc, item) for item in
@@ -687,6 +818,20 @@ class _ClassValues(gast.NodeTransformer):
         return b.located(b.name(ref), node)
 
 
+def _chosen(node: gast.AST, env: Env, local: frozenset[str],
+            known: set[str] = frozenset()) -> bool:
+    """Whether `node` is a function value a name may be bound to (`bound_function`): a
+    global function (`np.sin`, `operator.mul`, a function of yours), a name in `known`,
+    or `a if c else b` of those."""
+    if isinstance(node, gast.IfExp):
+        return _chosen(node.body, env, local, known) and _chosen(node.orelse, env, local, known)
+    if isinstance(node, gast.Name) and node.id in known:
+        return True
+    return isinstance(node, (gast.Name, gast.Attribute)) and \
+        _function_like(env.resolve(node, local)) and not isinstance(
+            env.resolve(node, local), functools.partial)
+
+
 def _classmethod(obj: Any) -> bool:
     """Whether `obj` is a user's classmethod bound to its class (`Model.make`)."""
     return inspect.ismethod(obj) and isinstance(obj.__self__, type) and \
@@ -750,7 +895,7 @@ def _free(node: gast.AST) -> list[str]:
     reads from the scopes around it, in the order they first occur."""
     if isinstance(node, gast.Assign):
         node = node.value
-    if isinstance(node, gast.Call):   # a partial: the names it reads
+    if not isinstance(node, _SCOPES):   # a partial, a function value: the names it reads
         return list(dict.fromkeys(n.id for n in _own(node) if isinstance(n, gast.Name)))
     a = node.args
     local = {p.id for p in [*a.posonlyargs, *a.args, *a.kwonlyargs,
