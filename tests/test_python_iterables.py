@@ -438,3 +438,17 @@ def functions_with_break(x):
 ])
 def test_function_values_refused(fun, construct, line):
     refused(fun, (X,), construct, line)
+
+
+def combinations_written_into(x):
+    y = x * 1.0
+    s = 0.0
+    for a, b in combinations(y[:3], 2):
+        s = s + a * b
+        y[0] = 2.0 * y[0]   # (itertools took y's items before the loop)
+    return s
+
+
+def test_itertools_over_what_the_loop_writes_refused():
+    refused(combinations_written_into, (X,), "this loop writes into 'y', whose items "
+            "itertools.combinations takes before it starts", "combinations(y[:3], 2)")

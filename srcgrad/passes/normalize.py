@@ -576,6 +576,15 @@ class _Normalizer:
         body = copy.deepcopy(stmt.body)
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        written = {n.value.id for s in body for n in gast.walk(s) if isinstance(
+            n, gast.Subscript) and isinstance(n.value, gast.Name) and
+            not isinstance(n.ctx, gast.Load)}
+        for seq in it.args:   # (itertools takes the items before the loop; an index, after)
+            for name in sorted({n.id for n in gast.walk(seq) if isinstance(n, gast.Name)}
+                               & written):
+                raise self.error(stmt, f"this loop writes into {name!r}, whose items "
+                                       f"{what} takes before it starts: loop over a copy "
+                                       f"(np.copy({name}))")
         out: list[gast.stmt] = []
         if start is not None:   # enumerate(...): a count of the items
             counter = self.namer.fresh("count")
