@@ -310,6 +310,30 @@ def test_sorted_arrays_forms_by_hand():
     check(sorted_rows_tied, (X,), [8.0, 2.0, 0.0, 0.0], False)
 
 
+def sorted_appended_rows(x):
+    parts = []
+    for i in range(3):
+        parts.append(x[i:i + 2] * 1.0)
+    s = sorted(parts, key=lambda v: v[1])
+    return np.sum(s[0] * s[1]) + np.sum(np.array(s)[2])
+
+
+def sorted_array_by_magnitude(x):
+    s = sorted(x, key=abs, reverse=True)
+    return s[0] * 3.0 + s[-1]
+
+
+def test_sorted_list_of_unknown_length_by_hand(jit):
+    x0, x1, x2, x3 = X
+    # keys -0.5, 1.2, 0.7: s = [x[0:2], x[2:4], x[1:3]]; x0 x2 + x1 x3 + x1 + x2
+    check(sorted_appended_rows, (X,), [x2, x3 + 1, x0 + 1, x1], jit)
+
+
+def test_sorted_array_by_a_key_by_hand():
+    # |x| descending: x2 = 1.2 first, x0 = 0.3 last
+    check(sorted_array_by_magnitude, (X,), [1.0, 0.0, 3.0, 0.0], False)
+
+
 # ---- starred unpacking of an array (its length known only when the function runs) ----
 
 

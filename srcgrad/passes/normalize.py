@@ -36,7 +36,8 @@ the items left, `unpacked`), a swap through a temporary read nowhere else (`t = 
 v = t`, `rotations`), chained comparisons, multiple targets and unary minus on constants
 are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
-`np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`) and an item
+`np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`), of another list by a key
+(`sorted_list`) and an item
 write into a list display nothing else holds (`replace_items`). Each new statement
 keeps the line of the statement it came from, which is how the adjoint comments name
 the user's line. Exists so that `reverse` needs one rule per operation and one form per
@@ -710,6 +711,8 @@ class _Normalizer:
             self.bind(target, value)
 
     def bind(self, target: gast.AST, value: gast.AST) -> None:
+        if isinstance(target, gast.Name) and (listed := self.sorted_list(value)) is not None:
+            value = listed   # (the list the name holds, built in place)
         if isinstance(target, gast.Name) and self.appended_list(value) and not any(
                 isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(value)):
             self.comprehension(value, target.id)   # (the list the name holds, built in place)
@@ -861,6 +864,8 @@ class _Normalizer:
                 return self.operation(pairs)
             if (items := self.sorted_items(node)) is not None:
                 return items
+            if (listed := self.sorted_list(node)) is not None:
+                return self.operation(listed)
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -1017,6 +1022,39 @@ class _Normalizer:
             ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
         return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
                                        for k in range(len(items))], ctx=gast.Load())
+
+    def sorted_list(self, node: gast.AST) -> gast.ListComp | None:
+        """`sorted(L, key=f)` of a list whose items srcgrad does not know (built by
+        appends, an argument): `[L[k] for k in order]`, the order the stable argsort of
+        the keys `np.array([f(v) for v in L])` gives (of the negated keys with
+        `reverse=True`), L taken once; the keys decide the order only, as in
+        `sorted_items`. None for any other node."""
+        if not (isinstance(node, gast.Call) and len(node.args) == 1 and
+                self.env.resolve(node.func, self.locals) is sorted and
+                shown(node.args[0], self.displays) is None):
+            return None
+        options = {k.arg: k.value for k in node.keywords}
+        key, reverse = options.pop("key", None), options.pop("reverse", b.const(False))
+        if key is None or isinstance(key, gast.Constant) or options or \
+                not isinstance(reverse, gast.Constant):
+            return None
+        np_ = bound_name(self.env, "np", np)
+        seq = self.atom(node.args[0])
+        item, k = self.namer.fresh("item"), self.namer.fresh("k")
+        keys = self.atom(b.call(b.dotted(f"{np_}.array"), b.make(
+            gast.ListComp, elt=b.make(gast.Call, func=copy.deepcopy(key), args=[b.name(item)],
+                                      keywords=[]),
+            generators=[b.make(gast.comprehension, target=b.name(item, store=True),
+                               iter=copy.deepcopy(seq), ifs=[], is_async=0)])))
+        self.numbers(keys, "srcgrad differentiates sorted(..., key=f) where f gives numbers")
+        if reverse.value:
+            keys = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=keys))
+        order = self.atom(b.make(gast.Call, func=b.dotted(f"{np_}.argsort"), args=[keys],
+                                 keywords=[b.make(gast.keyword, arg="kind",
+                                                  value=b.const("mergesort"))]))
+        return b.make(gast.ListComp, elt=b.subscript(seq, b.name(k)), generators=[b.make(
+            gast.comprehension, target=b.name(k, store=True), iter=order, ifs=[],
+            is_async=0)])
 
     def numbers(self, array: gast.Name, message: str) -> None:
         """A guard: `array` (np.array of a list) is 1-D, as it is of numbers alone."""
