@@ -415,6 +415,14 @@ def chosen_nested_def(x):
     return np.sum(h(x))
 
 
+def counted_functions(x):
+    fs = (np.sin, np.cos)
+    s = 0.0
+    for k, f in enumerate(fs):
+        s = s + (k + 1.0) * np.sum(f(x))
+    return s
+
+
 def test_chosen_function_by_hand(jit):
     # x0 > 0: sum(sin x); x0 < 0: sum(cos x)
     check(chosen_function, (X,), np.cos(X), jit)
@@ -427,6 +435,7 @@ def test_function_values_by_hand():
     want = np.sin(X) + np.cos(X) + np.tanh(X) + X * (np.cos(X) - np.sin(X) +
                                                      1 - np.tanh(X) ** 2)
     check(looped_functions, (X,), want, False)
+    check(counted_functions, (X,), np.cos(X) - 2 * np.sin(X), False)
     check(chosen_nested_def, (X,), 3 * X ** 2, False)    # x1 < 0: cube
     check(chosen_nested_def, (-X,), -2 * X, False)       # square
 

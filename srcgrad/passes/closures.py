@@ -18,7 +18,8 @@ there is nothing to do:
 * a name bound once to a function that is not a closure is that function: `f = np.sin`
   calls np.sin; `f = g if c else h` takes c where it stands (`f_test = c`) and `f(x)` is
   `g(x) if f_test else h(x)` (`choose`); a loop over a display of functions (`for f in
-  [np.sin, np.cos]:`, or over a name bound to one) is one copy of its body per function;
+  [np.sin, np.cos]:`, over a name bound to one, or `enumerate` of one) is one copy of its
+  body per function;
 * a default that is not a constant (`lambda v, a=a: ...`) is taken where the function is
   defined, as Python does, and passed by keyword at every call that leaves it out.
 * a call of a classmethod bound to its class (`Model.make(x)`, `cls.make(x)` in another)
@@ -428,10 +429,15 @@ class _Lifter(gast.NodeTransformer):
                 out += [self.visit_statement(s) for s in self.emits[name]]
                 continue
             if isinstance(stmt, gast.For) and (values := self.looped(stmt)) is not None:
-                target, saved = stmt.target.id, self.values.get(stmt.target.id)
-                for value in values:   # (one copy of the body per function)
+                target, count = stmt.target, None
+                if isinstance(target, gast.Tuple):   # enumerate(fs): the count, then f
+                    count, target = target.elts
+                target, saved = target.id, self.values.get(target.id)
+                for k, value in enumerate(values):   # (one copy of the body per function)
                     self.values[target] = value
-                    out += self.block(copy.deepcopy(stmt.body))
+                    counted = [] if count is None else \
+                        [b.located(b.assign(count.id, b.const(k)), stmt)]
+                    out += self.block(counted + copy.deepcopy(stmt.body))
                 self.values.pop(target)
                 if saved is not None:
                     self.values[target] = saved
@@ -446,7 +452,11 @@ class _Lifter(gast.NodeTransformer):
     def looped(self, stmt: gast.For) -> list | None:
         """The function values a loop runs through, `for f in [np.sin, np.cos]:` (or over
         a name bound to such a display), which `block` unrolls; None for other loops."""
-        it = stmt.iter
+        it, target = stmt.iter, stmt.target
+        if isinstance(it, gast.Call) and self.env.resolve(it.func, self.locals) is enumerate \
+                and len(it.args) == 1 and not it.keywords and isinstance(target, gast.Tuple) \
+                and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
+            it, target = it.args[0], target.elts[1]
         if isinstance(it, gast.Name) and isinstance(self.values.get(it.id), _Functions):
             values = self.values[it.id].items
         elif isinstance(it, (gast.List, gast.Tuple)) and it.elts and all(
@@ -457,7 +467,7 @@ class _Lifter(gast.NodeTransformer):
             return None
         jumps = [n for s in stmt.body for n in _own(s)
                  if isinstance(n, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))]
-        if not isinstance(stmt.target, gast.Name) or stmt.orelse or jumps:
+        if not isinstance(target, gast.Name) or stmt.orelse or jumps:
             raise self.error(stmt, "a loop over functions is differentiated as one copy of "
                                    "its body per function: one name, no 'break', "
                                    "'continue', 'else' or closures in it")
