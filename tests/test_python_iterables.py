@@ -485,3 +485,26 @@ def combinations_written_into(x):
 def test_itertools_over_what_the_loop_writes_refused():
     refused(combinations_written_into, (X,), "this loop writes into 'y', whose items "
             "itertools.combinations takes before it starts", "combinations(y[:3], 2)")
+
+
+# ---- all of them in a helper the differentiated function calls ----
+
+
+def helper_of_every_form(v):
+    s = reduce(lambda a, b: a * b + 1.0, v)
+    for a, b in combinations(v, 2):
+        s = s + a * b
+    f = np.sin if v[0] > 0 else np.cos
+    first, *rest = v
+    return s + np.sum(f(v)) + first * sum(rest)
+
+
+def calls_the_helper(x):
+    return helper_of_every_form(x * 2.0)
+
+
+def test_forms_in_a_helper():
+    dx = srcgrad.grad(calls_the_helper, jit=False)(X)
+    assert_grad(calls_the_helper, (dx,), (X,), [0])
+    _, tangent = srcgrad.jvp(calls_the_helper, jit=False)(X, T)
+    assert tangent == pytest.approx(slope(calls_the_helper, (X,), (T,)), rel=1e-6)
