@@ -15,6 +15,11 @@ there is nothing to do:
   x)`, a lambda or a partial) calls a copy of that function specialised on it, whose
   parameter for the function is replaced by parameters for what the value adds to its
   calls (`apply(a, x)`);
+* a name bound once to a function that is not a closure is that function: `f = np.sin`
+  calls np.sin; `f = g if c else h` takes c where it stands (`f_test = c`) and `f(x)` is
+  `g(x) if f_test else h(x)` (`choose`); a loop over a display of functions (`for f in
+  [np.sin, np.cos]:`, over a name bound to one, or `enumerate` of one) is one copy of its
+  body per function;
 * a default that is not a constant (`lambda v, a=a: ...`) is taken where the function is
   defined, as Python does, and passed by keyword at every call that leaves it out.
 * a call of a classmethod bound to its class (`Model.make(x)`, `cls.make(x)` in another)
@@ -29,7 +34,9 @@ call, which is when Python reads a closure's free variable too (late binding).
 What cannot be followed is refused at the user's line: a closure that writes into
 (`buf[i] = ...`) or through (`obj.a = ...`) a captured value, `nonlocal`, a function value
 that escapes (returned, stored, compared, passed to a library function: but `map(f, x)`
-is the generator expression `(f(v) for v in x)` it stands for, `_mapped`), a name bound
+is the generator expression `(f(v) for v in x)` it stands for, `_mapped`, and
+`functools.reduce(f, s)` that of its steps, `reduce((acc := f(acc, v)) for v in s)`,
+`reduced`, which `comprehensions` makes a loop), a name bound
 to a function value more than once, a closure defined inside a `with` block, and
 recursion (a closure that calls itself, or a function value passed around a cycle).
 Exists so that the helper machinery, not a second one, differentiates closures.
@@ -97,6 +104,36 @@ class _Value:
 
 
 @dataclass
+class _Choice:
+    """A name bound to `f if c else g` of function values: `c` taken where it is bound
+    (`test`), and the values."""
+
+    test: gast.expr
+    then: Any                                           # a _Value or a _Choice
+    other: Any
+
+    def extras(self) -> list[gast.expr]:
+        return [self.test, *self.then.extras(), *self.other.extras()]
+
+    def plain(self) -> bool:
+        return False
+
+
+@dataclass
+class _Functions:
+    """A name bound to a list or tuple display of function values, which a loop over it
+    runs through one after the other (`block`)."""
+
+    items: list[_Value]
+
+    def extras(self) -> list[gast.expr]:
+        return [e for v in self.items for e in v.extras()]
+
+    def plain(self) -> bool:
+        return False
+
+
+@dataclass
 class _Session:
     """What one lifting shares with the liftings it starts (closures, specialised copies):
     the copies made so far, and the globals of the functions made, filled in at the end."""
@@ -127,10 +164,17 @@ def _lifts(parsed: Parsed) -> bool:
     for node in _own(parsed.tree, True):
         if isinstance(node, _SCOPES):
             return True
+        seq = node.value if isinstance(node, gast.Assign) else \
+            node.iter if isinstance(node, gast.For) else None
+        if seq is not None and (_chosen(seq, parsed.env, local) or isinstance(
+                seq, (gast.List, gast.Tuple)) and seq.elts and all(
+                    _chosen(e, parsed.env, local) for e in seq.elts)):
+            return True
         if isinstance(node, gast.Call):
             callee = parsed.env.resolve(node.func, local)
             if callee is functools.partial or isinstance(callee, functools.partial) or \
-                    _classmethod(callee) or _object_method(callee) or \
+                    callee is functools.reduce or _classmethod(callee) or \
+                    _object_method(callee) or \
                     is_user_function(callee) and any(
                         _function_like(parsed.env.resolve(a, local))
                         for a in [*node.args, *(k.value for k in node.keywords)]):
@@ -156,6 +200,7 @@ class _Lifter(gast.NodeTransformer):
         self.locals = _locals(self.tree)
         self.emits: dict[str, list[gast.stmt]] = {}   # definition -> what it takes
         self.target: str | None = None   # the name the statement being visited assigns
+        self.bindings: dict[int, str] = {}   # id of a statement binding a function value
 
     def error(self, node: gast.AST, message: str, kind=UnsupportedSyntax):
         return kind(message, filename=self.p.filename, lineno=getattr(node, "lineno", None),
@@ -181,16 +226,40 @@ class _Lifter(gast.NodeTransformer):
                                                         for n in _own(stmt))):
                 raise self.error(stmt, "a closure defined inside a 'with' block cannot be "
                                        "differentiated: define it before the block")
-            if name is None:
-                continue
             stores = [n for n in _own(self.tree, True) if isinstance(n, gast.Name)
                       and n.id == name and not isinstance(n.ctx, gast.Load)]
+            if name is None:
+                name = self.bound_function(stmt, set(named), params)
+                if name is not None:
+                    named[name] = stmt
+                    self.bindings[id(stmt)] = name
+                continue
             if name in named or name in params or name in self.values or \
                     len(stores) > (0 if isinstance(stmt, gast.FunctionDef) else 1):
                 raise self.error(stmt, f"{name!r} is bound to a function here and to "
                                        f"something else elsewhere: give each its own name")
             named[name] = stmt
+            self.bindings[id(stmt)] = name
         return named
+
+    def bound_function(self, stmt: gast.stmt, known: set[str], params: set[str]
+                       ) -> str | None:
+        """The name `stmt` binds, bound nowhere else, to a function value that is not a
+        closure: a global function (`f = np.sin`), a name of one known here, a choice
+        between them (`f = np.sin if c else np.cos`) or a display of them (`fs = [np.sin,
+        np.cos]`); else None."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and
+                isinstance(stmt.targets[0], gast.Name)) or stmt.targets[0].id in params:
+            return None
+        name, value = stmt.targets[0].id, stmt.value
+        stores = [n for n in _own(self.tree, True) if isinstance(n, gast.Name)
+                  and n.id == name and not isinstance(n.ctx, gast.Load)]
+        known = known | set(self.values)
+        items = value.elts if isinstance(value, (gast.List, gast.Tuple)) else [value]
+        if len(stores) == 1 and items and all(_chosen(e, self.env, self.locals, known)
+                                              for e in items):
+            return name
+        return None
 
     def defined(self, stmt: gast.stmt) -> str | None:
         if isinstance(stmt, gast.FunctionDef):
@@ -226,7 +295,12 @@ class _Lifter(gast.NodeTransformer):
         return done
 
     # ---- definitions ----
-    def define(self, stmt: gast.stmt, name: str) -> _Value:
+    def define(self, stmt: gast.stmt, name: str) -> _Value | _Choice | _Functions:
+        if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, gast.Lambda) and \
+                not self.is_partial(stmt.value):   # (`bound_function`)
+            if isinstance(stmt.value, (gast.List, gast.Tuple)):
+                return _Functions([self.chosen_value(e, name) for e in stmt.value.elts])
+            return self.chosen_value(stmt.value, name)
         if isinstance(stmt, gast.FunctionDef):
             value = self.lift(stmt, name)
         elif isinstance(stmt.value, gast.Lambda):
@@ -235,6 +309,22 @@ class _Lifter(gast.NodeTransformer):
             return self.partial(stmt.value, name)
         value.defaults = {k: self.take(v, f"{name}_{k}", name)
                           for k, v in value.defaults.items()}
+        return value
+
+    def chosen_value(self, node: gast.expr, name: str) -> _Value | _Choice:
+        """The value of `node`, a function value `_chosen` accepts; a choice's test
+        taken where `name` is bound."""
+        if isinstance(node, gast.IfExp):
+            return _Choice(self.take(node.test, f"{name}_test", name),
+                           self.chosen_value(node.body, name),
+                           self.chosen_value(node.orelse, name))
+        if isinstance(node, gast.Name) and isinstance(self.values.get(node.id), _Functions):
+            raise self.error(node, f"{node.id!r} is a list of functions: loop over it, or "
+                                   f"index it with a constant")
+        value = self.value_of(node)
+        if value is None:
+            raise self.error(node, f"{name!r} is bound to something that is not a function "
+                                   f"here")
         return value
 
     def lift(self, node: gast.FunctionDef | gast.Lambda, name: str) -> _Value:
@@ -334,9 +424,23 @@ class _Lifter(gast.NodeTransformer):
     def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
         out: list[gast.stmt] = []
         for stmt in stmts:
-            name = self.defined(stmt)
+            name = self.bindings.get(id(stmt))
             if name is not None:
                 out += [self.visit_statement(s) for s in self.emits[name]]
+                continue
+            if isinstance(stmt, gast.For) and (values := self.looped(stmt)) is not None:
+                target, count = stmt.target, None
+                if isinstance(target, gast.Tuple):   # enumerate(fs): the count, then f
+                    count, target = target.elts
+                target, saved = target.id, self.values.get(target.id)
+                for k, value in enumerate(values):   # (one copy of the body per function)
+                    self.values[target] = value
+                    counted = [] if count is None else \
+                        [b.located(b.assign(count.id, b.const(k)), stmt)]
+                    out += self.block(counted + copy.deepcopy(stmt.body))
+                self.values.pop(target)
+                if saved is not None:
+                    self.values[target] = saved
                 continue
             for f in ("body", "orelse"):
                 if isinstance(getattr(stmt, f, None), list):
@@ -344,6 +448,30 @@ class _Lifter(gast.NodeTransformer):
                     setattr(stmt, f, inner or ([b.make(gast.Pass)] if f == "body" else []))
             out.append(self.visit_statement(stmt))
         return out
+
+    def looped(self, stmt: gast.For) -> list | None:
+        """The function values a loop runs through, `for f in [np.sin, np.cos]:` (or over
+        a name bound to such a display), which `block` unrolls; None for other loops."""
+        it, target = stmt.iter, stmt.target
+        if isinstance(it, gast.Call) and self.env.resolve(it.func, self.locals) is enumerate \
+                and len(it.args) == 1 and not it.keywords and isinstance(target, gast.Tuple) \
+                and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
+            it, target = it.args[0], target.elts[1]
+        if isinstance(it, gast.Name) and isinstance(self.values.get(it.id), _Functions):
+            values = self.values[it.id].items
+        elif isinstance(it, (gast.List, gast.Tuple)) and it.elts and all(
+                _chosen(e, self.env, self.locals, set(self.values)) and
+                not isinstance(e, gast.IfExp) for e in it.elts):
+            values = [self.chosen_value(e, "f") for e in it.elts]
+        else:
+            return None
+        jumps = [n for s in stmt.body for n in _own(s)
+                 if isinstance(n, (gast.Break, gast.Continue, gast.FunctionDef, gast.Lambda))]
+        if not isinstance(target, gast.Name) or stmt.orelse or jumps:
+            raise self.error(stmt, "a loop over functions is differentiated as one copy of "
+                                   "its body per function: one name, no 'break', "
+                                   "'continue', 'else' or closures in it")
+        return values
 
     def visit_statement(self, stmt: gast.stmt) -> gast.stmt:
         """`stmt` with its expressions rewritten (not its blocks, nor a `with`'s items:
@@ -375,6 +503,11 @@ class _Lifter(gast.NodeTransformer):
                                "yours: it cannot be returned or stored")
 
     def visit_Call(self, node: gast.Call) -> gast.AST:
+        if isinstance(node.func, gast.Name) and \
+                isinstance(self.values.get(node.func.id), _Choice):
+            return self.choose(self.values[node.func.id], node)
+        if self.env.resolve(node.func, self.locals) is functools.reduce:
+            return self.reduced(node)
         if self.env.resolve(node.func, self.locals) is map and len(node.args) >= 2 and \
                 not node.keywords and self.value_of(node.args[0]) is not None and \
                 not any(isinstance(a, gast.Starred) for a in node.args):
@@ -415,6 +548,9 @@ class _Lifter(gast.NodeTransformer):
         if not mine:   # (a global function as it is passes as the global it is)
             found = {k: None if v is not None and v.plain() else v for k, v in found.items()}
         bound = {k: v for k, v in found.items() if v is not None}
+        if any(isinstance(v, (_Choice, _Functions)) for v in bound.values()):
+            raise self.error(node, "a name bound to a choice between functions (or to a list "
+                                   "of them) can only be called here, not passed on")
         if keyed and set(bound) == {"key"}:
             return self.keyed(node, bound["key"])
         if bound and not mine:
@@ -425,6 +561,49 @@ class _Lifter(gast.NodeTransformer):
         for k in node.keywords:
             k.value = k.value if found[k.arg] else self.visit(k.value)
         return self.specialize(callee, node, bound) if bound else node
+
+    def choose(self, choice: _Choice, call: gast.Call) -> gast.IfExp:
+        """`f(x)` of `f = g if c else h`: `g(x) if c else h(x)`, c as it was where f was
+        bound (only the branch taken runs, as only its function is called)."""
+        def branch(value):
+            if isinstance(value, _Choice):
+                return self.choose(value, copy.deepcopy(call))
+            return self.visit(self.call_value(value, copy.deepcopy(call)))
+        return b.located(b.make(gast.IfExp, test=copy.deepcopy(choice.test),
+                                body=branch(choice.then), orelse=branch(choice.other)), call)
+
+    def reduced(self, call: gast.Call) -> gast.Call:
+        """`functools.reduce(f, s[, init])` as `reduce((acc := f(acc, item) for item in
+        s)[, init])`, the generator expression of its steps, whose call of f is then a
+        call like any (a closure's with its captures); `comprehensions.lower` makes it
+        the loop (or, over items known now, the calls) that Python's reduce runs."""
+        options = {k.arg: k.value for k in call.keywords}
+        args = list(call.args) + ([options.pop("initial")] if "initial" in options and
+                                  len(call.args) == 2 else [])
+        if options or not 2 <= len(args) <= 3 or \
+                any(isinstance(a, gast.Starred) for a in args):
+            raise self.error(call, "functools.reduce is differentiated as reduce(f, "
+                                   "sequence) or reduce(f, sequence, initial)")
+        f = args[0]
+        if not (isinstance(f, gast.Lambda) or self.is_partial(f) or isinstance(
+                f, gast.Name) and f.id in self.values or _function_like(
+                self.env.resolve(f, self.locals))):
+            raise self.error(call, "functools.reduce(f, ...) is differentiated where f is a "
+                                   "function: a lambda, a nested def, a function of yours "
+                                   "or one with a rule (operator.add, np.multiply)")
+        acc, item = self.namer.fresh("acc"), self.namer.fresh("item")
+        step = b.make(gast.Call, func=f, args=[b.name(acc), b.name(item)], keywords=[])
+        if isinstance(f, gast.Lambda):   # (named after what it makes: `total_step`)
+            step = self.call_value(self.value_of(f, name=f"{self.target or 'reduce'}_step"),
+                                   step)
+        steps = b.make(gast.GeneratorExp, elt=b.make(
+            gast.NamedExpr, target=b.name(acc, store=True), value=step), generators=[b.make(
+                gast.comprehension, target=b.name(item, store=True), iter=args[1], ifs=[],
+                is_async=0)])
+        ref = self.namer.fresh("reduce")
+        self.names[ref] = functools.reduce
+        return b.located(b.call(b.name(ref), self.visit(b.located(steps, call)),
+                                *(self.visit(a) for a in args[2:])), call)
 
     def value_of(self, node: gast.AST, local_only: bool = False,
                  name: str = "lambda_") -> _Value | None:
@@ -649,6 +828,20 @@ class _ClassValues(gast.NodeTransformer):
         return b.located(b.name(ref), node)
 
 
+def _chosen(node: gast.AST, env: Env, local: frozenset[str],
+            known: set[str] = frozenset()) -> bool:
+    """Whether `node` is a function value a name may be bound to (`bound_function`): a
+    global function (`np.sin`, `operator.mul`, a function of yours), a name in `known`,
+    or `a if c else b` of those."""
+    if isinstance(node, gast.IfExp):
+        return _chosen(node.body, env, local, known) and _chosen(node.orelse, env, local, known)
+    if isinstance(node, gast.Name) and node.id in known:
+        return True
+    return isinstance(node, (gast.Name, gast.Attribute)) and \
+        _function_like(env.resolve(node, local)) and not isinstance(
+            env.resolve(node, local), functools.partial)
+
+
 def _classmethod(obj: Any) -> bool:
     """Whether `obj` is a user's classmethod bound to its class (`Model.make`)."""
     return inspect.ismethod(obj) and isinstance(obj.__self__, type) and \
@@ -712,7 +905,7 @@ def _free(node: gast.AST) -> list[str]:
     reads from the scopes around it, in the order they first occur."""
     if isinstance(node, gast.Assign):
         node = node.value
-    if isinstance(node, gast.Call):   # a partial: the names it reads
+    if not isinstance(node, _SCOPES):   # a partial, a function value: the names it reads
         return list(dict.fromkeys(n.id for n in _own(node) if isinstance(n, gast.Name)))
     a = node.args
     local = {p.id for p in [*a.posonlyargs, *a.args, *a.kwonlyargs,

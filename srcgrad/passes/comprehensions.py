@@ -33,12 +33,17 @@ first of equal items, as Python does, and its gradient goes to that one.
 | `max(c, key=f)` | each item: `if n == 0 or f(elt) > best: acc, best = elt, f(elt)` |
 | | after: `if n == 0: raise ValueError(...)` (or `acc = default`) |
 | `any(c)`, `all(c)` | `acc = False`, each item: `if elt: acc = True` (`all` negated) |
+| `reduce((acc := f(acc, v)) for v in s)` | `acc = init` (or s[0]), each item: `acc = f(acc, v)` |
+
+(the last is `functools.reduce(f, s[, init])`, as `closures` writes it; over items known
+when srcgrad compiles, one such statement per item.)
 """
 
 from __future__ import annotations
 
 import builtins
 import copy
+import functools
 from collections.abc import Callable
 
 import gast
@@ -51,7 +56,8 @@ from ..naming import Namer
 COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 
 _REDUCERS = {builtins.sum: "sum", builtins.max: "max", builtins.min: "min",
-             builtins.any: "any", builtins.all: "all", np.sum: "np.sum"}
+             builtins.any: "any", builtins.all: "all", np.sum: "np.sum",
+             functools.reduce: "reduce"}
 
 
 def shared_names(fn: gast.FunctionDef) -> set[str]:
@@ -79,11 +85,14 @@ def shared_names(fn: gast.FunctionDef) -> set[str]:
 
 
 def lower(call: gast.Call, func, namer: Namer, shared: set[str],
-          error: Callable[[gast.AST, str], Exception]) -> tuple[list[gast.stmt], gast.Name]:
+          error: Callable[[gast.AST, str], Exception],
+          items: Callable[[gast.AST], list[gast.AST] | None] = lambda seq: None
+          ) -> tuple[list[gast.stmt], gast.Name]:
     """The statements computing `call`, whose one argument is a comprehension, and the
     name they leave its value in. `func` is the object the call calls; `shared` what
     `shared_names` gives (the new names are added to it); `error(node, message)` the
-    exception to raise.
+    exception to raise; `items(seq)` the items of a sequence known now
+    (`displays.known_items`), which a reduce runs over as one call per item.
 
     >>> import astor
     >>> call = gast.parse("sum(x[i] ** 2 for i in range(n) if x[i] > 0)").body[0].value
@@ -96,6 +105,8 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
                 total = total + x[i] ** 2
     """
     kind = reducer(func)
+    if kind == "reduce":
+        return _folded(call, namer, error, items)
     comp = next(a for a in call.args if isinstance(a, COMPREHENSIONS))
     what = "a list comprehension" if isinstance(comp, gast.ListComp) else \
         "a generator expression"
@@ -155,6 +166,74 @@ def lower(call: gast.Call, func, namer: Namer, shared: set[str],
         inner = [b.make(gast.If, test=test, body=[b.assign(acc, b.const(kind == "any"))])]
         after = []
     return before + _loops(comp, inner, error) + after, b.name(acc)
+
+
+def _folded(call: gast.Call, namer: Namer, error: Callable[[gast.AST, str], Exception],
+            items: Callable[[gast.AST], list[gast.AST] | None]
+            ) -> tuple[list[gast.stmt], gast.Name]:
+    """`reduce((acc := f(acc, item)) for item in s)[, init])`, the steps of
+    `functools.reduce(f, s[, init])` (`closures.reduced`), as Python runs them: `acc =
+    init` (or s's first item), then `acc = f(acc, item)` for each item (the rest): one
+    statement per item where `items` knows them, else a loop (over a generator expression
+    `s`, its own loop, the item its element).
+
+    >>> import astor
+    >>> call = gast.parse("reduce((a := f(a, v) for v in x))").body[0].value
+    >>> out, acc = _folded(call, Namer({"x", "a", "v", "f"}), None, lambda s: None)
+    >>> print(astor.to_source(gast.gast_to_ast(b.function("g", [], out))).strip())
+    def g():
+        n = len(x)
+        if n == 0:
+            raise TypeError('reduce() of empty iterable with no initial value')
+        a = x[0]
+        for k in range(1, n):
+            v = x[k]
+            a = f(a, v)
+    """
+    comp, init = copy.deepcopy(call.args[0]), [copy.deepcopy(a) for a in call.args[1:]]
+    acc, step = comp.elt.target.id, comp.elt.value
+    gen = comp.generators[0]
+    item, seq = gen.target.id, gen.iter
+    empty = "reduce() of empty iterable with no initial value"
+    known = items(seq)
+    if known is not None:   # (each item read once: f(acc, item) names it once)
+        if not known and not init:
+            raise error(call, f"functools.{empty}")
+        start, rest = (init[0], known) if init else (known[0], known[1:])
+        return [b.assign(acc, start)] + [b.assign(acc, _substituted(copy.deepcopy(step), {
+            item: v})) for v in rest], b.name(acc)
+    if isinstance(seq, gast.GeneratorExp):   # its loop, whose element is the item
+        if not init:
+            raise error(call, "functools.reduce of a generator expression is "
+                              "differentiated with an initial value (or reduce the list "
+                              "comprehension)")
+        seq = _renamed_targets(seq, namer, set())
+        return [b.assign(acc, init[0])] + _loops(seq, [b.assign(acc, _substituted(
+            step, {item: seq.elt}))], error), b.name(acc)
+    if init:
+        return [b.assign(acc, init[0]), b.make(gast.For, target=gen.target, iter=seq,
+                                               body=[b.assign(acc, step)])], b.name(acc)
+    if isinstance(seq, gast.Call) and isinstance(seq.func, gast.Name) and \
+            seq.func.id in ("range", "zip", "enumerate", "reversed", "map", "filter"):
+        raise error(call, f"functools.reduce over {seq.func.id}(...) is differentiated with "
+                          f"an initial value")
+    out: list[gast.stmt] = []
+    if not isinstance(seq, gast.Name):   # (read for its length and each item)
+        whole = namer.fresh("items")
+        out.append(b.assign(whole, seq))
+        seq = b.name(whole)
+    k, n = namer.fresh("k"), namer.fresh("n")
+    length = b.name(n)
+    out += [b.assign(n, b.call(b.name("len"), copy.deepcopy(seq))),
+            b.make(gast.If, test=b.make(gast.Compare, left=length, ops=[gast.Eq()],
+                                        comparators=[b.const(0)]),
+                   body=[b.make(gast.Raise, exc=b.call(b.name("TypeError"), b.const(empty)))]),
+            b.assign(acc, b.subscript(copy.deepcopy(seq), b.const(0))),
+            b.make(gast.For, target=b.name(k, store=True),
+                   iter=b.call(b.name("range"), b.const(1), b.name(n)),
+                   body=[b.assign(item, b.subscript(copy.deepcopy(seq), b.name(k))),
+                         b.assign(acc, step)])]
+    return out, b.name(acc)
 
 
 def appended(comp: gast.ListComp, namer: Namer, shared: set[str],

@@ -18,7 +18,9 @@ passes do, and a new FunctionDef whose body is a list of:
 * ``with grad_of(h) as dh:`` over a normalized block (a hook, see `annotate`: code
   for the backward pass);
 * ``if atom:`` with normalized blocks; ``for name in range(atoms):`` (loops over arrays,
-  `enumerate`, `zip`, `enumerate(zip(...))` and `reversed` become index loops); ``while
+  `enumerate`, `zip`, `enumerate(zip(...))` and `reversed` become index loops, and one
+  over `itertools.combinations`, `product` or `permutations` nested index loops,
+  `combinatoric`); ``while
   op:`` (a test that takes statements runs them before the loop, at the end of the body
   and before each `continue`);
   `break` and `continue` only at the end of a block (see `jumps`);
@@ -29,11 +31,13 @@ becomes `x_1` from that point on), so the adjoint reads its values without a tap
 name assigned inside a loop or branch keeps its name, and the tape (`analysis/tape`)
 restores what its overwrites destroy. Augmented assignment, tuple targets (a starred
 one of a display, or of a name bound once to one: `first, *rest = [a, b, c]` is
-`first, rest = a, [b, c]`), a swap through a temporary read nowhere else (`t = u; u = v;
+`first, rest = a, [b, c]`; of any other value, `first = x[0]` and `rest` the list of
+the items left, `unpacked`), a swap through a temporary read nowhere else (`t = u; u = v;
 v = t`, `rotations`), chained comparisons, multiple targets and unary minus on constants
 are desugared, and so is a call given options its rule lacks
 (`np.sum(x, where=m)`: the operations its record's `expanded` gives,
-`np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`) and an item
+`np.sum(np.where(m, x, 0))`), `sorted` of a display (`sorted_items`), of another list by a key
+(`sorted_list`) and an item
 write into a list display nothing else holds (`replace_items`). Each new statement
 keeps the line of the statement it came from, which is how the adjoint comments name
 the user's line. Exists so that `reverse` needs one rule per operation and one form per
@@ -45,6 +49,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
+import itertools
 import math
 from typing import Any
 
@@ -53,7 +58,7 @@ import numpy as np
 
 from .. import builder as b
 from ..analysis.aliasing import assigned_names
-from ..analysis.displays import fixed_displays, known_items, shown
+from ..analysis.displays import fixed_displays, int_value, known_items, shown
 from ..errors import RuleError, UnsupportedSyntax
 from ..frontend.parse import MISSING, Env
 from ..naming import Namer
@@ -69,7 +74,7 @@ from .comprehensions import (
     unrolled,
 )
 from .inplace import bound_name, copy_written_params
-from .jumps import structure_jumps
+from .jumps import _flag_breaks, _own_breaks, structure_jumps
 from .lists import display_appends
 from .views import retake_views
 
@@ -474,6 +479,13 @@ class _Normalizer:
             self.emit(b.make(gast.If, test=test, body=body, orelse=orelse))
 
     def for_(self, stmt: gast.For) -> None:
+        if (nest := self.combinatoric(stmt)) is not None:
+            for s in nest:
+                self.statement(s)
+            return
+        if any(isinstance(n, gast.Starred) for n in gast.walk(stmt.target)):
+            raise self.error(stmt, "a starred loop target cannot be differentiated: unpack "
+                                   "the item in the loop's body")
         body = list(stmt.body)
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
@@ -533,6 +545,118 @@ class _Normalizer:
         self.emit(b.make(gast.For, target=b.name(index, store=True),
                          iter=b.call(b.name("range"), *bounds), body=inner, orelse=[]))
 
+    def combinatoric(self, stmt: gast.For) -> list[gast.stmt] | None:
+        """A loop over `itertools.combinations(s, r)` (`combinations_with_replacement`,
+        `permutations(s, r)`, `product(a, b, repeat=m)`; `enumerate` of one) as the nested
+        index loops it stands for, in its order: `for i in range(n): for j in range(i + 1,
+        n): a, b = s[i], s[j]` (`permutations`: each index in range(n), under `if j !=
+        i`; `product`: a loop over each sequence); the sequences and their lengths taken
+        once, before the loops, as itertools takes them. A `break` leaves every loop (a
+        flag, tested after each inner one). None for any other loop."""
+        it, target, start = stmt.iter, stmt.target, None
+        resolve = lambda f: self.env.resolve(f, self.locals)  # noqa: E731
+        func = resolve(it.func) if isinstance(it, gast.Call) else MISSING
+        if func is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2 \
+                and it.args and isinstance(it.args[0], gast.Call) and \
+                resolve(it.args[0].func) in _COMBINATORIC:
+            start = it.args[1] if len(it.args) > 1 else next(
+                (k.value for k in it.keywords if k.arg == "start"), b.const(0))
+            (count_target, target), it = target.elts, it.args[0]
+            func = resolve(it.func)
+        if func is zip and any(isinstance(a, gast.Call) and resolve(a.func) in _COMBINATORIC
+                               for a in it.args):
+            raise self.error(stmt, "zip(...) of itertools.combinations, product or "
+                                   "permutations cannot be differentiated: loop over the "
+                                   "itertools call, and index the other sequence")
+        if func not in _COMBINATORIC:
+            return None
+        what = f"itertools.{func.__name__}"
+        options = {k.arg: k.value for k in it.keywords}
+        if any(isinstance(a, gast.Starred) for a in it.args) or None in options:
+            raise self.error(stmt, f"{what}(*...) cannot be differentiated: name each "
+                                   f"sequence")
+        body = copy.deepcopy(stmt.body)
+        assigned = {n.id for s in body for n in gast.walk(s)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        written = {n.value.id for s in body for n in gast.walk(s) if isinstance(
+            n, gast.Subscript) and isinstance(n.value, gast.Name) and
+            not isinstance(n.ctx, gast.Load)}
+        for seq in it.args:   # (itertools takes the items before the loop; an index, after)
+            for name in sorted({n.id for n in gast.walk(seq) if isinstance(n, gast.Name)}
+                               & written):
+                raise self.error(stmt, f"this loop writes into {name!r}, whose items "
+                                       f"{what} takes before it starts: loop over a copy "
+                                       f"(np.copy({name}))")
+        out: list[gast.stmt] = []
+        if start is not None:   # enumerate(...): a count of the items
+            counter = self.namer.fresh("count")
+            out.append(b.assign(counter, self.atom(start)))
+            body = [b.assign(count_target, b.name(counter)),
+                    b.assign(counter, b.binop(b.name(counter), gast.Add(), b.const(1)))] + body
+        if func is itertools.product:
+            repeat = int_value(options.pop("repeat", b.const(1)))
+            if options or repeat is None or repeat < 0:
+                raise self.error(stmt, f"{what}(...) is differentiated with an int literal "
+                                       f"repeat= as its only option")
+            seqs = [r if (r := self.range_args(a)) is not None else self.stable(
+                self.atom(a), assigned) for a in it.args]
+            seqs = [b.call(b.name("range"), *(self.stable(self.atom(a), assigned) for a in s))
+                    if isinstance(s, list) else s for s in seqs] * repeat
+            names = [self.namer.fresh("item") for _ in seqs]
+            heads = [(b.name(n, store=True), s, None) for n, s in zip(names, seqs, strict=True)]
+        else:
+            seq = it.args[0] if it.args else options.pop("iterable", None)
+            r = it.args[1] if len(it.args) > 1 else options.pop("r", None)
+            if seq is None or options or len(it.args) > 2:
+                raise self.error(stmt, f"{what}(...) is differentiated with a sequence and "
+                                       f"r as its arguments")
+            if r is None and func is itertools.permutations and \
+                    (known := self.items(seq)) is not None:
+                r = b.const(len(known))
+            r = int_value(r) if r is not None else None
+            if r is None or r < 0:
+                raise self.error(stmt, f"{what}(...) is differentiated with r an int literal "
+                                       f"(the number of loops it nests)")
+            bounds = self.range_args(seq)
+            if bounds is not None:
+                bounds = [self.stable(self.atom(a), assigned) for a in bounds]
+                seq = b.call(b.name("range"), *bounds)
+            else:
+                seq = self.stable(self.atom(seq), assigned)
+            n = self.atom(b.call(b.name("len"), copy.deepcopy(seq)))
+            indices = [self.namer.fresh(c) for c in "ijklm"[:r]] if r <= 5 else \
+                [self.namer.fresh("i") for _ in range(r)]
+            heads = []
+            for k, index in enumerate(indices):
+                low = [] if k == 0 or func is itertools.permutations else [b.binop(
+                    b.name(indices[k - 1]), gast.Add(), b.const(1))
+                    if func is itertools.combinations else b.name(indices[k - 1])]
+                other = [b.make(gast.Compare, left=b.name(index), ops=[gast.NotEq()],
+                                comparators=[b.name(i)]) for i in indices[:k]] \
+                    if func is itertools.permutations else []
+                test = None if not other else other[0] if len(other) == 1 else \
+                    b.make(gast.BoolOp, op=gast.And(), values=other)
+                heads.append((b.name(index, store=True),
+                              b.call(b.name("range"), *low, copy.deepcopy(n)), test))
+            items = [_range_item(bounds, b.name(i)) if bounds is not None else
+                     b.subscript(copy.deepcopy(seq), b.name(i)) for i in indices]
+            body = [b.assign(target, b.tuple_(items))] + body
+            target = None
+        if target is not None:
+            body = [b.assign(target, b.tuple_([b.name(h[0].id) for h in heads]))] + body
+        broke = None
+        if _own_breaks(body):   # (a break leaves them all, as it leaves the user's loop)
+            broke = self.namer.fresh("broke")
+            _flag_breaks(body, broke)
+            out.append(b.assign(broke, b.const(False)))
+        for k in range(len(heads) - 1, -1, -1):
+            index, iterable, test = heads[k]
+            inner = body if test is None else [b.make(gast.If, test=test, body=body)]
+            body = [b.make(gast.For, target=index, iter=iterable, body=inner, orelse=[])]
+            if broke is not None and k > 0:
+                body.append(b.make(gast.If, test=b.name(broke), body=[b.make(gast.Break)]))
+        return [b.located(s, stmt) for s in out + body]
+
     def range_args(self, node: gast.AST) -> list[gast.AST] | None:
         """The arguments of `range(...)` (the builtin), a loop's sequence; else None."""
         if isinstance(node, gast.Call) and 1 <= len(node.args) <= 3 and not node.keywords \
@@ -588,6 +712,8 @@ class _Normalizer:
             self.bind(target, value)
 
     def bind(self, target: gast.AST, value: gast.AST) -> None:
+        if isinstance(target, gast.Name) and (listed := self.sorted_list(value)) is not None:
+            value = listed   # (the list the name holds, built in place)
         if isinstance(target, gast.Name) and self.appended_list(value) and not any(
                 isinstance(n, gast.Name) and n.id == target.id for n in gast.walk(value)):
             self.comprehension(value, target.id)   # (the list the name holds, built in place)
@@ -599,7 +725,9 @@ class _Normalizer:
                                self.atom(value)))
         elif isinstance(target, (gast.Tuple, gast.List)):
             if any(isinstance(t, gast.Starred) for t in target.elts):
-                target, value = self.starred(target, value)
+                if (unpacked := self.starred(target, value)) is None:
+                    return   # (bound there)
+                target, value = unpacked
             if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
                 # `a, b = b, a`: take every value before binding any target
                 parts = [self.copy_if_bound(self.atom(v), target) if not isinstance(
@@ -617,23 +745,56 @@ class _Normalizer:
                                      f"cannot be differentiated")
 
     def starred(self, target: gast.Tuple | gast.List, value: gast.AST
-                ) -> tuple[gast.Tuple, gast.Tuple]:
+                ) -> tuple[gast.Tuple, gast.Tuple] | None:
         """`first, *rest = <n items>` as `first, rest = item0, [item1, ...]`: the items of
         a list or tuple display, or of a name `fixed_displays` knows, whose length is known
-        when srcgrad compiles (Python's starred target is a list of the items left)."""
+        when srcgrad compiles (Python's starred target is a list of the items left). Of
+        any other value, its items bound here (`unpacked`), and None."""
         star = next(k for k, t in enumerate(target.elts) if isinstance(t, gast.Starred))
-        if (whole := shown(value, self.displays)) is None:
-            raise self.error(target, "a starred target unpacks a list or tuple display, or a "
-                                     "name bound once to one (its length known when srcgrad "
-                                     "compiles); index the value instead")
-        after, items = len(target.elts) - star - 1, whole.elts
+        after = len(target.elts) - star - 1
+        names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
+        if (whole := shown(value, self.displays)) is None:   # an array's items, a list's
+            self.unpacked(names, star, value)
+            return None
+        items = whole.elts
         if len(items) < len(target.elts) - 1:
             raise self.error(target, f"not enough values to unpack: {len(items)} items into "
                                      f"{len(target.elts) - 1} names and a starred one")
         rest = b.make(gast.List, elts=items[star:len(items) - after], ctx=gast.Load())
-        names = [t.value if isinstance(t, gast.Starred) else t for t in target.elts]
         return b.tuple_(names, store=True), b.tuple_(items[:star] + [rest] +
                                                      items[len(items) - after:])
+
+    def unpacked(self, names: list[gast.AST], star: int, value: gast.AST) -> None:
+        """`first, *rest = x` of a value whose length srcgrad does not know (an array, a
+        list): each name bound to its item, `first = x[0]` (`x[-1]` after the starred
+        one), the starred one to the list of the items left, `rest = [x[k] for k in
+        range(1, len(x))]` (a list, as Python's; `np.array(rest)` an array the loop
+        fills), every item taken before any name is bound; fewer items than names
+        raises ValueError, as Python does."""
+        after = len(names) - star - 1
+        if not isinstance(names[star], gast.Name):
+            raise self.error(names[star], "a starred target of a value whose length srcgrad "
+                                          "does not know is a name")
+        seq = self.copy_if_bound(self.atom(value), b.tuple_(names))
+        n = self.atom(b.call(b.name("len"), seq))
+        few = self.atom(b.make(gast.Compare, left=n, ops=[gast.Lt()],
+                               comparators=[b.const(len(names) - 1)]))
+        self.emit(b.make(gast.If, test=few, body=[b.make(gast.Raise, exc=b.call(
+            b.name("ValueError"), b.const(f"not enough values to unpack (expected at least "
+                                          f"{len(names) - 1})")))], orelse=[]))
+        first = [self.copy_if_bound(self.atom(b.subscript(seq, b.const(j))), b.tuple_(names))
+                 for j in range(star)]
+        last = [self.copy_if_bound(self.atom(b.subscript(seq, b.const(j - after))),
+                                   b.tuple_(names)) for j in range(after)]
+        k = self.namer.fresh("k")
+        self.bind(names[star], b.make(gast.ListComp, elt=b.subscript(seq, b.name(k)),
+                                      generators=[b.make(
+            gast.comprehension, target=b.name(k, store=True), iter=b.call(
+                b.name("range"), b.const(star), b.binop(n, gast.Sub(), b.const(after))
+                if after else n),
+            ifs=[], is_async=0)]))
+        for name, part in zip(names[:star] + names[star + 1:], first + last, strict=True):
+            self.bind(name, part)
 
     def copy_if_bound(self, atom: gast.AST, target: gast.AST) -> gast.AST:
         bound = {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
@@ -704,6 +865,8 @@ class _Normalizer:
                 return self.operation(pairs)
             if (items := self.sorted_items(node)) is not None:
                 return items
+            if (listed := self.sorted_list(node)) is not None:
+                return self.operation(listed)
             return self.call(node)
         if isinstance(node, gast.Attribute):
             if self.is_global(node):
@@ -807,11 +970,12 @@ class _Normalizer:
         not all constants: the list display of the items of `np.sort(np.array(L))`
         (whose rule gives each position's gradient to the item that lands there, ties in
         their order, as Python's sort is stable); `reverse=True` sorts the negated
-        items. With `key=f`, the items of `np.array(L)[order]`, the order the stable
-        argsort of the keys f(item) gives (of the negated keys with `reverse=True`): the
-        keys only decide the order, on the primal values, and each position's gradient
-        goes to the item that lands there. Guards refuse items or keys that are not
-        numbers (np.array would make rows of arrays). None for any other call."""
+        items. With `key=f`, the items `L[order[k]]` (numbers or arrays), the order the
+        stable argsort of the keys f(item) gives (of the negated keys with
+        `reverse=True`): the keys only decide the order, on the primal values (no
+        gradient flows through them, as in JAX), and each position's gradient goes to
+        the item that lands there. Guards refuse items (without a key) or keys that are
+        not numbers (np.array would make rows of arrays). None for any other call."""
         if self.env.resolve(node.func, self.locals) is not sorted or len(node.args) != 1:
             return None
         arg = node.args[0]
@@ -833,9 +997,8 @@ class _Normalizer:
         np_ = bound_name(self.env, "np", np)
         if not isinstance(arg, gast.Name):   # each item computed once, for the list and key
             items = [self.atom(item) for item in items]
-        array = self.atom(b.call(b.dotted(f"{np_}.array"), arg if isinstance(arg, gast.Name)
-                                 else b.make(gast.List, elts=items, ctx=gast.Load())))
-        self.numbers(array, "srcgrad differentiates sorted() of a list of numbers")
+        listed = arg if isinstance(arg, gast.Name) else \
+            self.atom(b.make(gast.List, elts=items, ctx=gast.Load()))
         if key is not None:
             keys = self.atom(b.call(b.dotted(f"{np_}.array"), b.make(gast.List, elts=[
                 self.atom(b.make(gast.Call, func=copy.deepcopy(key),
@@ -848,15 +1011,51 @@ class _Normalizer:
             order = self.atom(b.make(gast.Call, func=b.dotted(f"{np_}.argsort"), args=[keys],
                                      keywords=[b.make(gast.keyword, arg="kind",
                                                       value=b.const("mergesort"))]))
-            ordered = self.atom(b.subscript(array, order))
-        else:
-            if reverse.value:   # descending, equal items in their order (a stable sort)
-                array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
-            ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
-            if reverse.value:
-                ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
+            return b.make(gast.List, elts=[self.atom(b.subscript(listed, self.atom(
+                b.subscript(order, b.const(k))))) for k in range(len(items))], ctx=gast.Load())
+        array = self.atom(b.call(b.dotted(f"{np_}.array"), listed))
+        self.numbers(array, "srcgrad differentiates sorted() of a list of numbers (of "
+                            "arrays, with a key= that gives numbers)")
+        if reverse.value:   # descending, equal items in their order (a stable sort)
+            array = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=array))
+        ordered = self.atom(b.call(b.dotted(f"{np_}.sort"), array))
+        if reverse.value:
+            ordered = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=ordered))
         return b.make(gast.List, elts=[self.atom(b.subscript(ordered, b.const(k)))
                                        for k in range(len(items))], ctx=gast.Load())
+
+    def sorted_list(self, node: gast.AST) -> gast.ListComp | None:
+        """`sorted(L, key=f)` of a list whose items srcgrad does not know (built by
+        appends, an argument): `[L[k] for k in order]`, the order the stable argsort of
+        the keys `np.array([f(v) for v in L])` gives (of the negated keys with
+        `reverse=True`), L taken once; the keys decide the order only, as in
+        `sorted_items`. None for any other node."""
+        if not (isinstance(node, gast.Call) and len(node.args) == 1 and
+                self.env.resolve(node.func, self.locals) is sorted and
+                shown(node.args[0], self.displays) is None):
+            return None
+        options = {k.arg: k.value for k in node.keywords}
+        key, reverse = options.pop("key", None), options.pop("reverse", b.const(False))
+        if key is None or isinstance(key, gast.Constant) or options or \
+                not isinstance(reverse, gast.Constant):
+            return None
+        np_ = bound_name(self.env, "np", np)
+        seq = self.atom(node.args[0])
+        item, k = self.namer.fresh("item"), self.namer.fresh("k")
+        keys = self.atom(b.call(b.dotted(f"{np_}.array"), b.make(
+            gast.ListComp, elt=b.make(gast.Call, func=copy.deepcopy(key), args=[b.name(item)],
+                                      keywords=[]),
+            generators=[b.make(gast.comprehension, target=b.name(item, store=True),
+                               iter=copy.deepcopy(seq), ifs=[], is_async=0)])))
+        self.numbers(keys, "srcgrad differentiates sorted(..., key=f) where f gives numbers")
+        if reverse.value:
+            keys = self.atom(b.make(gast.UnaryOp, op=gast.USub(), operand=keys))
+        order = self.atom(b.make(gast.Call, func=b.dotted(f"{np_}.argsort"), args=[keys],
+                                 keywords=[b.make(gast.keyword, arg="kind",
+                                                  value=b.const("mergesort"))]))
+        return b.make(gast.ListComp, elt=b.subscript(seq, b.name(k)), generators=[b.make(
+            gast.comprehension, target=b.name(k, store=True), iter=order, ifs=[],
+            is_async=0)])
 
     def numbers(self, array: gast.Name, message: str) -> None:
         """A guard: `array` (np.array of a list) is 1-D, as it is of numbers alone."""
@@ -920,7 +1119,7 @@ class _Normalizer:
             stmts, result = appended(node, self.namer, self.shared, self.error, name)
         else:
             func = self.env.resolve(node.func, self.locals)
-            stmts, result = lower(node, func, self.namer, self.shared, self.error)
+            stmts, result = lower(node, func, self.namer, self.shared, self.error, self.items)
         origin = self.origin
         stmts = [b.located(s, origin) for s in stmts]
         self.locals = self.locals | assigned_names(b.function("_", [], stmts))
@@ -990,6 +1189,10 @@ def _literal(node: gast.AST) -> Any:
             isinstance(node.operand, gast.Constant) and type(node.operand.value) in (int, float):
         return -node.operand.value
     return node.value if isinstance(node, gast.Constant) else NOT_CONSTANT
+
+
+_COMBINATORIC = (itertools.combinations, itertools.combinations_with_replacement,
+                 itertools.permutations, itertools.product)
 
 
 class _Options(gast.NodeTransformer):

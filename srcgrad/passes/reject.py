@@ -85,6 +85,19 @@ def _deferred(node: gast.AST) -> list[gast.AST]:
     return []
 
 
+def _steps(node: gast.AST) -> gast.AST | None:
+    """The `acc := f(acc, item)` of `reduce((acc := f(acc, item)) for item in s)`, the
+    form `closures` writes `functools.reduce(f, s)` in (a call of a name it binds to
+    functools.reduce), which `comprehensions.lower` makes a loop: evaluated once per item,
+    in order; else None."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id.split("_")[0] == "reduce" and node.args and \
+            isinstance(node.args[0], gast.GeneratorExp) and \
+            isinstance(node.args[0].elt, gast.NamedExpr):
+        return node.args[0].elt
+    return None
+
+
 def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     """Raise `UnsupportedSyntax` at the first construct srcgrad cannot differentiate."""
     if fn.args.kwarg:
@@ -99,6 +112,7 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
     for stmt in fn.body:
         deferred = {id(n) for up in gast.walk(stmt) for part in _deferred(up)
                     for n in gast.walk(part)}
+        deferred -= {id(step) for up in gast.walk(stmt) if (step := _steps(up)) is not None}
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
             if isinstance(node, gast.NamedExpr) and id(node) in deferred:
