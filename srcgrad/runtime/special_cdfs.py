@@ -9,6 +9,7 @@ whole one): n truncated as SciPy's, NaN where n is not finite or too large for a
 
 from __future__ import annotations
 
+import math
 import re
 
 import llvmlite.binding as ll
@@ -44,7 +45,7 @@ _BDTR = _bdtr_export()
 @register_jitable
 def _bdtr(k, n, p, flag):
     if not abs(n) < 9.2e18:
-        return float("nan")
+        return math.nan
     return _BDTR(k, int(n), p, 0)
 
 
