@@ -110,6 +110,11 @@ def cdfs_by_hand(x):
         special.bdtr(1, 2, x * 0.5) * 5.0
 
 
+def student_large(t):
+    # df = 1e16: the normal distribution function to float64's precision
+    return special.stdtr(1e16, t)
+
+
 def test_by_hand(jit):
     # at 1: k0' = -k1(1) = -0.6019072301972346 (DLMF 10.29), expm1'(0) = 1, log1p'(0) = 1,
     # cosm1'(0) = 0
@@ -122,6 +127,9 @@ def test_by_hand(jit):
     want = 1.0 / (math.pi * (1.0 + x * x)) + 2.0 * 0.5 * math.exp(-x / 2.0) - \
         3.0 * x * math.exp(-x) - 5.0 * 2.0 * (x * 0.5) * 0.5
     assert srcgrad.grad(cdfs_by_hand, jit=jit)(x) == pytest.approx(want, rel=1e-12)
+    # the normal density (a difference of gammaln of 5e15 would have lost every digit)
+    want = math.exp(-x * x / 2.0) / math.sqrt(2.0 * math.pi)
+    assert srcgrad.grad(student_large, jit=jit)(x) == pytest.approx(want, rel=1e-13)
 
 
 def test_bdtr_where_k_reaches_n():

@@ -7,7 +7,8 @@ k1e, k1e' = k1e (1 - 1/x) - k0e; expm1' = e^x, log1p' = 1 / (1 + x), cosm1' = -s
 In the probability only, by the inverse function: d/dp gammaincinv(a, p) = 1 / the
 density x^(a-1) e^-x / Gamma(a) at the result x, gammainccinv's its negative. The
 distribution functions in their continuous argument: d/dt stdtr(df, t) = Student's t
-density Gamma((df+1)/2) / (sqrt(df pi) Gamma(df/2)) (1 + t^2/df)^(-(df+1)/2); d/dx
+density (1 + t^2/df)^(-(df+1)/2) / (sqrt(df) B(df/2, 1/2)) (betaln, not a difference of
+gammaln, which loses every digit for df > 1e14; NaN for an infinite df); d/dx
 chdtr(v, x) = the chi-square density x^(v/2-1) e^(-x/2) / (2^(v/2) Gamma(v/2)); pdtr(k, m)
 = gammaincc(k + 1, m) (k rounded down, as SciPy's): d/dm = -e^-m m^k / k!, minus the
 Poisson pmf at k; bdtr(k, n, p) = betainc(n - k, k + 1, 1 - p) (k and n rounded down): d/dp
@@ -86,8 +87,8 @@ def gammainccinv(dy, y, a, p):
 @rule(special.stdtr, elementwise=True, no_gradient={"df": _DF})
 def stdtr(dy, y, df, t):
     return None, unbroadcast(
-        dy * np.exp(special.gammaln(0.5 * df + 0.5) - special.gammaln(0.5 * df) -
-                    0.5 * np.log(np.pi * df) - (0.5 * df + 0.5) * np.log1p(t * t / df)), t)
+        dy * np.exp(-special.betaln(0.5 * df, 0.5) - 0.5 * np.log(df) -
+                    (0.5 * df + 0.5) * np.log1p(t * t / df)), t)
 
 
 @rule(special.chdtr, elementwise=True, no_gradient={"v": _DF})
