@@ -46,9 +46,9 @@ for _extra in ("TryStar",):
 # calls that change an array in place: the tape cannot restore what they overwrite, and
 # on an argument they would change the caller's array
 _IN_PLACE_METHODS = {"sort": "np.sort(x)", "fill": "np.full_like(x, value)",
-                     "put": "a subscript write", "partition": "np.partition(x, k)",
+                     "put": "np.put(x, ind, v)", "partition": "np.partition(x, k)",
                      "resize": "np.resize(x, shape)", "itemset": "a subscript write"}
-_IN_PLACE_FUNCTIONS = {"put", "place", "put_along_axis", "shuffle"}
+_IN_PLACE_FUNCTIONS = {"shuffle"}   # (np.put, np.place, np.put_along_axis: rules/puts.py)
 
 
 def _in_place(call: gast.Call) -> str | None:
