@@ -183,8 +183,15 @@ def test_out_of_range_and_bad_modes_fail_as_numpys(jit):
         np.place(y, x[:2] > 0, x[0])
         return np.sum(y)
 
+    def out_of_its_axis(x):
+        y = np.outer(x, x)
+        np.put_along_axis(y, np.array([[4], [0], [1], [2]]), x[0], axis=1)
+        return np.sum(y)
+
     with pytest.raises(IndexError):
         srcgrad.grad(out_of_range, jit=jit)(X)
+    with pytest.raises(IndexError):
+        srcgrad.grad(out_of_its_axis, jit=jit)(X)
     with pytest.raises(ValueError):
         srcgrad.grad(bad_mode, jit=jit)(X)
     with pytest.raises(ValueError, match="same size"):

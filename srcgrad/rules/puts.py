@@ -324,12 +324,19 @@ def _along_positions_typer(shape, indices, axis):
             k = _ravel(indices)
             out = np.empty(k.size, np.intp)
             for j in range(k.size):
+                if k[j] < -size or k[j] >= size:
+                    raise IndexError("index out of bounds for np.put_along_axis")
                 out[j] = k[j] + size if k[j] < 0 else k[j]
             return out, indices.shape
         return flat
+    if indices.ndim != 2:
+        raise TypingError("srcgrad: np.put_along_axis takes indices of the array's rank")
 
     def matrix(shape, indices, axis):
         ax = axis % 2
+        if indices.shape[1 - ax] != 1 and indices.shape[1 - ax] != shape[1 - ax]:
+            raise ValueError("srcgrad: the indices of np.put_along_axis do not broadcast "
+                             "against the array")
         rows = indices.shape[0] if ax == 0 or indices.shape[0] != 1 else shape[0]
         cols = indices.shape[1] if ax == 1 or indices.shape[1] != 1 else shape[1]
         out = np.empty(rows * cols, np.intp)
@@ -337,6 +344,8 @@ def _along_positions_typer(shape, indices, axis):
             for j in range(cols):
                 k = indices[0 if indices.shape[0] == 1 else i, 0 if indices.shape[1] == 1
                             else j]
+                if k < -shape[ax] or k >= shape[ax]:
+                    raise IndexError("index out of bounds for np.put_along_axis")
                 if ax == 0:
                     out[i * cols + j] = (k + shape[0] if k < 0 else k) * shape[1] + j
                 else:
