@@ -99,10 +99,20 @@ def _alongs(x):
     return np.sum(np.sin(a) * np.arange(12.0).reshape(4, 3)) + np.sum(b ** 3)
 
 
+def _in_a_loop(x):
+    y = x * 1.0
+    for i in range(3):
+        np.put(y, [i + 1], y[i] * y[i + 1])           # each write read by the next
+        np.place(y, y > 0.5, np.sin(y[:2]))
+        np.put_along_axis(y, np.array([i]), y[3] * 2.0, axis=None)
+    return np.sum(y ** 2)
+
+
 CASES = [   # (the rule sweep's: test_rules.py checks that every rule has a case)
     ("put", (put_into,), _puts, (X,), [0], True),
     ("place", (placed,), _places, (X,), [0], True),
     ("put_along_axis", (put_along,), _alongs, (X,), [0], True),
+    ("puts-in-a-loop", (put_into, placed, put_along), _in_a_loop, (X,), [0], False),
 ]
 
 
@@ -139,7 +149,9 @@ def test_values_are_numpys(jit):
         e = x * 1.0
         np.put_along_axis(e, np.array([[3], [0], [-2]]), 7.0, axis=1)
         np.put(e, [0, 1], x[0, :0])   # an empty v writes nothing
-        return np.sum(np.stack([a, b, c, d, e]) ** 2 * np.arange(60.0).reshape(5, 3, 4))
+        f = x * 1.0
+        np.put(f, [1, 6], [x[0, 0] ** 2, x[1, 2]])   # a list of values
+        return np.sum(np.stack([a, b, c, d, e, f]) ** 2 * np.arange(72.0).reshape(6, 3, 4))
 
     value, g = srcgrad.value_and_grad(many, jit=jit)(m)
     assert value == pytest.approx(many(m), rel=1e-14)

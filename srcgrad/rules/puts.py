@@ -164,6 +164,9 @@ def _written_back_typer(dy, positions, like):
     if _is_scalar(like):
         return lambda dy, positions, like: _added_back(
             _ravel(dy).real, positions, np.zeros(1))[0]
+    if isinstance(like, types.List):   # (a list display of values: an array of them)
+        return lambda dy, positions, like: _added_back(
+            _ravel(dy).real, positions, np.zeros(len(like)))
     if not isinstance(like, types.Array):
         return None
     return lambda dy, positions, like: _added_back(
