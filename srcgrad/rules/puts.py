@@ -82,8 +82,16 @@ def put_positions(size, ind, mode="raise"):
     return np.where(k < 0, k + size, k)
 
 
+def _integer_index(t, what):
+    """Refuse an index of another kind than integers, as NumPy does."""
+    kind = t.dtype if isinstance(t, (types.Array, types.List)) else t
+    if not isinstance(kind, types.Integer):
+        raise TypingError(f"srcgrad: the indices of {what} must be integers")
+
+
 @overload(put_positions)
 def _put_positions_typer(size, ind, mode="raise"):
+    _integer_index(ind, "np.put")
     def impl(size, ind, mode="raise"):
         k = _ravel(np.asarray(ind))
         out = np.empty(k.size, np.intp)
@@ -319,6 +327,7 @@ def along_positions(shape, indices, axis):
 def _along_positions_typer(shape, indices, axis):
     if not isinstance(indices, types.Array) or len(shape) > 2 or indices.ndim > 2:
         raise TypingError("srcgrad: np.put_along_axis compiles arrays of rank 1 and 2 only")
+    _integer_index(indices, "np.put_along_axis")
     if isinstance(axis, (types.NoneType, types.Omitted)) or len(shape) == 1:
         def flat(shape, indices, axis):
             size = 1
