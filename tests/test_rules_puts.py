@@ -238,3 +238,15 @@ def test_the_put_method_stays_refused():
         return np.sum(y)
     with pytest.raises(srcgrad.UnsupportedSyntax, match=r"test_rules_puts.py:\d+: '\.put\(\)'"):
         srcgrad.grad(method, jit=False)(X)
+
+
+def test_real_values_into_a_complex_array(jit):
+    # a real value written into a complex array gets the real part of its cotangent
+    # (JAX's convention); complex values their whole cotangent
+    def mixed(x):
+        y = x * (1 + 2j)
+        np.put(y, [0, 3], x[1:2] * 2.0)
+        np.place(y, x > 0.5, x[:1] * (0.5 - 1j))
+        np.put_along_axis(y, np.array([1]), x[3] * 3.0, axis=None)
+        return np.sum(np.abs(y) ** 2 * C) + np.sum(np.imag(y) * x)
+    assert_grad(mixed, [srcgrad.grad(mixed, jit=jit)(X)], (X,), [0])
