@@ -250,3 +250,43 @@ def test_real_values_into_a_complex_array(jit):
         np.put_along_axis(y, np.array([1]), x[3] * 3.0, axis=None)
         return np.sum(np.abs(y) ** 2 * C) + np.sum(np.imag(y) * x)
     assert_grad(mixed, [srcgrad.grad(mixed, jit=jit)(X)], (X,), [0])
+
+
+def _into_an_attribute(x):
+    y = np.ones(4)
+    z = x * y
+    np.put(y.T, [0], 5.0)      # normalize cannot write it as a write: refused
+    return np.sum(z)
+
+
+def _into_a_view_of_a_view(x):
+    y = np.ones(4)
+    z = x * y
+    np.place(y[::-1][:2], np.array([True, False]), 5.0)
+    return np.sum(z)
+
+
+def _its_value_taken(x):
+    y = np.ones(4)
+    z = x * y
+    w = np.put_along_axis(y, np.array([0]), 5.0, axis=None)   # noqa: F841
+    return np.sum(z)
+
+
+@pytest.mark.parametrize("fun", [_into_an_attribute, _into_a_view_of_a_view, _its_value_taken])
+def test_writes_it_cannot_follow_are_refused(fun):
+    # (followed as they run, the adjoint of z = x * y would read y after the write)
+    with pytest.raises(srcgrad.UnsupportedSyntax,
+                       match=r"test_rules_puts.py:\d+: \w+\(\) writes into an array in place"):
+        srcgrad.grad(fun, jit=False)(X)
+
+
+def test_writes_into_a_constant_array_read_by_the_adjoint():
+    def constant(x):
+        y = np.ones(4)
+        z = x * y
+        for i in range(2):
+            np.put(y, [i], 5.0)
+        np.put(y[1:], [1], 3.0)
+        return np.sum(z * y)     # y = [5, 5, 3, 1]
+    np.testing.assert_allclose(srcgrad.grad(constant, jit=False)(X), [5.0, 5.0, 3.0, 1.0])
