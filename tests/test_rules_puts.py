@@ -12,6 +12,7 @@ from sweep import check, parametrize
 import srcgrad
 from srcgrad.rules.puts import placed, put_along, put_into
 
+put_values = np.put   # np.put under another name
 X = np.array([0.3, -0.5, 1.2, 0.7])
 T = np.array([1.0, 0.5, -1.0, 0.25])
 C = np.array([1.0, 2.0, 3.0, 4.0])
@@ -273,12 +274,40 @@ def _its_value_taken(x):
     return np.sum(z)
 
 
-@pytest.mark.parametrize("fun", [_into_an_attribute, _into_a_view_of_a_view, _its_value_taken])
+def _copied_into_an_attribute(x):
+    y = np.ones(4)
+    z = x * y
+    np.copyto(y.T, 5.0)   # (gave [5, 5, 5, 5], a silently wrong gradient)
+    return np.sum(z)
+
+
+def _diagonal_filled_in_an_attribute(x):
+    y = np.ones((4, 4))
+    z = x * y
+    np.fill_diagonal(y.T, 5.0)
+    return np.sum(z)
+
+
+def _put_under_another_name(x):
+    y = np.ones(4)
+    z = x * y
+    put_values(y, [0], x[0] * 3.0)
+    return np.sum(z)
+
+
+@pytest.mark.parametrize("fun", [_into_an_attribute, _into_a_view_of_a_view, _its_value_taken,
+                                 _copied_into_an_attribute, _diagonal_filled_in_an_attribute])
 def test_writes_it_cannot_follow_are_refused(fun):
     # (followed as they run, the adjoint of z = x * y would read y after the write)
     with pytest.raises(srcgrad.UnsupportedSyntax,
-                       match=r"test_rules_puts.py:\d+: \w+\(\) writes into an array in place"):
+                       match=r"test_rules_puts.py:\d+: [\w.]+\(\) writes into an array in "
+                             r"place"):
         srcgrad.grad(fun, jit=False)(X)
+
+
+def test_put_under_another_name_is_followed(jit):
+    # y (ones, read by z's adjoint before the write) gives x its gradient 1 each
+    np.testing.assert_allclose(srcgrad.grad(_put_under_another_name, jit=jit)(X), np.ones(4))
 
 
 def test_writes_into_a_constant_array_read_by_the_adjoint():

@@ -103,7 +103,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
     body = rotations(body, [a.id for a in fn.args.args])
-    body = [_Updates(env, assigned_names(fn)).visit(s) for s in body]
+    body = [_Updates(env, assigned_names(fn), norm.error).visit(s) for s in body]
     body = _extended(body)
     body = [Listed(lambda f: env.resolve(f, norm.locals)).visit(s) for s in body]
     body = replace_items(body, [a.id for a in fn.args.args], env, assigned_names(fn),
@@ -344,37 +344,57 @@ class _Updates(gast.NodeTransformer):
     of one with an index of names and constants (it is read twice). Where the record's op
     is None, f fills x (np.fill_diagonal, keywords too): ``x[...] = helper(x, *rest)``
     (``x[i] = helper(x[i], *rest)`` for a subscript), a write into all of x, which the
-    passes follow as any write."""
+    passes follow as any write. Any other call of such an f (into `y.T`, not a statement
+    of its own, with `*args`) is refused: its change would go unseen."""
 
-    def __init__(self, env: Env, local_names: frozenset[str]):
-        self.env, self.locals = env, local_names
+    def __init__(self, env: Env, local_names: frozenset[str], error):
+        self.env, self.locals, self.error = env, local_names, error
+
+    def updates(self, call: gast.Call) -> tuple | None:
+        func = self.env.resolve(call.func, self.locals)
+        return fact(func, "updates") if func is not MISSING else None
+
+    def refuse(self, call: gast.Call) -> UnsupportedSyntax:
+        what = ast.unparse(gast.gast_to_ast(copy.deepcopy(call.func)))
+        return self.error(call, f"{what}() writes into an array in place, which "
+                                f"srcgrad follows in a statement of its own writing into a "
+                                f"name or a subscript of one with an index of names and "
+                                f"constants (f(y, ...), f(y[i], ...)): bind the array to a "
+                                f"name first")
+
+    def visit_Call(self, node: gast.Call) -> gast.Call:
+        # (a call that is a statement of its own is visit_Expr's)
+        self.generic_visit(node)
+        if self.updates(node) is not None:
+            raise self.refuse(node)
+        return node
 
     def visit_Expr(self, node: gast.Expr) -> gast.stmt:
         call = node.value
-        if not (isinstance(call, gast.Call) and call.args) or \
-                any(isinstance(a, gast.Starred) for a in call.args) or \
-                any(k.arg is None for k in call.keywords):
-            return node
-        func = self.env.resolve(call.func, self.locals)
-        how = fact(func, "updates") if func is not MISSING else None
+        if not isinstance(call, gast.Call):
+            return self.generic_visit(node)
+        for part in [*call.args, *(k.value for k in call.keywords)]:
+            self.visit(part)
+        how = self.updates(call)
         if how is None:
             return node
         op, helper = how
-        place = call.args[0]
+        place = call.args[0] if call.args else None
+        if place is None or any(isinstance(a, gast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords) or (op is not None and call.keywords) \
+                or not (isinstance(place, gast.Name) or isinstance(place, gast.Subscript) and
+                        isinstance(place.value, gast.Name) and not any(
+                            isinstance(n, (gast.Call, gast.NamedExpr))
+                            for n in gast.walk(place.slice))):
+            raise self.refuse(call)
         value = b.call(b.name(bound_name(self.env, helper.__name__, helper)), *call.args,
                        **{k.arg: k.value for k in call.keywords})
-        if not (isinstance(place, gast.Name) or isinstance(place, gast.Subscript) and
-                isinstance(place.value, gast.Name) and not any(
-                    isinstance(n, (gast.Call, gast.NamedExpr)) for n in gast.walk(place.slice))):
-            return node
         target = copy.deepcopy(place)
         target.ctx = gast.Store()
         if op is None:
             if isinstance(place, gast.Name):
                 target = b.subscript(target, b.const(Ellipsis), store=True)
             return b.located(b.assign(target, value), node)
-        if call.keywords:
-            return node
         return b.located(b.make(gast.AugAssign, target=target, op=op(), value=value), node)
 
 

@@ -51,32 +51,6 @@ _IN_PLACE_METHODS = {"sort": "np.sort(x)", "fill": "np.full_like(x, value)",
 _IN_PLACE_FUNCTIONS = {"shuffle"}   # (np.put, np.place, np.put_along_axis: rules/puts.py)
 
 
-# calls normalize writes as the writes they make (`y[...] = put_into(y, ind, v)`), where
-# they are statements of their own writing into a name or a subscript of one
-_WRITES = {"put", "place", "put_along_axis"}
-
-
-def _unfollowed_write(call: gast.Call, statements: set[int]) -> str | None:
-    """The refusal of np.put, np.place or np.put_along_axis where normalize cannot write
-    it as a write: not a statement of its own, or into another expression than a name or
-    a subscript of one (its change would go unseen: a silently wrong gradient)."""
-    func = call.func
-    if not (isinstance(func, gast.Attribute) and func.attr in _WRITES and
-            isinstance(func.value, gast.Name) and func.value.id in ("np", "numpy")):
-        return None
-    place = call.args[0] if call.args else None
-    if id(call) in statements and not any(isinstance(a, gast.Starred) for a in call.args) \
-            and (isinstance(place, gast.Name) or isinstance(place, gast.Subscript) and
-                 isinstance(place.value, gast.Name) and not any(
-                     isinstance(n, (gast.Call, gast.NamedExpr))
-                     for n in gast.walk(place.slice))):
-        return None
-    return (f"{func.attr}() writes into an array in place, which srcgrad follows in a "
-            f"statement of its own writing into a name or a subscript of one with an index "
-            f"of names and constants (np.{func.attr}(y, ...), np.{func.attr}(y[i], ...)): "
-            f"bind the array to a name first")
-
-
 def _in_place(call: gast.Call) -> str | None:
     """The refusal of a call that writes into an array in place, or None."""
     if any(k.arg == "out" for k in call.keywords):
@@ -139,7 +113,6 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
         deferred = {id(n) for up in gast.walk(stmt) for part in _deferred(up)
                     for n in gast.walk(part)}
         deferred -= {id(step) for up in gast.walk(stmt) if (step := _steps(up)) is not None}
-        statements = {id(n.value) for n in gast.walk(stmt) if isinstance(n, gast.Expr)}
         for node in gast.walk(stmt):
             what = _FORBIDDEN.get(type(node))
             if isinstance(node, gast.NamedExpr) and id(node) in deferred:
@@ -151,7 +124,7 @@ def reject_unsupported(fn: gast.FunctionDef, filename: str) -> gast.FunctionDef:
             if isinstance(node, gast.keyword) and node.arg is None:
                 what = "'**' arguments in calls"
             if isinstance(node, gast.Call):
-                what = _in_place(node) or _unfollowed_write(node, statements)
+                what = _in_place(node)
             if what:
                 raise UnsupportedSyntax(what if isinstance(node, gast.Call) else
                                         f"{what} cannot be differentiated",
