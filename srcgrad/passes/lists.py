@@ -404,23 +404,30 @@ def _written_after(value: gast.AST, whole: list[gast.stmt], env: Env,
     """Whether the array appended, `value`, may be written into somewhere in `whole`
     (through any name that may share its memory): Python's list holds the array, which
     sees the write, where the row holds a copy made at the append."""
-    if not isinstance(value, gast.Name):
-        return False
+    return isinstance(value, gast.Name) and \
+        bool(written_sharing({value.id}, whole, whole, env, local_names))
+
+
+def written_sharing(names: set[str], within: list[gast.stmt], whole: list[gast.stmt],
+                    env: Env, local_names: frozenset[str]) -> set[str]:
+    """The names that may share memory with one of `names` (through the views function
+    body `whole` makes) and that `within` (statements of it) writes into."""
     try:
-        written, views = writes(sorted(local_names), whole, env, "")
+        _, views = writes(sorted(local_names), whole, env, "")
+        written, _ = writes(sorted(local_names), within, env, "")
     except SrcgradError:   # (a helper writing into its argument: refused later)
-        return False
-    written |= {n.target.id for s in whole for n in gast.walk(s)
+        return set()
+    written |= {n.target.id for s in within for n in gast.walk(s)
                 if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
     pairs = [(v, base) for v, bases in views.items() for base in bases]
-    shared, grown = {value.id}, True   # the names joined to it by views, either way
+    shared, grown = set(names), True   # the names joined to them by views, either way
     while grown:
         grown = False
         for pair in pairs:
             if shared & set(pair) and not set(pair) <= shared:   # (`v = v`: a pair of one)
                 shared |= set(pair)
                 grown = True
-    return bool(shared & written)
+    return shared & written
 
 
 def _branched(stmts: list[gast.stmt], loops: bool = False) -> list[gast.stmt]:

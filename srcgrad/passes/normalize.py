@@ -75,7 +75,7 @@ from .comprehensions import (
 )
 from .inplace import bound_name, copy_written_params
 from .jumps import _flag_breaks, _own_breaks, structure_jumps
-from .lists import display_appends
+from .lists import display_appends, written_sharing
 from .views import retake_views
 
 
@@ -100,6 +100,7 @@ def normalize(fn: gast.FunctionDef, env: Env, namer: Namer, filename: str,
     body = fn.body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring
+    norm.whole = body
     if not body or not isinstance(body[-1], gast.Return):
         body = body + [b.located(b.ret(b.const(None)), body[-1] if body else fn)]
     body = rotations(body, [a.id for a in fn.args.args])
@@ -410,6 +411,7 @@ class _Normalizer:
         self.origin: gast.stmt | None = None
         self.conditions: list[list[gast.stmt]] = []  # per enclosing while: its test, as code
         self.displays: dict[str, gast.List | gast.Tuple] = {}   # `fixed_displays`
+        self.whole: list[gast.stmt] = []   # the function's body, as the user wrote it
 
     def error(self, node: gast.AST, message: str) -> UnsupportedSyntax:
         return UnsupportedSyntax(message, filename=self.filename,
@@ -598,15 +600,13 @@ class _Normalizer:
         body = copy.deepcopy(stmt.body)
         assigned = {n.id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        written = {n.value.id for s in body for n in gast.walk(s) if isinstance(
-            n, gast.Subscript) and isinstance(n.value, gast.Name) and
-            not isinstance(n.ctx, gast.Load)}
         for seq in it.args:   # (itertools takes the items before the loop; an index, after)
-            for name in sorted({n.id for n in gast.walk(seq) if isinstance(n, gast.Name)}
-                               & written):
-                raise self.error(stmt, f"this loop writes into {name!r}, whose items "
-                                       f"{what} takes before it starts: loop over a copy "
-                                       f"(np.copy({name}))")
+            names = {n.id for n in gast.walk(seq) if isinstance(n, gast.Name)}
+            for name in sorted(written_sharing(names, body, self.whole, self.env,
+                                               self.locals)):
+                raise self.error(stmt, f"this loop writes into {name!r}, which shares the "
+                                       f"array whose items {what} takes before it starts: "
+                                       f"loop over a copy (np.copy(...))")
         out: list[gast.stmt] = []
         if start is not None:   # enumerate(...): a count of the items
             counter = self.namer.fresh("count")
