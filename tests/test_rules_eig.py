@@ -145,10 +145,15 @@ def test_repeated_eigenvalues():
 
 
 @compiles
-def test_complex_eigenvalues_compiled_fail_when_they_run():
-    # (numba's eig of a real matrix gives real results only: its ValueError)
-    with pytest.raises(ValueError, match="domain change"):
+def test_complex_eigenvalues_compiled_run_as_python():
+    # numba's eig of a real matrix gives real results only (its ValueError as it runs):
+    # jit=True says so, "auto" runs the Python form after one warning
+    with pytest.raises(srcgrad.SrcgradError, match="give real eigenvalues only"):
         srcgrad.grad(_rotation, jit=True)(X)
+    from srcgrad.backend.forms import eager
+    with eager(), pytest.warns(srcgrad.JitFallbackWarning, match="real eigenvalues only"):
+        g = srcgrad.grad(_rotation)(X)
+    np.testing.assert_allclose(g, [6.0 * X[0] ** 2, 4.0 * X[1], 0.0, 0.0], atol=1e-12)
 
 
 def test_complex_matrices_and_second_order_are_refused():
