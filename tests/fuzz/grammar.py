@@ -119,6 +119,10 @@ METHODS, LIST_LOOPS = 0.15, 0.03
 # The chance, before each statement of `f`, of names swapped in a loop (a double buffer) or
 # of a local dict written into at constant keys (`Grammar.buffers`).
 BUFFERS = 0.04
+# The chance, before each statement of `f`, of a Python iteration idiom (`Grammar.iterables`):
+# functools.reduce, a loop over itertools.combinations or product, starred unpacking, a
+# local name bound to a function.
+ITERABLES = 0.04
 # Arrays of the method form's object and class are read-only: a program that writes into
 # one (through a view) fails in the primal, and is discarded.
 FROZEN = ["def frozen(values):", "    a = np.array(values)", "    a.flags.writeable = False",
@@ -155,6 +159,8 @@ class Grammar:
         self.sharing = np.random.default_rng([seed, 26])
         # and the double buffers and dict writes (`buffers`)
         self.buffering = np.random.default_rng([seed, 27])
+        # and the Python iteration idioms (`iterables`)
+        self.iterating = np.random.default_rng([seed, 28])
         self.context = "function"   # where code goes: function | method | static | class
         self.members: dict[str, tuple] = {}   # the object's attributes: name -> shape, value
 
@@ -341,6 +347,8 @@ class Grammar:
                 lines += self.list_loop(local)
             if not self.in_helper and self.buffering.random() < BUFFERS:
                 lines += self.buffers(local)
+            if not self.in_helper and self.iterating.random() < ITERABLES:
+                lines += self.iterables(local)
             lines += self.statement(local, depth, in_loop)
         for name in list(local):            # names bound by this block stay out of env,
             if name in env:                 # shapes of outer names are unchanged
@@ -631,6 +639,52 @@ class Grammar:
         finally:
             self.rng = main
 
+    def iterables(self, env: dict) -> list[str]:
+        """Drawn from `iterating`: functools.reduce over the first axis of an array, a loop
+        over itertools.combinations or product of vectors, `h, *rest = v`, or a local name
+        bound to one of two functions by a condition."""
+        main, self.rng = self.rng, self.iterating
+        try:
+            kind, target = self.pick(["reduce", "combinations", "starred", "function"]), \
+                self.fresh()
+            if kind == "reduce":
+                rows = self.pick([(3,), (2, 3)])
+                item = rows[1:]
+                seq = self.expr(env, rows)
+                if self.chance(0.5):
+                    step = self.pick(["lambda a, b: a * 0.5 + np.sin(b)",
+                                      "lambda a, b: np.maximum(a, b) + a * b"])
+                    lines = [f"{target} = functools.reduce({step}, {seq}, "
+                             f"{self.expr(env, item)})"]
+                else:
+                    lines = [f"{target} = functools.reduce("
+                             f"{self.pick(['np.add', 'np.multiply', 'operator.add'])}, {seq})"]
+                env[target] = item
+                return lines
+            if kind == "combinations":
+                a, b = self.fresh("a"), self.fresh("b")
+                loop = self.pick([f"itertools.combinations({self.expr(env, (3,))}, 2)",
+                                  f"itertools.product({self.expr(env, (3,))}, "
+                                  f"{self.expr(env, (3,))})"])
+                lines = [f"{target} = {self.expr(env, ())}", f"for {a}, {b} in {loop}:",
+                         f"    {target} = {target} + {a} * {b}"]
+                env[target] = ()
+                return lines
+            if kind == "starred":
+                head, rest = self.fresh("h"), self.fresh("rest")
+                read = self.pick(["np.sum(np.array({}))", "sum({})", "{}[0]"])
+                lines = [f"{head}, *{rest} = {self.expr(env, (3,))}",
+                         f"{target} = {head} * {read.format(rest)}"]
+                env[target] = ()
+                return lines
+            fn, shape = self.fresh("fn"), self.pick(SHAPES)
+            lines = [f"{fn} = np.sin if {self.cond(env)} else np.tanh",
+                     f"{target} = {fn}({self.expr(env, shape)})"]
+            env[target] = shape
+            return lines
+        finally:
+            self.rng = main
+
     def swap_loop(self, env: dict) -> list[str]:
         var = self.loop_var(env)
         if var is None:
@@ -761,7 +815,8 @@ class Grammar:
             env[body[-1].split()[0]] = result
         body += self.block(env, 2, int(self.rng.integers(2, 6)))
         body.append(f"return {self.result(env)}")
-        source = ["import numpy as np", "import scipy.special", "import scipy.stats", "", ""]
+        source = ["import functools", "import itertools", "import operator", "",
+                  "import numpy as np", "import scipy.special", "import scipy.stats", "", ""]
         if not method:
             source += head + self.helper_lines + ([""] if self.helper_lines else [])
             source += [f"def f({', '.join(args)}, n):"] + indent(body)

@@ -275,7 +275,9 @@ def describe(outcome: Outcome, title: str | None = None) -> str:
 
 # Constructs the summary counts outcomes of, by a string of their source.
 MARKERS = {"a method": "class Model:", "a list built in a loop": ".append(",
-           "a double buffer": " = buf", "a dict written into": "{'a': "}
+           "a double buffer": " = buf", "a dict written into": "{'a': ",
+           "functools.reduce": "functools.reduce(", "an itertools loop": " in itertools.",
+           "a starred target": ", *rest", "a function value": "else np.tanh"}
 
 
 def summary(results: dict[str, list[Outcome]]) -> str:
