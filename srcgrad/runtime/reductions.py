@@ -288,11 +288,13 @@ def _spread_typer(dy, x, axis, n):
                 raise ValueError("the cotangent does not match the shape of the reduction")
             out = np.empty(x.shape, cast)
             flat = out.reshape(out.size)  # a view: out is C-contiguous
-            for o in range(outer):
-                for j in range(m):
-                    row = (o * m + j) * inner
-                    for c in range(inner):
-                        flat[row + c] = d[o * inner + c] / n
+            if n == 1:
+                _spread_rows(flat, d, outer, m, inner)
+            else:   # (a mean's) each entry divided once, not once per copy
+                q = np.empty(d.size, cast)
+                for k in range(d.size):
+                    q[k] = d[k] / n
+                _spread_rows(flat, q, outer, m, inner)
             return out
         return one
 
@@ -317,6 +319,22 @@ def _spread_typer(dy, x, axis, n):
                 rows[r, j] = q[k + j * step]
         return out
     return impl
+
+
+@register_jitable
+def _spread_rows(flat, d, outer, m, inner):
+    """`flat`, x's shape (outer, m, inner) in C order, set to `d`, (outer, inner), along m."""
+    if inner == 1:   # the last axis reduced: each entry of d fills a run of m
+        for o in range(outer):
+            v = d[o]
+            for j in range(o * m, (o + 1) * m):
+                flat[j] = v
+        return
+    for o in range(outer):
+        for j in range(m):
+            row = (o * m + j) * inner
+            for c in range(inner):
+                flat[row + c] = d[o * inner + c]
 
 
 @register_jitable
