@@ -404,3 +404,25 @@ def test_a_result_buffer_is_reused_only_when_nothing_holds_it(rng):
     assert again.ctypes.data == address
     np.testing.assert_array_equal(again, poly(*y))
     np.testing.assert_array_equal(third, poly(*x))
+
+
+def rows_of(W, X):
+    total = 0.0
+    for t in range(X.shape[0]):
+        z = X[t] * W + 1.0
+        total = total + np.sum(np.exp(-(z * z)))
+    return total
+
+
+def test_a_loop_over_the_rows_of_an_array_is_fused(jit, rng):
+    # no matrix product: X is an array because its shape is read (X is bound once), and
+    # X[t] one too; the chains on its rows become kernels in the loop and in its adjoint
+    g = srcgrad.grad(rows_of, jit=jit)
+    assert "_t7 = _t7_fused(z)" in g.source and "d_t5 = d_t5_fused(d_t7, _t7)" in g.source, \
+        g.source
+    W, X = rng.standard_normal(4), rng.standard_normal((6, 4))
+    z = X * W + 1.0
+    by_hand = np.sum(-2.0 * z * np.exp(-z * z) * X, axis=0)  # d/dW sum exp(-z^2)
+    np.testing.assert_allclose(g(W, X), by_hand, rtol=1e-12)
+    assert_grad(rows_of, [g(W, X)], (W, X), (0,))
+

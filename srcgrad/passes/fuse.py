@@ -58,6 +58,7 @@ from .base import GeneratedFunction, Namespace, all_statements
 from .optimize import _is_comment, pure_call
 
 _OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_ARRAY_ATTRIBUTES = ("shape", "ndim", "T", "dtype")
 _COMPARISONS = (gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Eq, gast.NotEq)
 
 
@@ -176,6 +177,7 @@ class _Fuse:
         statements = list(all_statements(self.fn.body))
         arrays = {n.id for s in statements for node in gast.walk(s)
                   for n in self.matmul_operands(node) if isinstance(n, gast.Name)}
+        arrays |= self.shaped()
         assigns = [s for s in statements if isinstance(s, gast.Assign)
                    and isinstance(s.targets[0], gast.Name)]
         while True:
@@ -185,6 +187,22 @@ class _Fuse:
             if new <= arrays:
                 return arrays
             arrays |= new
+
+    def shaped(self) -> set[str]:
+        """Names bound once (a parameter never assigned, or one assignment) whose array
+        attributes the function reads (`x.shape`, `x.ndim`, `x.T`, `x.dtype`): an array,
+        or a NumPy scalar, for which a kernel is correct too; never a list or a tuple
+        (whose `+` and `*` a kernel would change). What a subscript of one gives (`x[t]`,
+        `w[:b]`: a row, a slice, an entry) is one too (`is_array`)."""
+        stores: dict[str, int] = {}
+        attributes = set()
+        for n in gast.walk(self.fn):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+                stores[n.id] = stores.get(n.id, 0) + 1
+            elif isinstance(n, gast.Attribute) and n.attr in _ARRAY_ATTRIBUTES \
+                    and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Load):
+                attributes.add(n.value.id)
+        return {name for name in attributes if stores.get(name) == 1}
 
     def matmul_operands(self, node: gast.AST) -> list[gast.AST]:
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
@@ -212,6 +230,8 @@ class _Fuse:
                 or self.is_array(node.right, arrays)
         if isinstance(node, gast.UnaryOp):
             return self.is_array(node.operand, arrays)
+        if isinstance(node, gast.Subscript):
+            return self.is_array(node.value, arrays)
         if isinstance(node, gast.Compare):
             return any(self.is_array(n, arrays) for n in [node.left, *node.comparators])
         if isinstance(node, gast.Call):

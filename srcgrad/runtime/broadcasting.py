@@ -374,6 +374,8 @@ def _like_broadcast_typer(a, b):
     n = max(na, nb)
     if n == 0:
         return lambda a, b: 0.0
+    if n <= _UNROLLED_RANK:
+        return _like_broadcast_unrolled(na, nb)
 
     def impl(a, b):
         shape = np.ones(n, np.intp)
@@ -387,6 +389,37 @@ def _like_broadcast_typer(a, b):
                     raise ValueError("operands could not be broadcast together")
         return np.broadcast_to(np.zeros(1), to_fixed_tuple(shape, n))
     return impl
+
+
+_UNROLLED_RANK = 6
+
+
+@functools.cache
+def _like_broadcast_unrolled(na: int, nb: int):
+    """`like_broadcast`'s numba form for ranks `na` and `nb`, its shape a tuple of the
+    operands' sizes: no arrays made for the shapes (it runs once a loop step)."""
+    n = max(na, nb)
+    sizes = []
+    for i in range(n):
+        ia, ib = i - (n - na), i - (n - nb)
+        pa = f"np.shape(a)[{ia}]" if ia >= 0 else "1"
+        pb = f"np.shape(b)[{ib}]" if ib >= 0 else "1"
+        sizes.append(f"_broadcast_size({pa}, {pb})")
+    source = (f"def impl(a, b):\n"
+              f"    return np.broadcast_to(np.zeros(1), ({', '.join(sizes)},))\n")
+    scope = {"np": np, "_broadcast_size": _broadcast_size}
+    exec(source, scope)
+    return scope["impl"]
+
+
+@register_jitable
+def _broadcast_size(p, q):
+    """The size of an axis of sizes `p` and `q` broadcast together."""
+    if p == 1:
+        return q
+    if q != 1 and q != p:
+        raise ValueError("operands could not be broadcast together")
+    return p
 
 
 def _rank(t) -> int | None:

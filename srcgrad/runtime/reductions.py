@@ -159,6 +159,26 @@ def _extremum_grad_typer(dy, y, x, axis=None, keepdims=False):
     if not isinstance(x, types.Array):
         return None
     cast = _float_scalar(dy)
+    if _is_none(axis) and _is_scalar(y) and _is_scalar(dy):
+        # the whole array's extremum (`top = np.max(v)` in a loop body): one array made
+        def whole(dy, y, x, axis=None, keepdims=False):
+            top, d = _item(y), _item(dy)
+            xs = _ravel(x)
+            count = 0
+            for k in range(xs.size):
+                if xs[k] == top:
+                    count += 1
+            out = np.zeros(x.shape, cast)
+            flat = out.reshape(out.size)  # a view: out is C-contiguous
+            if count == 0:
+                flat[:] = np.nan  # a NaN extremum: dy * 0 / 0, as in NumPy and JAX
+                return out
+            share = d / count
+            for k in range(xs.size):
+                if xs[k] == top:
+                    flat[k] = share
+            return out
+        return whole
 
     def impl(dy, y, x, axis=None, keepdims=False):
         reduced = _reduced_axes(x.ndim, axis)
@@ -252,6 +272,31 @@ def _spread(dy, x, axis, n):
 @overload(_spread)
 def _spread_typer(dy, x, axis, n):
     cast = _float_scalar(dy)
+    if isinstance(axis, types.Integer) and isinstance(x, types.Array):
+        # one axis (a row's or a column's sum in a loop body): x as (outer, m, inner), dy
+        # as (outer, inner); the result is the one array made, the common case's cost
+        def one(dy, x, axis, n):
+            a = normalize_axis(axis, x.ndim)
+            outer, inner = 1, 1
+            for i in range(a):
+                outer *= x.shape[i]
+            for i in range(a + 1, x.ndim):
+                inner *= x.shape[i]
+            m = x.shape[a]
+            d = _ravel(dy)
+            if d.size != outer * inner:
+                raise ValueError("the cotangent does not match the shape of the reduction")
+            out = np.empty(x.shape, cast)
+            flat = out.reshape(out.size)  # a view: out is C-contiguous
+            if n == 1:
+                _spread_rows(flat, d, outer, m, inner)
+            else:   # (a mean's) each entry divided once, not once per copy
+                q = np.empty(d.size, cast)
+                for k in range(d.size):
+                    q[k] = d[k] / n
+                _spread_rows(flat, q, outer, m, inner)
+            return out
+        return one
 
     def impl(dy, x, axis, n):
         reduced = _reduced_axes(x.ndim, axis)
@@ -274,6 +319,22 @@ def _spread_typer(dy, x, axis, n):
                 rows[r, j] = q[k + j * step]
         return out
     return impl
+
+
+@register_jitable
+def _spread_rows(flat, d, outer, m, inner):
+    """`flat`, x's shape (outer, m, inner) in C order, set to `d`, (outer, inner), along m."""
+    if inner == 1:   # the last axis reduced: each entry of d fills a run of m
+        for o in range(outer):
+            v = d[o]
+            for j in range(o * m, (o + 1) * m):
+                flat[j] = v
+        return
+    for o in range(outer):
+        for j in range(m):
+            row = (o * m + j) * inner
+            for c in range(inner):
+                flat[row + c] = d[o * inner + c]
 
 
 @register_jitable
