@@ -122,3 +122,16 @@ def family_cases():
     for path in sorted(glob.glob(os.path.join(here, "test_rules_*.py"))):
         out += importlib.import_module(os.path.basename(path)[:-3]).CASES
     return out
+
+
+def check_refused_first_argument(fun, words, jit, x):
+    """`fun(a, x)` differentiated in `a`, an argument its rule gives no gradient (the
+    record's `no_gradient`): refused where srcgrad compiles, naming the caller's line, in
+    reverse and forward mode; in x it is differentiated (a an int)."""
+    with pytest.raises(srcgrad.MissingRule, match=words) as info:
+        srcgrad.grad(fun, wrt=0, jit=jit)(2.0, x)
+    assert f"{os.path.basename(fun.__code__.co_filename)}:" in str(info.value)
+    assert "srcgrad.stop_gradient" in str(info.value)
+    with pytest.raises(srcgrad.MissingRule, match=words):
+        srcgrad.jvp(fun, wrt=0, jit=jit)(2.0, x, 1.0)
+    assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=False)(2, x)))

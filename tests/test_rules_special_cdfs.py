@@ -13,10 +13,16 @@ import numpy as np
 import pytest
 from marks import compiles
 from scipy import special
-from sweep import check, check_hvp, check_jvp, domains, parametrize
+from sweep import (
+    check,
+    check_hvp,
+    check_jvp,
+    check_refused_first_argument,
+    domains,
+    parametrize,
+)
 
 import srcgrad
-from srcgrad.errors import MissingRule
 from srcgrad.runtime import special_cdfs  # noqa: F401  (the numba forms, for _compiled)
 
 any_, pos, unit, distinct = domains(61)
@@ -180,15 +186,8 @@ REFUSED = [(shape_inv, _SHAPE), (shape_cinv, _SHAPE), (df_stdtr, "argument df " 
 
 
 def test_refusals(jit):
-    x = np.array([0.3, 0.6])
     for fun, words in REFUSED:
-        with pytest.raises(MissingRule, match=words) as info:
-            srcgrad.grad(fun, wrt=0, jit=jit)(2.0, x)
-        assert "test_rules_special_cdfs.py:" in str(info.value)
-        with pytest.raises(MissingRule, match=words):
-            srcgrad.jvp(fun, wrt=0, jit=jit)(2.0, x, 1.0)
-        # the other argument is differentiated
-        assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=False)(2, x)))
+        check_refused_first_argument(fun, words, jit, np.array([0.3, 0.6]))
 
 
 # ---- the compiled forms ----

@@ -14,7 +14,14 @@ import numpy as np
 import pytest
 from marks import compiles
 from scipy import special
-from sweep import check, check_hvp, check_jvp, domains, parametrize
+from sweep import (
+    check,
+    check_hvp,
+    check_jvp,
+    check_refused_first_argument,
+    domains,
+    parametrize,
+)
 
 import srcgrad
 from srcgrad.errors import MissingRule
@@ -350,16 +357,8 @@ REFUSED = [(shape_a, _SHAPE), (shape_ac, _SHAPE), (shape_b, _SHAPE), (order_v, _
 def test_refusals(jit):
     # refused where srcgrad compiles, at the call's line, in both modes: never a zero
     # gradient (polygamma's n and multigammaln's d were one)
-    x = np.array([0.3, 0.6])
     for fun, words in REFUSED:
-        with pytest.raises(MissingRule, match=words) as info:
-            srcgrad.grad(fun, wrt=0, jit=jit)(2.0, x)
-        assert "test_rules_special_extra.py:" in str(info.value)
-        assert "srcgrad.stop_gradient" in str(info.value)
-        with pytest.raises(MissingRule, match=words):
-            srcgrad.jvp(fun, wrt=0, jit=jit)(2.0, x, 1.0)
-        # the other argument is differentiated (multigammaln's d is an int)
-        assert np.all(np.isfinite(srcgrad.grad(fun, wrt=1, jit=False)(2, x)))
+        check_refused_first_argument(fun, words, jit, np.array([0.3, 0.6]))
 
 
 def spherical_derivative(x):
