@@ -8,8 +8,8 @@ vecmat from 2.2): a name this NumPy lacks has no record.
 matrix_norm takes one matrix (np.linalg.norm of a stack of them raises). What the two
 spellings compute differently is refused, not approximated: vector_norm's
 axis= must be an int (np.linalg.norm over a tuple of two axes is a matrix norm), and
-keepdims=True without it, cumulative_sum's include_initial=True, and a dtype= other than
-a float64 one are refused at the call's line.
+keepdims=True without it, and cumulative_sum's include_initial=True are refused at the
+call's line; a dtype= is passed on to the function it is written as.
 """
 
 import numpy as np
@@ -24,12 +24,6 @@ def _written(name, source):
         return source
     expanded.__name__ = name
     return expanded
-
-
-def _float_dtype(name, given):
-    if "dtype" in given and given["dtype"] not in (float, np.float64, "float64", "f8"):
-        raise RuleError(f"{name}(..., dtype=...): srcgrad differentiates it without dtype= or "
-                        f"with a float64 one")
 
 
 def _vector_norm(given):
@@ -55,8 +49,9 @@ def _matrix_norm(given):
 
 
 def _trace(given):
-    _float_dtype("np.linalg.trace", given)
-    return "np.trace(x, offset, -2, -1)"
+    # (a dtype= is np.trace's, which its record takes or refuses)
+    return "np.trace(x, offset, -2, -1, dtype)" if "dtype" in given else \
+        "np.trace(x, offset, -2, -1)"
 
 
 def _cumulative(name, function):
@@ -64,8 +59,8 @@ def _cumulative(name, function):
         if given.get("include_initial", False) is not False:
             raise RuleError(f"{name}(..., include_initial=True) has no gradient rule: "
                             f"concatenate a zero to np.{function}(x) instead")
-        _float_dtype(name, given)
-        return f"np.{function}(x, axis=axis)" if "axis" in given else f"np.{function}(x)"
+        options = "".join(f", {k}={k}" for k in ("axis", "dtype") if k in given)
+        return f"np.{function}(x{options})"   # (dtype=: np.cumsum's record's `casts`)
     return expanded
 
 
