@@ -645,3 +645,10 @@ def test_np_matmul_called_as_a_function(jit):
     # d/dm |m w|^2 = 2 (m w) w^T; sum(m w0) = 1^T m w0: d/dm = 1 w0^T
     np.testing.assert_allclose(g[0], 2.0 * (m @ w) @ w.T + np.outer(np.ones(2), w[:, 0]))
     assert_grad(matmul_called, g, (m, w), [0, 1])
+
+
+def test_np_matmul_reads_as_the_operator():
+    """A call of np.matmul with its two operands alone is written `m @ w` in the generated
+    source, not as the compiled stand-in matrix_product."""
+    source = srcgrad.grad(matmul_called, jit=False).source
+    assert "_t1 = m @ w" in source and "matrix_product" not in source

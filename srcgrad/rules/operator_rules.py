@@ -72,6 +72,11 @@ def pos(dy, y, x):
 
 
 # ---- linear algebra (1-D and 2-D operands) ----
+def _matmul_signature(x1, x2, /, out=None, *, dtype=None):
+    """np.matmul's signature (a ufunc has none), which normalize binds a call to: a call
+    of the two operands alone is written `x1 @ x2`."""
+
+
 @rule(operator.matmul, np.matmul, np.dot)
 def matmul(dy, y, a, b):
     return matmul_lhs_grad(dy, a, b), matmul_rhs_grad(dy, a, b)
@@ -85,7 +90,8 @@ def matmul_derivative(dx, y, a, b):
 # where both factors vary, forward mode computes the product and its tangent in one call
 describe(operator.matmul, np.matmul,
          joint=Joint(operator.matmul, (0, 1), matmul_jvp, matmul_tangent))
-describe(np.matmul, compiled_as=matrix_product)
+describe(np.matmul, compiled_as=matrix_product, signature=_matmul_signature,
+         expanded=lambda given: "x1 @ x2" if given.keys() == {"x1", "x2"} else None)
 describe(np.dot, methods=("dot",))
 describe(np.negative, fusable=True)
 
