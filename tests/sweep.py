@@ -76,7 +76,8 @@ OLDER_NUMBA_LACKS = {"nan_to_num": "np.nan_to_num with keywords",
                      "moveaxis": "np.moveaxis with tuples of axes",
                      "vstack": "np.vstack of vectors among matrices",
                      "row_stack": "np.vstack of vectors among matrices",
-                     "unwrap": "np.unwrap"}
+                     "unwrap": "np.unwrap",
+                     "take": "np.take with axis="}
 
 
 def check(case, jit):
