@@ -34,7 +34,8 @@ def volumes(a):
     r = FFT.rfftn(a ** 3)
     h = FFT.hfft(r, axis=0)
     return (np.sum(np.abs(f) ** 2 * W[:3, :4]) + np.sum(np.real(g) * np.imag(g))
-            + np.sum(FFT.irfftn(r * (2 + 1j), s=(3, 4), axes=(0, 1)) * W[:3, :4]) + np.sum(h * W[:4, :3])
+            + np.sum(FFT.irfftn(r * (2 + 1j), s=(3, 4), axes=(0, 1)) * W[:3, :4])
+            + np.sum(h * W[:4, :3])
             + np.sum(np.abs(FFT.ihfft(a, n=5)) ** 2))
 
 
