@@ -237,7 +237,7 @@ def test_vdot_of_complex_values():
 
 
 def array_base(a):
-    return np.sum(np.logspace(a, 2.0, 3, True, np.array([2.0, 3.0])))
+    return np.sum(np.logspace(a, 2.0, 3, True, np.array([2.0, 3.0, 4.0])))
 
 
 def geometric_float32(a):
