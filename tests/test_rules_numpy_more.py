@@ -5,7 +5,7 @@ is refused."""
 
 import numpy as np
 import pytest
-from sweep import check, check_jvp, parametrize
+from sweep import check, check_hvp, check_jvp, parametrize
 from test_complex import complex_grad
 
 import srcgrad
@@ -20,6 +20,11 @@ def several(x, y):
     return (np.sum(np.i0(x) * WEIGHTS[:6].reshape(2, 3)) + np.i0(y[0])
             + np.sum(np.ediff1d(x, y[1:], y[0]) ** 2 * WEIGHTS[:8])
             + np.vdot(x, x * y) + np.vdot(y, y))
+
+
+def slopes(x):
+    # the slope of np.i0, which generated code calls (its second derivative)
+    return np.sum(bessel_i1(x) * WEIGHTS[:3]) + bessel_i1(x[0]) ** 2
 
 
 def bessel(x):
@@ -100,6 +105,7 @@ def _cases():
     rng = np.random.default_rng(20)
     x, y = rng.uniform(-2.0, 2.0, (2, 3)), rng.uniform(-2.0, 2.0, 3)
     yield "several", (np.i0, np.ediff1d, np.vdot), several, (x, y), [0, 1], True
+    yield "i1", (bessel_i1,), slopes, (np.array([0.3, -2.0, 4.5]),), [0], True
     for shape in [(), (1,), (5,), (2, 3)]:
         arg = rng.uniform(-3.0, 3.0, shape) if shape else 0.7
         yield f"i0-{shape}", (np.i0,), bessel if shape else bessel_of_a_number, (arg,), \
@@ -164,6 +170,13 @@ def test_bessel_i1_against_differences_of_np_i0():
     np.testing.assert_allclose(bessel_i1(x), want, rtol=1e-7, atol=1e-9)
     # i1(1) = 0.5651591039924851 (Abramowitz and Stegun, table 9.8)
     assert bessel_i1(1.0) == pytest.approx(0.5651591039924851, rel=1e-14)
+
+
+@pytest.mark.parametrize("x", [np.array([0.0, 0.7, -3.0, 12.0]), 0.4])
+def test_second_derivative_of_i0(x):
+    # (i0)'' = i1' = i0 - i1 / x (1/2 at 0), against differences of the gradient
+    case = ("i0", (np.i0,), bessel if np.ndim(x) else bessel_of_a_number, (x,), [0], False)
+    check_hvp(case, False)
 
 
 def straight(p):

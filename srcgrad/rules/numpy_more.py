@@ -2,12 +2,15 @@
 Python form beside its numba form), and the forms numba lacks (np.i0).
 
 np.i0's slope is the modified Bessel function i1 (`bessel_i1`: its power series,
-sum_k (x/2)^(2k+1) / (k! (k+1)!), whose terms are all of one sign). np.ediff1d(a, to_end,
-to_begin) is to_begin, then the differences a_{i+1} - a_i of a's entries, then to_end:
-linear in the three, so the gradient of a_i is g_{i-1} - g_i (g: dy's differences part,
-none past its ends), and to_begin's and to_end's are dy's ends. np.vdot(a, b) = sum
-conj(a) b over the entries (flattened): b's gradient is dy conj(a) and a's, under JAX's
-convention (a conjugate's adjoint is the conjugate), conj(dy b).
+sum_k (x/2)^(2k+1) / (k! (k+1)!), whose terms are all of one sign), whose slope is
+i0(x) - i1(x) / x (1/2 at 0: `bessel_i1_slope`, differentiated from its source).
+
+np.ediff1d(a, to_end, to_begin) is to_begin, then the differences a_{i+1} - a_i of a's
+entries, then to_end: linear in the three, so the gradient of a_i is g_{i-1} - g_i (g:
+dy's differences part, none past its ends), and to_begin's and to_end's are dy's ends.
+
+np.vdot(a, b) = sum conj(a) b over the entries (flattened): b's gradient is dy conj(a)
+and a's, under JAX's convention (a conjugate's adjoint is the conjugate), conj(dy b).
 """
 
 import math
@@ -79,12 +82,49 @@ def _np_i0(x):
         return impl
 
 
+def bessel_i1_slope(x):
+    """The slope of `bessel_i1`: i0(x) - i1(x) / x, and 1/2 at 0.
+
+    >>> float(bessel_i1_slope(0.0))
+    0.5
+    """
+    x = np.asarray(x, dtype=float)
+    safe = np.where(x == 0.0, 1.0, x)
+    out = np.i0(x) - np.where(x == 0.0, 0.5, bessel_i1(x) / safe)
+    return out[()] if out.ndim == 0 else out
+
+
+@register_jitable
+def _i1_slope(x):
+    s0, s1 = _i0_i1(x)
+    return s0 - s1 / x if x != 0.0 else 0.5
+
+
+@overload(bessel_i1_slope)
+def _bessel_i1_slope_typer(x):
+    if isinstance(x, (types.Float, types.Integer)):
+        return lambda x: _i1_slope(float(x))
+    if isinstance(x, types.Array):
+        def impl(x):
+            out = np.empty(x.shape)
+            flat = out.reshape(out.size)
+            for i, v in enumerate(x.flat):
+                flat[i] = _i1_slope(float(v))
+            return out
+        return impl
+
+
 @rule(np.i0, elementwise=True)
 def i0(dy, y, x):
     return dy * bessel_i1(x)
 
 
-describe(bessel_i1, pure=True)
+@rule(bessel_i1, elementwise=True)
+def i1(dy, y, x):
+    return dy * bessel_i1_slope(x)
+
+
+describe(bessel_i1, bessel_i1_slope, pure=True)
 
 
 # ---- np.ediff1d ----
