@@ -6,7 +6,7 @@ inputs (JAX's convention: df/dx - i df/dy), values by hand, and what is refused.
 
 import numpy as np
 import pytest
-from sweep import check, check_jvp, parametrize
+from sweep import check, check_hvp, check_jvp, parametrize
 from test_complex import complex_grad
 
 import srcgrad
@@ -126,6 +126,12 @@ def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 7)
 
 
+@parametrize([c for c in CASES if c[0].startswith("shift")])
+def test_hvp_of_the_shifts(case, jit):
+    # (complex values are differentiated to first order: the transforms' hvp is refused)
+    check_hvp(case, jit)
+
+
 def whole_input(a):
     # NumPy 2 reads -1 in s as the input's length along that axis
     return np.sum(np.abs(FFT.fftn(a, s=(-1, 6), axes=(0, 1))) ** 2 * W[:3, :6]) \
@@ -210,3 +216,10 @@ def into_out(a):
 def test_out_is_refused():
     with pytest.raises(srcgrad.SrcgradError, match="out="):
         srcgrad.grad(into_out, jit=False)(np.ones((2, 2)))
+
+
+def test_second_order_of_a_transform_is_refused():
+    # srcgrad differentiates complex values to first order
+    a = np.ones((2, 3))
+    with pytest.raises(srcgrad.MissingRule, match="first order"):
+        srcgrad.hvp(energy, jit=False)(a, a)

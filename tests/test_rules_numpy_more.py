@@ -162,6 +162,11 @@ def test_jvp_against_differences(case, jit):
     check_jvp(case, jit, 11)
 
 
+@parametrize([c[:5] + (False,) for c in CASES if c[0] != "several"])
+def test_hvp_against_differences_of_the_gradient(case, jit):
+    check_hvp(case, jit)
+
+
 def test_bessel_i1_against_differences_of_np_i0():
     # its own values (the slope of NumPy's i0), down to 0 and out to where i0 is large
     x = np.array([0.0, 1e-3, -0.5, 1.0, 3.7, -12.0, 30.0, 200.0])
