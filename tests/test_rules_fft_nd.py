@@ -150,7 +150,8 @@ def complex_input(z):
     f = FFT.fft2(z, s=(4, 3))
     r = FFT.irfftn(z, axes=(1, 0), norm="ortho")
     return np.sum(np.abs(f) ** 2 * W[:4, :3]) + np.sum(r ** 2) \
-        + np.sum(np.real(FFT.fftshift(z)) * np.imag(FFT.ifftn(z, axes=(0,))))
+        + np.sum(np.real(FFT.fftshift(z)) * np.imag(FFT.ifftn(z, axes=(0,)))) \
+        + np.sum(FFT.hfft(z, 5, 0, "ortho") ** 2 * W[:5, :4])
 
 
 def test_complex_input(jit):
