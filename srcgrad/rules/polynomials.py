@@ -1,11 +1,17 @@
 """Polynomials, convolutions and the trapezoidal rule: the records of np.polyval,
-np.vander, np.convolve, np.correlate and np.trapezoid (np.trapz where NumPy has it), the
-helpers their rules call (each Python form beside its numba form), and the forms numba
-lacks (np.polyval; np.trapezoid with x=, dx= and an axis, as `trapezoidal`).
+np.polyder, np.polyint, np.vander, np.convolve, np.correlate and np.trapezoid (np.trapz
+where NumPy has it), the helpers their rules call (each Python form beside its numba
+form), and the forms numba lacks (np.polyval, np.polyder, np.polyint; np.trapezoid with
+x=, dx= and an axis, as `trapezoidal`).
 
 np.polyval(p, x) = sum_k p_k x^(n-1-k): its slope in p_k is x^(n-1-k) (a Vandermonde
 row, summed over the entries of x) and in x the polynomial of p's derivative
-coefficients (`poly_slope`) at x. np.vander(x, N, increasing) has the columns x^e_j, so
+coefficients (`poly_slope`) at x. np.polyder(p, m) and np.polyint(p, m, k) are linear:
+the first keeps p_j times the falling factorial (n-1-j)...(n-j-m) for j < n - m
+(`derivative_factors`), the second divides p_j by (n-j)(n-j+1)...(n-j+m-1)
+(`integral_factors`) and appends the constants, k_i / (m-1-i)! (one k for all of them where
+k is a number or has one entry), so each gradient is dy's entries times those factors.
+np.vander(x, N, increasing) has the columns x^e_j, so
 the slope of x is sum_j dy_j e_j x^(e_j - 1) (x^0's column has no slope). np.convolve is
 bilinear: with dy placed in the full convolution (`full_cotangent`: the modes 'same' and
 'valid' keep a window of it), the gradient of a is the correlation of dy with v, and that
@@ -172,6 +178,184 @@ def unslope_rule(dy, y, dc, p):
 
 
 linear(poly_slope, unslope)
+
+
+# ---- np.polyder and np.polyint ----
+
+
+@register_jitable
+def derivative_factors(n, m):
+    """What np.polyder(p, m) multiplies p_j by (j < n - m; n = len(p)).
+
+    >>> derivative_factors(4, 2)
+    array([6., 2.])
+    """
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    out = np.ones(max(n - m, 0))
+    for j in range(n - m):
+        for s in range(m):
+            out[j] *= n - 1 - j - s
+    return out
+
+
+@register_jitable
+def integral_factors(n, m):
+    """What np.polyint(p, m) multiplies p_j by (n = len(p)), then its m constants k_i.
+
+    >>> integral_factors(2, 2)
+    array([0.16666667, 0.5       , 1.        , 1.        ])
+    """
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    out = np.ones(n + m)
+    for j in range(n):
+        for s in range(m):
+            out[j] /= n + s - j
+    for i in range(m):
+        for s in range(1, m - i):
+            out[n + i] /= s
+    return out
+
+
+def unpolyder(dy, p, m=1):
+    """The gradient of p of ``y = np.polyder(p, m)``: dy times the factors, 0 at the
+    last m coefficients (p read for its length).
+
+    >>> unpolyder(np.array([1.0, 1.0]), np.zeros(3))
+    array([2., 1., 0.])
+    """
+    n = len(p)
+    out = np.zeros(n, np.result_type(dy, 1.0))
+    out[:max(n - m, 0)] = dy * derivative_factors(n, m)
+    return out
+
+
+@overload(unpolyder)
+def _unpolyder_typer(dy, p, m=1):
+    def impl(dy, p, m=1):
+        n = len(p)
+        out = np.zeros(n)
+        out[:max(n - m, 0)] = dy * derivative_factors(n, m)
+        return out
+    return impl
+
+
+@overload(np.polyder)
+def _np_polyder(p, m=1):
+    # numba has no np.polyder
+    if not isinstance(p, types.Array):
+        return None
+    return lambda p, m=1: p[:max(len(p) - m, 0)] * derivative_factors(len(p), m)
+
+
+def unpolyint(dy, p, m=1):
+    """The gradient of p of ``y = np.polyint(p, m, k)``: dy's first len(p) entries
+    times the factors.
+
+    >>> unpolyint(np.array([6.0, 2.0, 1.0, 1.0]), np.zeros(2), 2)
+    array([1., 1.])
+    """
+    n = len(p)
+    return np.asarray(dy)[:n] * integral_factors(n, m)[:n]
+
+
+@overload(unpolyint)
+def _unpolyint_typer(dy, p, m=1):
+    return lambda dy, p, m=1: dy[:len(p)] * integral_factors(len(p), m)[:len(p)]
+
+
+def constants_grad(dy, p, m=1, k=None):
+    """The gradient of k of ``y = np.polyint(p, m, k)``, in k's shape: the last m entries
+    of dy over (m-1-i)!, summed where one k stands for all of them.
+
+    >>> float(constants_grad(np.array([6.0, 2.0, 1.0, 3.0]), np.zeros(2), 2, 1.0))
+    4.0
+    """
+    n = len(p)
+    g = np.asarray(dy)[n:n + m] * integral_factors(n, m)[n:]
+    if np.ndim(k) == 0 or len(k) == 1 and m > 1:
+        return np.reshape(np.sum(g), np.shape(k))[()]
+    out = np.zeros(len(k), np.result_type(g, 1.0))
+    out[:m] = g
+    return out
+
+
+@overload(constants_grad)
+def _constants_grad_typer(dy, p, m=1, k=None):
+    if isinstance(k, (types.Float, types.Integer)):
+        return lambda dy, p, m=1, k=None: np.sum(
+            dy[len(p):] * integral_factors(len(p), m)[len(p):])
+    if isinstance(k, types.Array) and k.ndim == 1:
+        def impl(dy, p, m=1, k=None):
+            n = len(p)
+            g = dy[n:] * integral_factors(n, m)[n:]
+            out = np.zeros(len(k))
+            if len(k) == 1 and m > 1:
+                out[0] = np.sum(g)
+            else:
+                out[:m] = g
+            return out
+        return impl
+
+
+@overload(np.polyint)
+def _np_polyint(p, m=1, k=None):
+    # numba has no np.polyint
+    if not isinstance(p, types.Array) or not (_is_none(k) or isinstance(
+            k, (types.Float, types.Integer)) or isinstance(k, types.Array) and k.ndim == 1):
+        return None
+
+    def impl(p, m=1, k=None):
+        n = len(p)
+        out = integral_factors(n, m)
+        out[:n] *= p
+        out[n:] *= _numba_constants(k, m)
+        return out
+    return impl
+
+
+def _numba_constants(k, m):
+    """The m constants np.polyint reads from k (numba only): zeros for None, one k for
+    all where it is a number or has one entry."""
+
+
+@overload(_numba_constants)
+def _numba_constants_typer(k, m):
+    if _is_none(k):
+        return lambda k, m: np.zeros(m)
+    if isinstance(k, (types.Float, types.Integer)):
+        return lambda k, m: np.full(m, float(k))
+
+    def impl(k, m):
+        if len(k) == 1 and m > 1:
+            return np.full(m, float(k[0]))
+        if len(k) < m:
+            raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+        return k[:m] * 1.0
+    return impl
+
+
+@rule(np.polyder, no_gradient={"m": "an order, with no gradient"}, view=True)
+def polyder(dy, y, p, m=1):
+    return unpolyder(dy, p, m), None
+
+
+@rule(np.polyint, no_gradient={"m": "an order, with no gradient"}, view=True)
+def polyint(dy, y, p, m=1, k=None):
+    return unpolyint(dy, p, m), None, constants_grad(dy, p, m, k)
+
+
+@tangent(np.polyint)
+def polyint_tangent(dx, y, p, m=1, k=None):
+    return np.polyint(dx, m), None, np.polyint(np.zeros(len(p)), m, dx)
+
+
+linear(np.polyder, unpolyder, unpolyint)
+linear(constants_grad, positions=(0,))
+nondifferentiable(derivative_factors, integral_factors)
+describe(unpolyder, unpolyint, constants_grad, derivative_factors, integral_factors,
+         pure=True)
 
 
 # ---- np.vander ----
