@@ -2,15 +2,18 @@
 
 NumPy <= 2.4 gives real results where the spectrum is real and NumPy 2.5 complex ones
 always, so every loss here is a real number that is the same under both (real parts,
-moduli, products of a column's entries, which a column's sign does not change), and no
-test reads the results' kind. By hand: the eigenvalues of triangular and rotation-like
-matrices, the eigenvectors of a triangular matrix, and a loss that depends on the
-eigenvectors' phase (NumPy's: each column's entry of largest modulus is real) of a 2x2
-matrix with complex eigenvalues. Against central differences: losses of the values and
-vectors of matrices with real and complex spectra, 1x1 matrices and stacks, in reverse
-and forward mode; repeated eigenvalues; what is refused. The compiled form of a matrix
-with complex eigenvalues runs where numba's eig gives complex results (NumPy 2.5), and
-as Python (jit="auto") where its results are real."""
+moduli, products of a column's entries, which a column's sign does not change); only
+the compiled run of complex eigenvalues reads the kind (what numba's eig can give).
+
+By hand: the eigenvalues of triangular and rotation-like matrices, the eigenvectors of
+a triangular matrix, and a loss that depends on the eigenvectors' phase (NumPy's: each
+column's entry of largest modulus is real) of a 2x2 matrix with complex eigenvalues.
+Against central differences: losses of the values and vectors of matrices with real and
+complex spectra, 1x1 matrices and stacks, in reverse and forward mode; second
+derivatives (hvp, hessian, grad of grad; the phase's hessian by hand); repeated
+eigenvalues; what is refused (complex matrices, jvp of jvp). The compiled form of a
+matrix with complex eigenvalues runs where numba's eig gives complex results (NumPy
+2.5), and as Python (jit="auto") where its results are real."""
 
 import numpy as np
 import pytest
@@ -122,7 +125,7 @@ def _complex_spectrum(x):
 def _one_by_one(x):
     w, v = np.linalg.eig(np.reshape(x[1:2] * x[2], (1, 1)))
     return np.sum(np.real(w) ** 3) + np.sum(np.real(v)) \
-        + np.sum(np.abs(np.linalg.eigvals(np.reshape(x[:1], (1, 1)))))
+        + np.sum(np.real(np.linalg.eigvals(np.reshape(x[:1], (1, 1)))) ** 2)
 
 
 _S = _RNG.standard_normal((2, 3, 3))

@@ -495,4 +495,3 @@ real_only(np.linalg.eig, np.linalg.eigvals)
 describe(eig_grad, eigvals_grad, eig_slopes, matched_vectors, eig_grad_slope,
          eigvals_grad_slope, eig_higher_order, pure=True)
 describe(np.linalg.eig, np.linalg.eigvals, complex_result=True)
-describe(eig_slopes, once=True)
