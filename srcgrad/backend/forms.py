@@ -54,6 +54,8 @@ from .locations import (
 )
 
 _EAGER = threading.local()
+# numba's ValueError where its eig of a real matrix meets complex eigenvalues
+_DOMAIN_CHANGE = "must not cause a domain change"
 
 
 @contextlib.contextmanager
@@ -309,13 +311,19 @@ class Forms:
 
         # numba's compiler fails with its own errors, and with bare ones of its own
         # code (an AssertionError for a 2-D boolean mask): both are compile failures
-        shape_changed = str(exc) == runtime.TAPE_SHAPE_CHANGED
+        # and where numba's form of a function cannot compute what NumPy's does (a tape
+        # entry changing shape; eig of a matrix with complex eigenvalues, which numba's
+        # gives real only before NumPy 2.5), the compiled form stops and the Python form serves
+        shape_changed = str(exc) == runtime.TAPE_SHAPE_CHANGED or \
+            isinstance(exc, ValueError) and _DOMAIN_CHANGE in str(exc)
         if not isinstance(exc, NumbaError) and not in_numba_compiler(exc) and \
                 not shape_changed:
             raise exc  # an error of the compiled code as it ran
         reason = str(exc) if isinstance(exc, NumbaError) or shape_changed else \
             compiler_failure(exc)
-        hint = ""
+        hint = (" (numba's np.linalg.eig and eigvals of a real matrix give real "
+                "eigenvalues only before NumPy 2.5: jit='auto' runs such a matrix as "
+                "Python)") if _DOMAIN_CHANGE in reason else ""
         if re.search(r"Cannot unify (\w+ and array\(|array\(\S+ and \w+ )", reason):
             hint = (" (a variable that is a number, then an array: start it as an array "
                     "of the shape it will have, e.g. np.ones_like(x))")
