@@ -51,7 +51,7 @@ from numba.extending import overload, register_jitable
 
 from ..errors import MissingRule
 from . import describe, real_only, rule, tangent
-from .factorizations import diag_of, diagonals, gap_product, gaps
+from .factorizations import diag_of, diagonals, gap_product, gap_times, gaps
 from .linalg import _ONE_MATRIX, transposed
 
 
@@ -75,21 +75,6 @@ def largest(v):
     array([[1, 0]])
     """
     return np.expand_dims(np.argmax(np.abs(v), axis=-2), -2)
-
-
-@register_jitable
-def _gap_times(w, m):
-    """F o m (`factorizations.gap_product`) of one matrix, complex where m is."""
-    n = w.shape[0]
-    out = np.zeros_like(m)
-    for i in range(n):
-        for j in range(n):
-            gap = w[j] - w[i]
-            if gap != 0:
-                out[i, j] = m[i, j] / gap
-            elif i != j and m[i, j] != 0:
-                out[i, j] = np.nan
-    return out
 
 
 @register_jitable
@@ -131,7 +116,7 @@ def _eig_grad_real(dw, dv, w, v):
     vt = np.ascontiguousarray(v.T)
     m = vt @ np.ascontiguousarray(dv)
     m = m - (vt @ v) * np.diag(m).reshape(1, -1)
-    return np.linalg.solve(vt, (np.diag(dw) + _gap_times(w, m)) @ vt)
+    return np.linalg.solve(vt, (np.diag(dw) + gap_times(w, m)) @ vt)
 
 
 @register_jitable
@@ -149,7 +134,7 @@ def _eig_grad_complex(dw, dv, w, v):
         c[j] = cj.real
     vt = np.ascontiguousarray(v.T)
     m = vt @ g - (vt @ np.conj(v)) * c.reshape(1, -1)
-    got = np.linalg.solve(vt, (np.diag(_complex(dw)) + _gap_times(w, m)) @ vt)
+    got = np.linalg.solve(vt, (np.diag(_complex(dw)) + gap_times(w, m)) @ vt)
     return np.real(got).copy()
 
 
@@ -273,7 +258,7 @@ def eig_slopes(da, w, v, a):
 @register_jitable
 def _eig_slopes_real(da, w, v):
     p = np.linalg.solve(v, np.ascontiguousarray(da) @ v)
-    dv = v @ _gap_times(w, p)
+    dv = v @ gap_times(w, p)
     dv = dv - v * np.sum(v * dv, axis=0).reshape(1, -1)
     return np.diag(p).copy(), dv
 
@@ -282,7 +267,7 @@ def _eig_slopes_real(da, w, v):
 def _eig_slopes_complex(da, w, v):
     n = v.shape[0]
     p = np.linalg.solve(v, _complex(da) @ v)
-    dv = v @ _gap_times(w, p)
+    dv = v @ gap_times(w, p)
     for j in range(n):
         grow, big, k = 0.0, -1.0, 0
         for i in range(n):
@@ -375,9 +360,9 @@ def _eig_grad_slope_complex(tw, tv, dw, dv, w, v):
     m = vt @ g1 - vv * c.reshape(1, -1)
     tm = tvt @ g1 + vt @ te - (tvt @ np.conj(v) + vt @ np.conj(tv)) * c.reshape(1, -1) \
         - vv * tc.reshape(1, -1)
-    fm = _gap_times(w, m)
+    fm = gap_times(w, m)
     g = np.diag(_complex(dw)) + fm
-    tg = _gap_times(w, tm) - _gap_times(w, fm * (tw.reshape(1, -1) - tw.reshape(-1, 1)))
+    tg = gap_times(w, tm) - gap_times(w, fm * (tw.reshape(1, -1) - tw.reshape(-1, 1)))
     whole = np.linalg.solve(vt, g @ vt)
     return np.real(np.linalg.solve(vt, tg @ vt + g @ tvt - tvt @ whole)).copy()
 
@@ -415,7 +400,7 @@ def eigvals_grad_slope(ta, dw, w, a):
 @register_jitable
 def _eigvals_grad_slope_complex(ta, dw, w, v):
     p = np.linalg.solve(v, _complex(ta) @ v)
-    k = _gap_times(w, p * (dw.reshape(1, -1) - dw.reshape(-1, 1)))
+    k = gap_times(w, p * (dw.reshape(1, -1) - dw.reshape(-1, 1)))
     vt = np.ascontiguousarray(v.T)
     return np.real(np.linalg.solve(vt, np.ascontiguousarray(k.T) @ vt)).copy()
 

@@ -108,23 +108,27 @@ def gap_product(w, m):
                     np.where(off & (m != 0), np.nan, 0.0))
 
 
+@register_jitable
+def gap_times(w, m):
+    """F o m (`gap_product`) of one matrix, complex where m is: its numba form, which
+    `rules.eigen` calls as Python too."""
+    n = w.shape[0]
+    out = np.zeros_like(m)
+    for i in range(n):
+        for j in range(n):
+            gap = w[j] - w[i]
+            if gap != 0:
+                out[i, j] = m[i, j] / gap
+            elif i != j and m[i, j] != 0:
+                out[i, j] = np.nan
+    return out
+
+
 @overload(gap_product)
 def _gap_product_typer(w, m):
     if not (isinstance(w, types.Array) and w.ndim == 1):
         raise TypingError(_ONE_MATRIX)
-
-    def one(w, m):
-        n = w.shape[0]
-        out = np.zeros((n, n))
-        for i in range(n):
-            for j in range(n):
-                gap = w[j] - w[i]
-                if gap != 0:
-                    out[i, j] = m[i, j] / gap
-                elif i != j and m[i, j] != 0:
-                    out[i, j] = np.nan
-        return out
-    return one
+    return lambda w, m: gap_times(w, m)
 
 
 @tangent(gap_product)

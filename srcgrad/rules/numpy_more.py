@@ -53,33 +53,24 @@ def bessel_i1(x):
     return out[()] if out.ndim == 0 else out
 
 
-@overload(bessel_i1)
-def _bessel_i1_typer(x):
-    if isinstance(x, (types.Float, types.Integer)):
-        return lambda x: _i0_i1(float(x))[1]
-    if isinstance(x, types.Array):
-        def impl(x):
-            out = np.empty(x.shape)
-            flat = out.reshape(out.size)
-            for i, v in enumerate(x.flat):
-                flat[i] = _i0_i1(float(v))[1]
-            return out
-        return impl
+def _of_each(k):
+    """The numba form of i0 (k = 0) or i1 (k = 1): `_i0_i1` of a number or of each entry."""
+    def typer(x):
+        if isinstance(x, (types.Float, types.Integer)):
+            return lambda x: _i0_i1(float(x))[k]
+        if isinstance(x, types.Array):
+            def impl(x):
+                out = np.empty(x.shape)
+                flat = out.reshape(out.size)
+                for i, v in enumerate(x.flat):
+                    flat[i] = _i0_i1(float(v))[k]
+                return out
+            return impl
+    return typer
 
 
-@overload(np.i0)
-def _np_i0(x):
-    # numba has no np.i0
-    if isinstance(x, (types.Float, types.Integer)):
-        return lambda x: _i0_i1(float(x))[0]
-    if isinstance(x, types.Array):
-        def impl(x):
-            out = np.empty(x.shape)
-            flat = out.reshape(out.size)
-            for i, v in enumerate(x.flat):
-                flat[i] = _i0_i1(float(v))[0]
-            return out
-        return impl
+overload(bessel_i1)(_of_each(1))
+overload(np.i0)(_of_each(0))   # numba has no np.i0
 
 
 def bessel_i1_slope(x):
