@@ -290,3 +290,50 @@ def test_the_helpers_compile_once_per_machine_and_never_stale(tmp_path):
     np.testing.assert_allclose(value, numerical_grad(loops["squared"], (w, x, 3), 0),
                                rtol=1e-7)
     assert "could not be read" in err and misses > 0
+
+
+USER_MODULE = """
+import numpy as np
+from numba import njit
+
+@njit(cache=True)
+def shift(a, b):
+    a[1:] = b   # (numba checks the shapes: its error is srcgrad's compiled wrapper)
+    return a
+"""
+
+WITH_SRCGRAD = """
+import numpy as np, srcgrad, model, user
+print(srcgrad.grad(model.loss, jit=True)(np.ones(3))[0], user.shift(np.zeros(3), np.ones(2))[1])
+"""
+
+WITHOUT_SRCGRAD = """
+import numpy as np, user
+value = user.shift(np.zeros(3), np.ones(2))[1]
+print(value, sum(user.shift.stats.cache_hits.values()))
+"""
+
+
+@compiles
+@pytest.mark.compiled
+def test_a_users_cached_function_compiled_beside_a_gradient_loads_without_srcgrad(tmp_path):
+    """A user's own `njit(cache=True)` function with a slice assignment, compiled in a
+    process that compiled a gradient (which binds numba's shape error to srcgrad's
+    compiled wrapper), loads from numba's cache in a process that never imports srcgrad
+    itself. It failed there: `No module named 'srcgrad_generated'`."""
+    (tmp_path / "user.py").write_text(USER_MODULE)
+    (tmp_path / "model.py").write_text("import numpy as np\n\n\ndef loss(x):\n"
+                                       "    return np.sum(x * x)\n")
+    env = {**os.environ, "SRCGRAD_CACHE_DIR": str(tmp_path / "cache"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+
+    def run(script):
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert run(WITH_SRCGRAD) == ["2.0", "1.0"]   # d/dx sum(x^2) = 2x at 1
+    value, hits = run(WITHOUT_SRCGRAD)
+    assert value == "1.0" and int(hits) == 1   # read from the cache, not compiled again

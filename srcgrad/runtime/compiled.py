@@ -85,6 +85,11 @@ def _build() -> dict[Any, Any]:
         lines += [f"def {name}({', '.join(params)}):",
                   f"    return _{name}({', '.join(params)})", ""]
     module = codegen.load("\n".join(lines), namespace, "srcgrad_runtime", "jit")
+    # numba's disk cache rebuilds a compiled function's environment by importing the module
+    # its globals name. A user's own cached function compiled in this process links the
+    # shape-error wrapper's, and must load where srcgrad never made this module (a process
+    # without srcgrad): its globals name this module, which any process can import.
+    module.__dict__["__name__"] = __name__
     wrappers = {helper: _misses_unreadable(numba.njit(cache=True)(
         getattr(module, helper.__name__))) for helper in helpers}
     if shape_error is not None:
