@@ -321,3 +321,79 @@ def test_a_carried_value_read_for_its_own_shape_that_grows_is_refused(jit):
     dx, dw = srcgrad.grad(sums_into_a_vector_from_zero, wrt=(0, 1), jit=jit)(x, w)
     np.testing.assert_allclose(dx, np.full(3, 2 * 1.5 * 5.0), rtol=1e-12)
     np.testing.assert_allclose(dw, 2 * 1.5 ** 2 * w, rtol=1e-12)
+
+
+def row_sines(x):
+    total = 0.0
+    for p in range(x.shape[0]):
+        top = np.max(x[p])   # read by four statements of the iteration
+        total = total + np.sin(top) + top * np.cos(top)
+    top = np.max(x)   # (bound twice: top is taped where the adjoint reads it)
+    return total - top
+
+
+def test_a_value_read_by_several_statements_of_an_iteration_is_pushed_once(jit):
+    x = np.array([[0.3, -1.2, 2.0], [1.5, 1.1, -0.4]])
+    g = srcgrad.grad(row_sines, jit=jit)
+    # once in the loop, once after it (five pushes and pops before)
+    assert g.source.count("top_tape.append(") == 2, g.source
+    assert g.source.count("top_tape.pop()") == 2, g.source
+    # by hand: each row's largest entry t gets cos t + cos t - t sin t; x's largest, -1
+    want = np.zeros_like(x)
+    for p, k in enumerate(np.argmax(x, axis=1)):
+        t = x[p, k]
+        want[p, k] = 2 * np.cos(t) - t * np.sin(t)
+    want[0, 2] -= 1.0
+    np.testing.assert_allclose(g(x), want, rtol=1e-12)
+    assert_grad(row_sines, [g(x)], (x,), [0])
+
+
+def row_tops_until(x):
+    total = 0.0
+    for p in range(x.shape[0]):
+        top = np.max(x[p])
+        total = total + top * top
+        if total > 5.0:
+            break   # the iteration may end between two reads of top: both are pushed
+        total = total + np.sin(top)
+    top = np.max(x)
+    return total + top
+
+
+def row_top_then_bottom(x):
+    total = 0.0
+    for p in range(x.shape[0]):
+        top = np.max(x[p])
+        total = total + np.sin(top)
+        top = np.min(x[p])   # changed between two reads: each is pushed
+        total = total + top * np.cos(top)
+    return total
+
+
+@pytest.mark.parametrize("fun", [row_tops_until, row_top_then_bottom])
+def test_reads_a_jump_or_a_change_separates_are_pushed_each(fun, jit):
+    x = np.array([[0.3, -1.2, 2.0], [1.5, 1.7, -0.4], [0.9, 2.2, 0.1]])
+    g = srcgrad.grad(fun, jit=jit)
+    assert g.source.count("top_tape.append(") >= 2, g.source
+    assert_grad(fun, [g(x)], (x,), [0])
+
+
+def lower_from_vector(v, m):
+    d = m.shape[0]
+    low = np.zeros((d, d))
+    e = d   # counted as ADBench's GMM does: `e += 1` changes a number, shared with nothing
+    for i in range(d):
+        for j in range(i + 1, d):
+            low[j, i] = v[e - d]
+            e += 1
+    return np.sum((low + m) ** 2)
+
+
+def test_a_counter_bound_to_a_shapes_item_is_a_number(jit):
+    v, m = np.array([0.5, -1.0, 2.0]), np.arange(9.0).reshape(3, 3) / 4
+    g = srcgrad.grad(lower_from_vector, jit=jit)
+    assert "unshared" not in g.source and g.source.count("e_tape.append(") == 1, g.source
+    # by hand: v fills low[1, 0], low[2, 0], low[2, 1]; d/dv_k = 2 (v_k + m[j, i])
+    want = 2 * (v + np.array([m[1, 0], m[2, 0], m[2, 1]]))
+    np.testing.assert_allclose(g(v, m), want, rtol=1e-12)
+    assert_grad(lower_from_vector, [g(v, m)], (v, m), [0])

@@ -157,6 +157,81 @@ def value_bindings(tree: gast.AST):
                     yield t.id, item, not (isinstance(item, gast.Name) and item.id in bound)
 
 
+# calls whose result is never an array, whatever they are passed
+_NUMBER_CALLS = (len, int, float, bool, range)
+
+
+def never_arrays(tree: gast.FunctionDef, env: Env, local_names: frozenset[str]) -> set[str]:
+    """The names of `tree`'s body that never hold an array, as far as its syntax tells:
+    every binding (`=`, `op=`, a loop's) is a number constant, a name of these, a shape or
+    its items (`n, d = x.shape`, `x.shape[0]`, `x.ndim`), `len`, `int`, `float`, `range`
+    or a `math` function, or arithmetic of these. `e = d; e += 1` then changes no array
+    another name shares. Names bound otherwise (parameters, `with ... as`, a
+    comprehension's) are not among them.
+
+    >>> fn = gast.parse("def f(x):\\n    n, d = x.shape\\n    e = d\\n    t = x\\n"
+    ...                 "    for i in range(n):\\n        e += i * 2\\n        t += e\\n"
+    ...                 "    return t").body[0]
+    >>> sorted(never_arrays(fn, Env({}), frozenset()))
+    ['d', 'e', 'i', 'n']
+    """
+    values: dict[str, list[gast.AST]] = {}
+    bound = set()
+
+    def bind(target: gast.AST, value: gast.AST) -> None:
+        if isinstance(target, gast.Name):
+            values.setdefault(target.id, []).append(value)
+            bound.add(id(target))
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            pairs = isinstance(value, (gast.Tuple, gast.List)) and \
+                len(value.elts) == len(target.elts) and not any(
+                    isinstance(e, gast.Starred) for e in [*target.elts, *value.elts])
+            for k, t in enumerate(target.elts):   # (an item of `x.shape` is a number)
+                bind(t.value if isinstance(t, gast.Starred) else t,
+                     value.elts[k] if pairs else value)
+
+    for node in gast.walk(tree):
+        if isinstance(node, (gast.AugAssign, gast.AnnAssign)):
+            bind(node.target, node.value)
+        elif isinstance(node, gast.Assign):
+            for t in node.targets:
+                bind(t, node.value)
+        elif isinstance(node, gast.For):
+            bind(node.target, node.iter if isinstance(node.iter, gast.Call) and isinstance(
+                node.iter.func, gast.Name) and node.iter.func.id == "range" else node)
+    params = {a.id for a in tree.args.args}
+    # a name bound anywhere but by an assignment or a loop (a comprehension, `with ... as`)
+    other = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Store) and id(n) not in bound}
+    known = set(values) - params - other
+
+    def plain(v: gast.AST) -> bool:
+        if isinstance(v, gast.Constant):
+            return isinstance(v.value, (int, float)) or v.value is None
+        if isinstance(v, gast.Name):
+            return v.id in known
+        if isinstance(v, gast.BinOp):
+            return not isinstance(v.op, gast.MatMult) and plain(v.left) and plain(v.right)
+        if isinstance(v, gast.UnaryOp):
+            return plain(v.operand)
+        if isinstance(v, gast.Attribute):   # (x.shape, a tuple of numbers)
+            return v.attr in ("shape", "ndim") and isinstance(v.value, gast.Name)
+        if isinstance(v, gast.Subscript):
+            return plain(v.value)
+        if isinstance(v, gast.Call):
+            fun = env.resolve(v.func, local_names)
+            return any(fun is f for f in _NUMBER_CALLS) or \
+                getattr(fun, "__module__", None) == "math"
+        return False
+
+    changed = True
+    while changed:
+        gone = {name for name in known if not all(plain(v) for v in values[name])}
+        changed = bool(gone)
+        known -= gone
+    return known
+
+
 def _walked(node: gast.AST) -> gast.AST:
     """What a loop over `node` takes its items from: the arguments of `zip` and
     `enumerate` (as one display), else `node`."""

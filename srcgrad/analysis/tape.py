@@ -193,10 +193,36 @@ def plan(body: list[gast.stmt], params: list[str], reads: list[Read],
         # the adjoint reads it instead (it has a value there)
         at_reads |= unassigned
     saved_reads: dict[int, list[Read]] = {}
+    kept = [r for r in all_reads if r.var in at_reads and r.var not in local]
     for r in all_reads:
-        if r.var in at_reads and r not in saved_reads.get(id(r.stmt), []):
+        if r.var in at_reads and r not in saved_reads.get(id(r.stmt), []) and \
+                not any(_same_value(lay, r, later) for later in kept):
             saved_reads.setdefault(id(r.stmt), []).append(r)
     return TapePlan(lay, saved, local, at, saved_reads, all_reads)
+
+
+def _point(lay: Layout, r: Read) -> float:
+    return lay.pos[id(r.stmt)] + (0.5 if r.after else -0.5)
+
+
+def _same_value(lay: Layout, r: Read, later: Read) -> bool:
+    """Whether `later`, a read of the same name further on in the same block, always
+    runs after `r` and sees the value `r` sees, which the adjoint keeps from `later`'s
+    pop to `r`: nothing between them (nor in `later`'s own block) changes the name, and
+    no jump leaves between them. Then one value on the tape serves both (`top` read by
+    three statements of one iteration is pushed once)."""
+    if later.var != r.var or r.var not in lay.sites:
+        return False
+    p, q = _point(lay, r), _point(lay, later)
+    block = lay.block[id(r.stmt)]
+    if not p < q or lay.block[id(later.stmt)] is not block:
+        return False
+    hi = max(q, lay.end[id(later.stmt)])
+    if any(p < lay.pos[id(t)] <= hi for t in lay.sites[r.var] + lay.mutations.get(r.var, [])):
+        return False
+    k, m = block.index(r.stmt), block.index(later.stmt)
+    return not any(isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.With))
+                   for s in block[k:m] for n in gast.walk(s))
 
 
 def _place_locals(lay: Layout, reads: list[Read], local_defs: dict[int, str], cheap,

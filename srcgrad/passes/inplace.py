@@ -40,6 +40,7 @@ from ..analysis.aliasing import (
     all_assignments,
     assigned_names,
     keeps_array,
+    never_arrays,
     returned_shared,
     root_name,
     through_views,
@@ -286,6 +287,10 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     items = {t for t in changed - shared - sure_views - viewed
              if _item_reads(body, t, _root, loads, aliased | set(params))}
     shared |= maybe_views - items
+    # (`e = d; e += 1` with d a shape's item: a number, shared with nothing)
+    numbers = never_arrays(b.function(fn.name, params, body), env, local_names)
+    shared -= numbers
+    items -= numbers
     first_change = {}
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
