@@ -99,6 +99,17 @@ CONVERT = {
     ((2, 3), (2, 3)): "{}",
 }
 
+# Other ways of the same conversions, swapped in NEWER of the time (`Grammar.newer`): a
+# view that broadcasts, to a shape written out, or read from an array (a name once
+# normalized)
+NEWER_CONVERT = {
+    ((), (2, 3)): ["np.broadcast_to({}, (2, 3))", "np.broadcast_to({}, np.ones((2, 3)).shape)"],
+    ((), (3,)): ["np.broadcast_to({}, 3)"],
+    ((3,), (2, 3)): ["np.broadcast_to({}, (2, 3))",
+                     "np.broadcast_to({}, shape=np.shape(np.ones((2, 3))))"],
+    ((2,), (2, 3)): ["np.broadcast_to({}[:, None], (2, 3))"],
+}
+
 
 # index arrays of a (2, 3) matrix: entry pairs, and columns per row (take_along_axis)
 PAIRS, PAIRS_DISTINCT = "[[1, 1, 0], [2, 2, 0]]", "[[1, 0, 0], [2, 1, 0]]"
@@ -222,7 +233,8 @@ class Grammar:
         if not floats or self.chance(0.1):
             return self.const() if shape == () else f"np.ones({shape})"
         name = self.pick(floats)
-        return CONVERT[(env[name], shape)].format(name)
+        way = (env[name], shape)
+        return self.newer(CONVERT[way], NEWER_CONVERT.get(way, [CONVERT[way]])).format(name)
 
     def index_read(self, env: dict, shape: tuple, depth: int) -> str:
         """Subscript reads: ints, negative ints, slices, fancy lists with repeats, masks."""
