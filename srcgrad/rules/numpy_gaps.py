@@ -1,0 +1,163 @@
+"""NumPy functions JAX and autograd differentiate that are other functions with rules:
+each record's `expanded` writes every call as those (normalize), whose rules differentiate
+it; what the two would compute differently is refused at the call's line, not
+approximated. And the windows, predicates and integer-valued functions, which have no
+gradient (`constructor`, `nondifferentiable`).
+
+* np.asanyarray, np.require, np.astype (NumPy 2.1): np.asarray (with the dtype= given);
+  np.asfortranarray and np.asarray_chkfinite likewise (their values are the argument's:
+  the Fortran layout and the check for NaN and inf are not kept).
+* np.kaiser(M, beta): i0(beta sqrt(1 - r^2)) / i0(beta), r spaced evenly over [-1, 1]
+  (np.linspace's M points; 1 where M is 1, as NumPy's), differentiated in beta.
+* np.linalg.cond(x, p): the largest singular value over the smallest (p None or 2, the
+  reverse for -2), else norm(x, p) norm(inv(x), p) over the last two axes (as NumPy).
+* np.linalg.tensorinv, np.linalg.tensorsolve: np.linalg.inv and np.linalg.solve of the
+  matrices NumPy reshapes them to (tensorsolve's axes= is refused).
+* np.polyadd, np.polysub (the shorter padded with leading zeros), np.polymul
+  (np.convolve), np.polyfit (np.linalg.lstsq of the Vandermonde matrix with NumPy's
+  column scaling and rcond, so the same coefficients; w= weights rows; full= and cov=
+  refused).
+* np.compress, np.extract: np.take of np.flatnonzero of the condition.
+"""
+
+import numpy as np
+
+from ..errors import RuleError
+from . import NOT_CONSTANT, constructor, describe, nondifferentiable
+
+
+def _refused(name, given, *options, why="has no gradient rule"):
+    for option in options:
+        if option in given:
+            raise RuleError(f"{name}(..., {option}=...) {why}")
+
+
+# ---- copies: np.asarray ----
+
+
+def _as_array(name, *refused):
+    def expanded(given):
+        _refused(name, given, *refused)
+        return "np.asarray(a, dtype)" if "dtype" in given else "np.asarray(a)"
+    expanded.__name__ = name.rsplit(".", 1)[-1]
+    return expanded
+
+
+def _astype(given):
+    if given.get("copy", True) is not True:
+        raise RuleError("np.astype(..., copy=False) has no gradient rule (it may share x)")
+    _refused("np.astype", given, "device")
+    return "np.asarray(x, dtype)"
+
+
+describe(np.asanyarray, expanded=_as_array("np.asanyarray", "like"))
+describe(np.asfortranarray, expanded=_as_array("np.asfortranarray", "like"))
+describe(np.asarray_chkfinite, expanded=_as_array("np.asarray_chkfinite"))
+describe(np.require, expanded=_as_array("np.require", "like"))
+if hasattr(np, "astype"):
+    describe(np.astype, expanded=_astype)
+
+
+# ---- windows ----
+
+
+def _kaiser(given):
+    m = given["M"]
+    if m is NOT_CONSTANT:   # (r is 0 where M is 1: the window is [1.0], as NumPy's)
+        return "np.i0(beta * np.sqrt(1.0 - np.linspace(-1.0, 1.0, M) ** 2 * (M > 1))) " \
+               "/ np.i0(beta)"
+    if m == 1:
+        return "np.ones(1) + 0.0 * beta"
+    return "np.i0(beta * np.sqrt(1.0 - np.linspace(-1.0, 1.0, M) ** 2)) / np.i0(beta)"
+
+
+describe(np.kaiser, expanded=_kaiser)
+# the other windows are functions of their length alone
+constructor(np.bartlett, np.blackman, np.hamming, np.hanning)
+
+
+# ---- np.linalg ----
+
+
+def _cond(given):
+    p = given.get("p")
+    if p is NOT_CONSTANT:
+        raise RuleError("np.linalg.cond's p= is differentiated as a literal")
+    s = "np.linalg.svd(x, compute_uv=False)"
+    if p in (None, 2):
+        return f"{s}[..., 0] / {s}[..., -1]"
+    if p == -2:
+        return f"{s}[..., -1] / {s}[..., 0]"
+    if p not in (1, -1, np.inf, -np.inf, "fro", "nuc"):
+        raise RuleError(f"np.linalg.cond: p={p!r} is not a matrix norm NumPy takes")
+    return "np.linalg.norm(x, p, axis=(-2, -1)) * " \
+           "np.linalg.norm(np.linalg.inv(x), p, axis=(-2, -1))"
+
+
+def _tensorinv(given):
+    return "np.reshape(np.linalg.inv(np.reshape(a, (-1, int(np.prod(a.shape[ind:]))))), " \
+           "a.shape[ind:] + a.shape[:ind])"
+
+
+def _tensorsolve(given):
+    _refused("np.linalg.tensorsolve", given, "axes",
+             why="has no gradient rule: move the axes with np.moveaxis first")
+    return "np.reshape(np.linalg.solve(np.reshape(a, (np.size(b), -1)), np.ravel(b)), " \
+           "a.shape[np.ndim(b):])"
+
+
+describe(np.linalg.cond, expanded=_cond)
+describe(np.linalg.tensorinv, expanded=_tensorinv)
+describe(np.linalg.tensorsolve, expanded=_tensorsolve)
+nondifferentiable(np.linalg.matrix_rank, scalar_result=True)
+
+
+# ---- polynomials ----
+
+
+def _padded(a, b):
+    """`a` as a 1-D array with leading zeros to b's length (NumPy's polyadd)."""
+    return f"np.pad(np.atleast_1d({a}), (max(np.size({b}) - np.size({a}), 0), 0))"
+
+
+def _polyfit(given):
+    _refused("np.polyfit", given, "full", "cov")
+    v = "np.vander(x, deg + 1)"
+    if "w" in given:
+        v, y = "(np.vander(x, deg + 1) * w[:, None])", "(y.T * w).T"
+    else:
+        y = "y"
+    rcond = "rcond" if "rcond" in given else "np.size(x) * 2.220446049250313e-16"
+    # NumPy's column scaling, which its rcond is relative to: the same coefficients
+    scale = f"np.sqrt(np.sum({v} ** 2, axis=0))"
+    return f"(np.linalg.lstsq({v} / {scale}, {y}, rcond={rcond})[0].T / {scale}).T"
+
+
+describe(np.polyadd, expanded=lambda given: f"{_padded('a1', 'a2')} + {_padded('a2', 'a1')}")
+describe(np.polysub, expanded=lambda given: f"{_padded('a1', 'a2')} - {_padded('a2', 'a1')}")
+describe(np.polymul, expanded=lambda given: "np.convolve(np.atleast_1d(a1), np.atleast_1d(a2))")
+describe(np.polyfit, expanded=_polyfit)
+
+
+# ---- selections ----
+
+
+def _compress(given):
+    _refused("np.compress", given, "out")
+    axis = ", axis=axis" if "axis" in given else ""
+    return f"np.take(a, np.flatnonzero(condition){axis})"
+
+
+describe(np.compress, expanded=_compress)
+describe(np.extract, expanded=lambda given: "np.take(arr, np.flatnonzero(condition))")
+
+
+# ---- no gradient: integer values, predicates ----
+
+nondifferentiable(np.nanargmax, np.nanargmin, np.argpartition, np.lexsort, np.digitize,
+                  np.isneginf, np.isposinf, np.iscomplex, np.isreal, np.signbit, np.isin,
+                  np.diag_indices_from, np.tril_indices_from, np.triu_indices_from)
+nondifferentiable(np.array_equal, np.array_equiv, np.iscomplexobj, np.isrealobj,
+                  scalar_result=True)
+constructor(np.tri, np.tril_indices, np.triu_indices, np.diag_indices, np.indices,
+            np.fft.fftfreq, np.fft.rfftfreq)
