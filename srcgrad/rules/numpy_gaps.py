@@ -10,7 +10,8 @@ gradient (`constructor`, `nondifferentiable`).
 * np.kaiser(M, beta): i0(beta sqrt(1 - r^2)) / i0(beta), r spaced evenly over [-1, 1]
   (np.linspace's M points; 1 where M is 1, as NumPy's), differentiated in beta.
 * np.linalg.cond(x, p): the largest singular value over the smallest (p None or 2, the
-  reverse for -2), else norm(x, p) norm(inv(x), p) over the last two axes (as NumPy).
+  reverse for -2, of a matrix or a stack of them), else norm(x, p) norm(inv(x), p) of
+  one matrix (np.linalg.norm of a stack raises).
 * np.linalg.tensorinv, np.linalg.tensorsolve: np.linalg.inv and np.linalg.solve of the
   matrices NumPy reshapes them to (tensorsolve's axes= is refused).
 * np.polyadd, np.polysub (the shorter padded with leading zeros), np.polymul
@@ -23,6 +24,7 @@ gradient (`constructor`, `nondifferentiable`).
 import numpy as np
 
 from ..errors import RuleError
+from ..runtime.shapes_of import sizes, trailing
 from . import NOT_CONSTANT, constructor, describe, nondifferentiable
 
 
@@ -90,26 +92,29 @@ def _cond(given):
         return f"{s}[..., -1] / {s}[..., 0]"
     if p not in (1, -1, np.inf, -np.inf, "fro", "nuc"):
         raise RuleError(f"np.linalg.cond: p={p!r} is not a matrix norm NumPy takes")
-    return "np.linalg.norm(x, p, axis=(-2, -1)) * " \
-           "np.linalg.norm(np.linalg.inv(x), p, axis=(-2, -1))"
+    # (of one matrix: np.linalg.norm of a stack raises, where NumPy's cond takes one)
+    return "np.linalg.norm(x, p) * np.linalg.norm(np.linalg.inv(x), p)"
 
 
 def _tensorinv(given):
-    return "np.reshape(np.linalg.inv(np.reshape(a, (-1, int(np.prod(a.shape[ind:]))))), " \
-           "a.shape[ind:] + a.shape[:ind])"
+    if given.get("ind", 2) is NOT_CONSTANT:
+        raise RuleError("np.linalg.tensorinv's ind= is differentiated as an int literal")
+    return ("np.reshape(np.linalg.inv(np.reshape(a, (sizes(a.shape[:ind]), "
+            "sizes(a.shape[ind:])))), a.shape[ind:] + a.shape[:ind])", {"sizes": sizes})
 
 
 def _tensorsolve(given):
     _refused("np.linalg.tensorsolve", given, "axes",
              why="has no gradient rule: move the axes with np.moveaxis first")
-    return "np.reshape(np.linalg.solve(np.reshape(a, (np.size(b), -1)), np.ravel(b)), " \
-           "a.shape[np.ndim(b):])"
+    return ("np.reshape(np.linalg.solve(np.reshape(a, (np.size(b), sizes(trailing(a, b)))), "
+            "np.ravel(b)), trailing(a, b))", {"sizes": sizes, "trailing": trailing})
 
 
 describe(np.linalg.cond, expanded=_cond)
 describe(np.linalg.tensorinv, expanded=_tensorinv)
 describe(np.linalg.tensorsolve, expanded=_tensorsolve)
-nondifferentiable(np.linalg.matrix_rank, scalar_result=True)
+nondifferentiable(np.linalg.matrix_rank, sizes, scalar_result=True)
+nondifferentiable(trailing, pure=True)
 
 
 # ---- polynomials ----
