@@ -18,13 +18,17 @@ gradient (`constructor`, `nondifferentiable`).
   (np.convolve), np.polyfit (np.linalg.lstsq of the Vandermonde matrix with NumPy's
   column scaling and rcond, so the same coefficients; w= weights rows; full= and cov=
   refused).
-* np.compress, np.extract: np.take of np.flatnonzero of the condition.
+* np.compress, np.extract: np.take of np.flatnonzero of the condition; np.delete: np.take
+  of the indices np.delete leaves of an np.arange (`kept`).
+* np.bincount(x, weights): the weights added into zeros at x (`scattered`, np.add.at's
+  form), linear in them; without weights, counts (ints, no gradient).
 """
 
 import numpy as np
 
 from ..errors import RuleError
-from ..runtime.shapes_of import sizes, trailing
+from ..runtime.indexing import scattered
+from ..runtime.shapes_of import bins, kept, sizes, trailing
 from . import NOT_CONSTANT, constructor, describe, nondifferentiable
 
 
@@ -113,8 +117,8 @@ def _tensorsolve(given):
 describe(np.linalg.cond, expanded=_cond)
 describe(np.linalg.tensorinv, expanded=_tensorinv)
 describe(np.linalg.tensorsolve, expanded=_tensorsolve)
-nondifferentiable(np.linalg.matrix_rank, sizes, scalar_result=True)
-nondifferentiable(trailing, pure=True)
+nondifferentiable(np.linalg.matrix_rank, sizes, bins, scalar_result=True)
+nondifferentiable(trailing, kept, pure=True)
 
 
 # ---- polynomials ----
@@ -153,7 +157,24 @@ def _compress(given):
     return f"np.take(a, np.flatnonzero(condition){axis})"
 
 
+def _bincount(given):
+    # (without weights, counts: ints, with no gradient)
+    if "weights" not in given:
+        return None
+    minlength = "minlength" if "minlength" in given else "0"
+    return (f"scattered(np.zeros(bins(x, {minlength})), x, weights)",
+            {"scattered": scattered, "bins": bins})
+
+
+def _delete(given):
+    if "axis" in given:
+        return "np.take(arr, kept(np.shape(arr)[axis], obj), axis=axis)", {"kept": kept}
+    return "np.take(arr, kept(np.size(arr), obj))", {"kept": kept}
+
+
 describe(np.compress, expanded=_compress)
+describe(np.bincount, expanded=_bincount)
+describe(np.delete, expanded=_delete)
 describe(np.extract, expanded=lambda given: "np.take(arr, np.flatnonzero(condition))")
 
 

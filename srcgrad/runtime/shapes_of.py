@@ -49,3 +49,47 @@ def _trailing_typer(a, b):
         return None
     k = b.ndim if isinstance(b, types.Array) else 0
     return lambda a, b: a.shape[k:]
+
+
+def bins(x, minlength):
+    """How many entries np.bincount(x, minlength=minlength) has, refusing what NumPy
+    refuses (a negative entry, or one not an int).
+
+    >>> bins(np.array([0, 3, 1]), 2), bins(np.zeros(0, int), 2)
+    (4, 2)
+    """
+    x = np.asarray(x)
+    if x.ndim != 1 or not (np.issubdtype(x.dtype, np.integer) or x.size == 0):
+        raise TypeError("np.bincount takes a 1-D array of non-negative ints")
+    if x.size and np.min(x) < 0:
+        raise ValueError("np.bincount: an entry is negative")
+    return max(int(np.max(x)) + 1 if x.size else 0, minlength)
+
+
+@overload(bins)
+def _bins_typer(x, minlength):
+    if not (isinstance(x, types.Array) and x.ndim == 1 and isinstance(x.dtype, types.Integer)):
+        return None
+
+    def counted(x, minlength):
+        top = -1
+        for v in x:
+            if v < 0:
+                raise ValueError("np.bincount: an entry is negative")
+            top = max(top, v)
+        return max(top + 1, minlength)
+    return counted
+
+
+def kept(n, obj):
+    """The indices np.delete(x, obj) keeps of an axis of length n.
+
+    >>> kept(5, [0, 2])
+    array([1, 3, 4])
+    """
+    return np.delete(np.arange(n), obj)
+
+
+@overload(kept)
+def _kept_typer(n, obj):
+    return lambda n, obj: np.delete(np.arange(n), obj)
