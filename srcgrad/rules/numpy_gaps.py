@@ -11,7 +11,8 @@ gradient (`constructor`, `nondifferentiable`).
   (np.linspace's M points; 1 where M is 1, as NumPy's), differentiated in beta.
 * np.linalg.cond(x, p): the largest singular value over the smallest (p None or 2, the
   reverse for -2, of a matrix or a stack of them), else norm(x, p) norm(inv(x), p) of
-  one matrix (np.linalg.norm of a stack raises).
+  one matrix (np.linalg.norm of a stack raises); p given as a name (np.inf) is checked
+  not to be None, 2 or -2 where it runs (`matrix_norm_order`).
 * np.linalg.tensorinv, np.linalg.tensorsolve: np.linalg.inv and np.linalg.solve of the
   matrices NumPy reshapes them to (tensorsolve's axes= is refused).
 * np.polyadd, np.polysub (the shorter padded with leading zeros), np.polymul
@@ -28,7 +29,7 @@ import numpy as np
 
 from ..errors import RuleError
 from ..runtime.indexing import scattered
-from ..runtime.shapes_of import bins, kept, sizes, trailing
+from ..runtime.shapes_of import bins, kept, matrix_norm_order, sizes, trailing
 from . import NOT_CONSTANT, constructor, describe, nondifferentiable
 
 
@@ -87,8 +88,10 @@ constructor(np.bartlett, np.blackman, np.hamming, np.hanning)
 
 def _cond(given):
     p = given.get("p")
-    if p is NOT_CONSTANT:
-        raise RuleError("np.linalg.cond's p= is differentiated as a literal")
+    if p is NOT_CONSTANT:   # (np.inf, or a name: refused at run time where it is 2)
+        return ("np.linalg.norm(x, matrix_norm_order(p)) * "
+                "np.linalg.norm(np.linalg.inv(x), matrix_norm_order(p))",
+                {"matrix_norm_order": matrix_norm_order})
     s = "np.linalg.svd(x, compute_uv=False)"
     if p in (None, 2):
         return f"{s}[..., 0] / {s}[..., -1]"
@@ -118,7 +121,7 @@ describe(np.linalg.cond, expanded=_cond)
 describe(np.linalg.tensorinv, expanded=_tensorinv)
 describe(np.linalg.tensorsolve, expanded=_tensorsolve)
 nondifferentiable(np.linalg.matrix_rank, sizes, bins, scalar_result=True)
-nondifferentiable(trailing, kept, pure=True)
+nondifferentiable(trailing, kept, matrix_norm_order, pure=True)
 
 
 # ---- polynomials ----

@@ -12,6 +12,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from ..errors import MissingRule
+
 
 def sizes(shape):
     """The number of entries of an array of this shape.
@@ -93,3 +95,34 @@ def kept(n, obj):
 @overload(kept)
 def _kept_typer(n, obj):
     return lambda n, obj: np.delete(np.arange(n), obj)
+
+
+_SPECTRAL = ("np.linalg.cond: p= None, 2 or -2 (singular values) is differentiated as a "
+             "literal, not a name")
+
+
+def matrix_norm_order(p):
+    """p, which np.linalg.cond was given as a name: a norm whose cond is norm(x, p)
+    norm(inv(x), p), not None, 2 or -2 (singular values), which are refused.
+
+    >>> matrix_norm_order(np.inf)
+    inf
+    """
+    if p is None or (not isinstance(p, str) and p in (2, -2)):
+        raise MissingRule(_SPECTRAL)
+    return p
+
+
+@overload(matrix_norm_order)
+def _matrix_norm_order_typer(p):
+    if isinstance(p, (types.NoneType, types.Omitted)):
+        def refused(p):
+            raise MissingRule(_SPECTRAL)
+        return refused
+    if isinstance(p, (types.Integer, types.Float)):
+        def checked(p):
+            if p == 2 or p == -2:
+                raise MissingRule(_SPECTRAL)
+            return p
+        return checked
+    return None
