@@ -37,7 +37,8 @@ def selections(x, beta, w):
             + np.sum(np.bincount(np.array([0, 3, 3, 1]), w) * WEIGHTS[:4])
             + np.sum(np.polyadd(w, x[0]) * WEIGHTS[:4])
             + np.sum(np.polysub(x[1], w) ** 2)
-            + np.sum(np.polymul(w, x[0]) * WEIGHTS[:7]))
+            + np.sum(np.polymul(w, x[0]) * WEIGHTS[:7])
+            + np.sum(np.broadcast_arrays(w, x)[0] * x))
 
 
 def matrices(a, t, b, x, y):
@@ -135,6 +136,13 @@ def counted(w):
     return np.sum(np.bincount(np.array([2, 0, 2, 5, 1]), w, minlength=8) ** 2 * WEIGHTS[:8])
 
 
+def broadcast(a, b, c):
+    p, q = np.broadcast_arrays(a, b)
+    r = np.broadcast_arrays(a, b, c, 2.0)
+    return (np.sum(p * WEIGHTS.reshape(3, 4)) + np.sum(q ** 2)
+            + np.sum(np.sin(r[2]) * r[0] * r[3]))
+
+
 def _cases():
     rng = np.random.default_rng(72)
     x = rng.uniform(-2.0, 2.0, (2, 3))
@@ -142,7 +150,7 @@ def _cases():
         ((ASTYPE,) if ASTYPE is not None else ()), \
         copies if ASTYPE is None else copies_and_cast, (x,), [0], True
     yield "selections", (np.kaiser, np.compress, np.extract, np.delete, np.bincount,
-                         np.polyadd, np.polysub, np.polymul), selections, \
+                         np.polyadd, np.polysub, np.polymul, np.broadcast_arrays), selections, \
         (rng.uniform(-2.0, 2.0, (2, 4)), 2.5, rng.uniform(-2.0, 2.0, 4)), [0, 1, 2], True
     a = rng.uniform(-1.0, 1.0, (3, 3)) + 2.0 * np.eye(3)
     t = rng.uniform(-1.0, 1.0, (6, 3, 2))
@@ -180,6 +188,8 @@ def _cases():
             (rng.uniform(-2.0, 2.0, (3, 4)),), [0], False
     yield "extract", (np.extract,), extracted, (rng.uniform(-2.0, 2.0, (3, 4)),), [0], False
     yield "delete", (np.delete,), deleted, (rng.uniform(-2.0, 2.0, (3, 4)),), [0], False
+    yield "broadcast_arrays", (np.broadcast_arrays,), broadcast, \
+        (rng.uniform(-2.0, 2.0, (3, 1)), rng.uniform(-2.0, 2.0, 4), 0.6), [0, 1, 2], False
     yield "bincount", (np.bincount,), counted, (rng.uniform(-2.0, 2.0, 5),), [0], False
 
 
@@ -354,6 +364,10 @@ def frequencies(d):
     return np.sum(np.fft.fftfreq(4, d))
 
 
+def five_broadcast(a):
+    return np.sum(np.broadcast_arrays(a, a, a, a, a)[0])
+
+
 def window(m):
     return np.sum(np.hanning(m))
 
@@ -367,6 +381,7 @@ REFUSED = [
     (inverse_of_a_name, (np.eye(2), 1), "ind= is differentiated as an int literal"),
     (frequencies, (0.5,), "fftfreq"),
     (window, (4.0,), "hanning"),
+    (five_broadcast, (np.ones(2),), "broadcast_arrays"),
 ] + ([(cast_in_place, (np.ones(2),), "copy=False")] if ASTYPE is not None else [])
 
 

@@ -21,6 +21,8 @@ gradient (`constructor`, `nondifferentiable`).
   refused).
 * np.compress, np.extract: np.take of np.flatnonzero of the condition; np.delete: np.take
   of the indices np.delete leaves of an np.arange (`kept`).
+* np.broadcast_arrays(a, b, ...) (up to four): each times ones of their
+  np.broadcast_shapes (copies, where NumPy's are views: never written through).
 * np.bincount(x, weights): the weights added into zeros at x (`scattered`, np.add.at's
   form), linear in them; without weights, counts (ints, no gradient).
 """
@@ -181,11 +183,37 @@ describe(np.delete, expanded=_delete)
 describe(np.extract, expanded=lambda given: "np.take(arr, np.flatnonzero(condition))")
 
 
+# ---- np.broadcast_arrays ----
+
+
+def _broadcast_arrays(a0, a1=None, a2=None, a3=None, subok=False):
+    """np.broadcast_arrays's signature, which normalize binds a call to: up to four
+    arrays (a call of more, or of a starred list, is not written, and has no rule)."""
+
+
+def _broadcast(given):
+    _refused("np.broadcast_arrays", given, "subok")
+    names = [k for k in ("a0", "a1", "a2", "a3") if k in given]
+    shape = f"np.broadcast_shapes({', '.join(f'np.shape({k})' for k in names)})"
+    # (a product, differentiated as broadcasting arithmetic is: ints become floats)
+    return "(" + "".join(f"{k} * np.ones({shape}), " for k in names) + ")"
+
+
+describe(np.broadcast_arrays, expanded=_broadcast, signature=_broadcast_arrays)
+
+
 # ---- no gradient: integer values, predicates ----
 
 nondifferentiable(np.nanargmax, np.nanargmin, np.argpartition, np.lexsort, np.digitize,
                   np.isneginf, np.isposinf, np.iscomplex, np.isreal, np.signbit, np.isin,
                   np.diag_indices_from, np.tril_indices_from, np.triu_indices_from)
+nondifferentiable(*(f for name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                                    "invert", "left_shift", "right_shift", "gcd", "lcm",
+                                    "bitwise_count", "bitwise_invert", "bitwise_left_shift",
+                                    "bitwise_right_shift")
+                    if (f := getattr(np, name, None)) is not None))
+nondifferentiable(np.broadcast_shapes, np.isscalar, np.isfortran, np.may_share_memory,
+                  np.shares_memory, scalar_result=True)
 nondifferentiable(np.array_equal, np.array_equiv, np.iscomplexobj, np.isrealobj,
                   scalar_result=True)
 constructor(np.tri, np.tril_indices, np.triu_indices, np.diag_indices, np.indices,
