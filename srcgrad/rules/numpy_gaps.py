@@ -21,8 +21,8 @@ gradient (`constructor`, `nondifferentiable`).
   refused).
 * np.compress, np.extract: np.take of np.flatnonzero of the condition; np.delete: np.take
   of the indices np.delete leaves of an np.arange (`kept`).
-* np.broadcast_arrays(a, b, ...) (up to four): each times ones of their
-  np.broadcast_shapes (copies, where NumPy's are views: never written through).
+* np.broadcast_arrays(a, b, ...) (up to four): np.broadcast_to of each to their
+  np.broadcast_shapes (views, as NumPy's: a write through one is refused).
 * np.bincount(x, weights): the weights added into zeros at x (`scattered`, np.add.at's
   form), linear in them; without weights, counts (ints, no gradient).
 """
@@ -59,8 +59,18 @@ def _astype(given):
     return "np.asarray(x, dtype)"
 
 
-describe(np.asanyarray, expanded=_as_array("np.asanyarray", "like"))
-describe(np.asfortranarray, expanded=_as_array("np.asfortranarray", "like"))
+def _asanyarray(a, dtype=None, order=None, *, like=None):
+    """np.asanyarray's signature, which normalize binds a call to (NumPy 1's is a builtin
+    without one); np.asfortranarray's has no order."""
+
+
+def _asfortranarray(a, dtype=None, *, like=None):
+    """np.asfortranarray's signature (a builtin in NumPy 1)."""
+
+
+describe(np.asanyarray, expanded=_as_array("np.asanyarray", "like"), signature=_asanyarray)
+describe(np.asfortranarray, expanded=_as_array("np.asfortranarray", "like"),
+         signature=_asfortranarray)
 describe(np.asarray_chkfinite, expanded=_as_array("np.asarray_chkfinite"))
 describe(np.require, expanded=_as_array("np.require", "like"))
 if hasattr(np, "astype"):
@@ -162,6 +172,10 @@ def _compress(given):
     return f"np.take(a, np.flatnonzero(condition){axis})"
 
 
+def _bincount_signature(x, weights=None, minlength=0):
+    """np.bincount's signature (a builtin in NumPy 1)."""
+
+
 def _bincount(given):
     # (without weights, counts: ints, with no gradient)
     if "weights" not in given:
@@ -178,7 +192,7 @@ def _delete(given):
 
 
 describe(np.compress, expanded=_compress)
-describe(np.bincount, expanded=_bincount)
+describe(np.bincount, expanded=_bincount, signature=_bincount_signature)
 describe(np.delete, expanded=_delete)
 describe(np.extract, expanded=lambda given: "np.take(arr, np.flatnonzero(condition))")
 
@@ -195,8 +209,7 @@ def _broadcast(given):
     _refused("np.broadcast_arrays", given, "subok")
     names = [k for k in ("a0", "a1", "a2", "a3") if k in given]
     shape = f"np.broadcast_shapes({', '.join(f'np.shape({k})' for k in names)})"
-    # (a product, differentiated as broadcasting arithmetic is: ints become floats)
-    return "(" + "".join(f"{k} * np.ones({shape}), " for k in names) + ")"
+    return "(" + "".join(f"np.broadcast_to({k}, {shape}), " for k in names) + ")"
 
 
 describe(np.broadcast_arrays, expanded=_broadcast, signature=_broadcast_arrays)
