@@ -368,6 +368,12 @@ def five_broadcast(a):
     return np.sum(np.broadcast_arrays(a, a, a, a, a)[0])
 
 
+def written_through(a, b):
+    p, q = np.broadcast_arrays(a, b)   # (views: NumPy refuses the write too)
+    p[0] = 1.0
+    return np.sum(p * q)
+
+
 def window(m):
     return np.sum(np.hanning(m))
 
@@ -382,6 +388,7 @@ REFUSED = [
     (frequencies, (0.5,), "fftfreq"),
     (window, (4.0,), "hanning"),
     (five_broadcast, (np.ones(2),), "broadcast_arrays"),
+    (written_through, (np.ones((2, 1)), np.ones(3)), r"writing into p\["),
 ] + ([(cast_in_place, (np.ones(2),), "copy=False")] if ASTYPE is not None else [])
 
 
