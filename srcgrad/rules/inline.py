@@ -84,7 +84,8 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
         expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
         expr = _drop_defaults(_faster(expr, needs, rename), needs)
         if position is not None and not scalar_dy:
-            others = [a for i, a in enumerate(args) if i != position]
+            # (the keyword operands too: np.broadcast_to(x, shape=s)'s s broadcasts x)
+            others = [a for i, a in enumerate(args) if i != position] + list(kwargs.values())
             expr = _drop_unbroadcast(expr, others, needs)
         return fold(expr)
 
