@@ -83,8 +83,9 @@ def instantiate(r: Rule, dy: gast.AST, y: gast.AST, args: list[gast.AST],
             return None
         expr = _Substitute(subst, glob, rename, needs).visit(copy.deepcopy(expr))
         expr = _drop_defaults(_faster(expr, needs, rename), needs)
-        if position is not None and not scalar_dy:
-            # (the keyword operands too: np.broadcast_to(x, shape=s)'s s broadcasts x)
+        if position is not None and not scalar_dy and r.elementwise:
+            # (only there is y as large as its operands: np.broadcast_to(x, 3)'s constant
+            # is a shape; the keyword operands count too)
             others = [a for i, a in enumerate(args) if i != position] + list(kwargs.values())
             expr = _drop_unbroadcast(expr, others, needs)
         return fold(expr)
@@ -204,9 +205,10 @@ def _drop_defaults(expr: gast.AST, needs: dict[str, tuple[Any, bool]]) -> gast.A
 
 def _drop_unbroadcast(expr: gast.AST, others: list[gast.AST],
                       needs: dict[str, tuple[Any, bool]]) -> gast.AST:
-    """`unbroadcast(g, a)` is `g` when every other operand is a numeric constant, since
-    a scalar constant never broadcasts `a` to a larger shape. It stays where one is
-    complex: the unbroadcast keeps the real part of a real `a`'s cotangent."""
+    """`unbroadcast(g, a)` of an elementwise rule is `g` when every other operand is a
+    numeric constant, since a scalar constant never broadcasts `a` to a larger shape. It
+    stays where one is complex: the unbroadcast keeps the real part of a real `a`'s
+    cotangent."""
     if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name)
             and needs.get(expr.func.id, (None,))[0] is unbroadcast and len(expr.args) == 2
             and all(isinstance(o, gast.Constant) and not isinstance(o.value, complex)
