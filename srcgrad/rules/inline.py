@@ -211,7 +211,7 @@ def _drop_unbroadcast(expr: gast.AST, others: list[gast.AST],
     cotangent."""
     if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name)
             and needs.get(expr.func.id, (None,))[0] is unbroadcast and len(expr.args) == 2
-            and all(isinstance(o, gast.Constant) and not isinstance(o.value, complex)
+            and all(isinstance(o, gast.Constant) and isinstance(o.value, (int, float))
                     for o in others)):
         return expr.args[0]
     return expr
