@@ -3,8 +3,9 @@ with srcgrad/runtime/special_gaps.py, srcgrad/rules/scipy_linalg_gaps.py): hyp1f
 hyp2f1, yn, sici and fresnel in the rule sweep against central differences, by hand and
 compiled against SciPy's values; factorial, comb, scipy.linalg's inv, det, eigvalsh,
 eigh(eigvals_only=True), svdvals, svd(compute_uv=False), norm, qr(mode='economic') and
-scipy.integrate.trapezoid written as NumPy's functions, against differences; what they
-compute differently refused.
+scipy.integrate.trapezoid written as NumPy's functions, and scipy.signal's convolve,
+correlate and fftconvolve of vectors written as np.convolve (srcgrad/rules/signal_gaps.py),
+against differences; what they compute differently refused.
 """
 
 import numba
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.integrate
 import scipy.linalg
+import scipy.signal
 from fd import assert_grad
 from marks import compiles
 from scipy import special
@@ -260,3 +262,53 @@ def test_what_numpy_computes_differently_is_refused(fun, match):
 def test_inv_of_one_triangle_is_refused():
     with pytest.raises(srcgrad.SrcgradError, match="assume_a='pos'"):
         srcgrad.grad(inv_positive)(np.eye(3) * 2.0)
+
+
+# ---- scipy.signal's convolutions of vectors, written as np.convolve ----
+
+
+def convolutions(a, b):
+    return (np.sum(scipy.signal.convolve(a, b) ** 2) +
+            np.sum(np.sin(scipy.signal.convolve(a, b, mode="same"))) +
+            np.sum(scipy.signal.correlate(a, b, "valid") ** 3) +
+            np.sum(scipy.signal.correlate(a, b, mode="same", method="fft") * 1.3) +
+            np.sum(scipy.signal.fftconvolve(a, b, "valid") ** 2) +
+            np.sum(scipy.signal.correlate(b, a, "same") ** 2) +
+            np.sum(scipy.signal.fftconvolve(b, a, mode="same") * np.arange(3.0)))
+
+
+@pytest.mark.parametrize("n", [6, 7, 2])
+def test_convolutions(n):
+    a, b = any_(n), any_(3)
+    g = srcgrad.grad(convolutions, wrt=(0, 1), jit=False)(a, b)
+    assert_grad(convolutions, g, (a, b), [0, 1])
+
+
+def correlation_at(a, b):
+    return np.sum(scipy.signal.correlate(a, b, "same") * np.array([1.0, 2.0, 3.0]))
+
+
+def test_correlation_by_hand(jit):
+    # correlate(a, b, 'same')[k] = sum_j a[k + j - 1] b[j] (b of 3 entries, centred):
+    # d/db_j = sum_k w_k a[k + j - 1] with w = (1, 2, 3) and a of 3 entries, 0 outside
+    a, b = np.array([0.5, -1.0, 2.0]), np.array([0.3, 0.1, -0.2])
+    da, db = srcgrad.grad(correlation_at, wrt=(0, 1), jit=jit)(a, b)
+    want_b = [2.0 * a[0] + 3.0 * a[1], a[0] + 2.0 * a[1] + 3.0 * a[2], a[1] + 2.0 * a[2]]
+    np.testing.assert_allclose(db, want_b, rtol=1e-14)
+    want_a = [b[1] + 2.0 * b[0], b[2] + 2.0 * b[1] + 3.0 * b[0], 2.0 * b[2] + 3.0 * b[1]]
+    np.testing.assert_allclose(da, want_a, rtol=1e-14)
+
+
+def convolve_axes(a, b):
+    return np.sum(scipy.signal.fftconvolve(a, b, axes=0))
+
+
+def convolve_mode(a, b, mode):
+    return np.sum(scipy.signal.convolve(a, b, mode=mode))
+
+
+def test_convolution_options_refused():
+    with pytest.raises(srcgrad.SrcgradError, match="axes="):
+        srcgrad.grad(convolve_axes)(np.ones(3), np.ones(2))
+    with pytest.raises(srcgrad.SrcgradError, match="mode= is differentiated as the literal"):
+        srcgrad.grad(convolve_mode)(np.ones(3), np.ones(2), "full")

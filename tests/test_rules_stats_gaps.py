@@ -287,7 +287,7 @@ FORMS = [  # (form, SciPy's method, the arguments at which to compare)
       for d in (expon, cauchy, logistic, gumbel_r, gumbel_l)
       for m in ("sf", "logsf", "logcdf", "cdf", "logpdf", "pdf", "ppf", "isf")
       if hasattr(forms, f"{d.name}_{m}")
-      for args in ([(-0.5, 0.2, 1.3), (2.0, 0.0, 1.0), (40.0, 1.0, 2.0), (0.3, 0.0, -1.0)]
+      for args in ([(-0.5, 0.2, 1.3), (2.0, 0.0, 1.0), (10.0, 1.0, 2.0), (0.3, 0.0, -1.0)]
                    if m not in ("ppf", "isf") else
                    [(0.3, 0.2, 1.3), (0.0, 0.0, 1.0), (1.0, 0.5, 2.0), (1.5, 0.0, 1.0),
                     (1e-12, 0.0, 1.0), (0.99, 0.0, 1.0)])],

@@ -114,8 +114,10 @@ _EXPANDED = [
     (scipy.integrate, "trapezoid", _trapezoid),
 ]
 
+# (NumPy's functions, should SciPy re-export one, keep their own records)
+_NUMPYS = {id(f) for f in (np.trapz if hasattr(np, "trapz") else None, _TRAPEZOID,
+                           np.linalg.inv, np.linalg.det, np.linalg.norm)}
 for _module, _name, _how in _EXPANDED:
     _fun = getattr(_module, _name, None)
-    # (a NumPy function SciPy re-exports, old SciPy's trapezoid, keeps its own record)
-    if _fun is not None and (getattr(_fun, "__module__", None) or "").startswith("scipy"):
+    if _fun is not None and id(_fun) not in _NUMPYS:
         describe(_fun, expanded=_how)
