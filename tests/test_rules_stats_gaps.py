@@ -1,7 +1,7 @@
 """scipy.stats, the gaps to JAX and autograd (srcgrad/rules/stats_gaps.py, their compiled
 forms in srcgrad/runtime/stats_gaps.py): the tails and quantiles of expon, cauchy,
 logistic and uniform, gumbel_r, gumbel_l and pareto, the tails of chi2, gamma, beta and t,
-vonmises, geom, nbinom and poisson.cdf: in the rule sweep against central differences,
+vonmises, geom, nbinom, poisson.cdf and truncnorm: in the rule sweep against central differences,
 forward mode, by hand, refusals, and the compiled forms against SciPy's values.
 """
 
@@ -24,6 +24,7 @@ from scipy.stats import (
     pareto,
     poisson,
     t,
+    truncnorm,
     uniform,
     vonmises,
 )
@@ -57,6 +58,7 @@ PARETO = methods(pareto, ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf"
 SHAPED = (*methods(chi2, ["sf", "logsf", "logcdf"]), *methods(gamma, ["sf", "logsf", "logcdf"]),
           *methods(beta, ["sf", "logsf", "logcdf"]), *methods(t, ["logcdf"]))
 VONMISES = methods(vonmises, ["logpdf", "pdf"])
+TRUNCNORM = methods(truncnorm, ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"])
 COUNTS = (*methods(geom, ["logpmf", "pmf"]), *methods(nbinom, ["logpmf", "pmf"]),
           *methods(poisson, ["cdf"]))
 
@@ -108,6 +110,14 @@ def vonmis(x, kappa, mu, s):
                   vonmises.logpdf(x, 3.0 * kappa) * 0.5)
 
 
+def truncnorms(x, a, b, mu, s):
+    # x inside [a, b] in z
+    return np.sum(truncnorm.logpdf(x, a, b, mu, s) + truncnorm.pdf(x, a, b, mu, s) * 2.0 +
+                  truncnorm.cdf(x, a, b, mu, s) + truncnorm.sf(x, a, b, loc=mu, scale=s) * 0.7 +
+                  truncnorm.logcdf(x, a, b, mu, s) * 1.3 + truncnorm.logsf(x, a, b, mu, s) * 0.4 +
+                  truncnorm.logpdf(x, a - 3.0, b + 2.0) * 0.3 + truncnorm.cdf(x, a + 3.1, b + 4.0))
+
+
 def counts(k, n, p, mu):
     # k: counts >= 1 (data); n, p and mu differentiated
     return np.sum(geom.logpmf(k, p) + geom.pmf(k, p) * 2.0 + geom.logpmf(k + 1.0, p, loc=1) +
@@ -141,6 +151,9 @@ def cases():
             [0, 1, 2, 3], False
         yield "counts", COUNTS, counts, (whole(*sx), pos(*sm), prob(*sm), pos(*ss) + 1.0), \
             [1, 2, 3], False
+        yield "truncnorm", TRUNCNORM, truncnorms, (0.3 * unit(*sx), -1.2 - 0.2 * pos(*sm),
+                                                   1.5 + 0.2 * pos(*ss), 0.1 * unit(*sm),
+                                                   1.0 + 0.1 * pos(*ss)), [0, 1, 2, 3, 4], False
     # (compiled: in x and q only, each compile of the many forms costs seconds)
     yield "tails-compiled", TAILS, tails, (pos(3, 4) + 0.6, prob(3, 4), unit(4) * 0.5, pos()), \
         [0, 1], True
@@ -154,6 +167,8 @@ def cases():
         [0, 1, 2, 3], True
     yield "counts-compiled", COUNTS, counts, (whole(4), pos(), prob(), pos() + 1.0), \
         [1, 2, 3], True
+    yield "truncnorm-compiled", TRUNCNORM, truncnorms, (0.3 * unit(4), -1.3, 1.6, 0.1 * unit(4),
+                                                        1.05), [0, 1, 2, 3, 4], True
 
 
 CASES = list(cases())
@@ -164,14 +179,14 @@ def test_rule(case, jit):
     check(case, jit)
 
 
-@pytest.mark.parametrize("k", range(6, 12))
+@pytest.mark.parametrize("k", range(7, 14))
 def test_jvp_against_differences(k):
     check_jvp(CASES[k], False)
 
 
 @compiles
 def test_jvp_compiled():
-    check_jvp(CASES[-2], True)   # vonmises'
+    check_jvp(next(c for c in CASES if c[0] == "vonmises-compiled"), True)
 
 
 # ---- by hand ----
@@ -308,6 +323,11 @@ FORMS = [  # (form, SciPy's method, the arguments at which to compare)
     *[(getattr(forms, f"vonmises_{m}"), getattr(vonmises, m), args) for m in ("logpdf", "pdf")
       for args in [(0.3, 2.5, 0.2, 1.3), (3.0, 0.1, 0.0, 1.0), (-1.0, 500.0, 0.0, 1.0),
                    (0.5, -1.0, 0.0, 1.0)]],
+    *[(getattr(forms, f"truncnorm_{m}"), getattr(truncnorm, m), args)
+      for m in ("logpdf", "pdf", "cdf", "sf", "logcdf", "logsf")
+      for args in [(0.3, -1.2, 1.5, 0.2, 1.3), (2.5, 2.0, 3.0, 0.0, 1.0),
+                   (-4.5, -5.0, -4.0, 0.0, 1.0), (3.5, -1.0, 2.0, 0.0, 1.0),
+                   (0.5, 2.0, 1.0, 0.0, 1.0), (0.1, -1.0, 1.0, 0.0, -1.0)]],
     *[(forms.geom_logpmf, geom.logpmf, a) for a in [(3.0, 0.3, 0), (0.0, 0.3, 0),
                                                     (2.5, 0.3, 0), (4.0, 0.3, 1), (1.0, 1.0, 0),
                                                     (2.0, 1.5, 0)]],
@@ -328,19 +348,24 @@ def _compiled(form):
 
 @compiles
 def test_compiled_forms_give_scipys_values():
-    # each form once per signature: scalars, then arrays broadcast
+    # each form on its points as arrays broadcast (one compile each: the scalar form of
+    # each entry is the numbers' form), and a few on numbers
     by_form = {}
     for form, method, args in FORMS:
         by_form.setdefault(form, (method, []))[1].append(args)
     for form, (method, points) in by_form.items():
+        f = _compiled(form)
+        columns = [np.array(c, dtype=float) for c in zip(*points, strict=True)]
+        with np.errstate(all="ignore"):
+            want = method(*columns)
+        np.testing.assert_allclose(f(*columns), want, rtol=1e-12, atol=1e-300,
+                                   err_msg=form.__name__)
+    for form in (forms.expon_ppf, forms.pareto_logcdf, forms.truncnorm_logsf,
+                 forms.nbinom_logpmf):
+        method, points = by_form[form]
         f = _compiled(form)
         for args in points:
             with np.errstate(all="ignore"):
                 want = method(*args)
             np.testing.assert_allclose(f(*args), want, rtol=1e-12, atol=1e-300,
                                        err_msg=f"{form.__name__}{args}")
-        columns = [np.array(c, dtype=float) for c in zip(*points, strict=True)]
-        with np.errstate(all="ignore"):
-            want = method(*columns)
-        np.testing.assert_allclose(f(*columns), want, rtol=1e-12, atol=1e-300,
-                                   err_msg=form.__name__)

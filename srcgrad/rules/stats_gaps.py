@@ -2,7 +2,8 @@
 `runtime/stats_gaps.py`, whose docstring lists them): the tails and quantiles of expon,
 cauchy, logistic and uniform, the Gumbel and Pareto distributions, the tails of chi2,
 gamma, beta and t, the von Mises density, the geometric and negative binomial pmfs and
-poisson's cdf.
+poisson's cdf, and the truncated normal (logpdf, pdf, cdf, sf, logcdf, logsf, in x, its
+bounds a and b, loc and scale).
 
 Derivatives, with z = (x - loc) / scale: a location-scale family's F(z) has dF/dx =
 F'(z) / scale = -dF/dloc and dF/dscale = -z F'(z) / scale, where the slope in x is the
@@ -21,7 +22,7 @@ import numpy as np
 from scipy import special, stats
 
 from ..runtime import unbroadcast
-from ..runtime.stats import beta_logpdf, gamma_logpdf, t_logpdf
+from ..runtime.stats import beta_logpdf, gamma_logpdf, norm_logpdf, t_logpdf
 from ..runtime.stats_extra import (
     beta_pdf,
     cauchy_logpdf,
@@ -86,13 +87,20 @@ from ..runtime.stats_gaps import (
     pareto_sf,
     poisson_cdf,
     t_logcdf,
+    truncnorm_cdf,
+    truncnorm_log_mass,
+    truncnorm_logcdf,
+    truncnorm_logpdf,
+    truncnorm_logsf,
+    truncnorm_pdf,
+    truncnorm_sf,
     uniform_cdf,
     uniform_ppf,
     vonmises_logpdf,
     vonmises_pdf,
 )
 from ..runtime.stats_more import expon_logpdf, expon_pdf
-from . import SHAPE_PARAMETER, rule, tangent
+from . import SHAPE_PARAMETER, describe, rule, tangent
 
 NEEDS = ("scipy.special", "scipy.stats")   # SciPy modules this imports (rules/__init__)
 
@@ -935,3 +943,137 @@ def poisson_cdf_rule(dy, y, k, mu, loc):
 @tangent(stats.poisson.cdf, poisson_cdf)
 def poisson_cdf_tangent(dx, y, k, mu, loc):
     return None, -dx * poisson_pmf(np.floor(k - loc), mu), None
+
+
+# ---- truncnorm on [a, b] in z, of mass Z = Phi(b) - Phi(a): l = -z^2/2 - log sqrt(2 pi)
+# - log Z - log scale, so dl/da = phi(a) / Z and dl/db = -phi(b) / Z (phi(c) / Z =
+# exp(norm_logpdf(c) - log Z), in range in the tails); cdf = (Phi(z) - Phi(a)) / Z has
+# d/da = phi(a) (cdf - 1) / Z and d/db = -cdf phi(b) / Z, sf = 1 - cdf their negatives;
+# over the value for the logs: (cdf - 1) / cdf = -expm1(-log cdf), (1 - sf) / sf =
+# expm1(-log sf); outside [a, b] the distribution functions are constant, and so their
+# terms in a and b are 0 there ----
+
+
+@rule(stats.truncnorm.logpdf, truncnorm_logpdf, called_as=truncnorm_logpdf)
+def truncnorm_logpdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(-dy * (x - loc) / scale ** 2, x),
+            unbroadcast(dy * np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)), a),
+            unbroadcast(-dy * np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)), b),
+            unbroadcast(dy * (x - loc) / scale ** 2, loc),
+            unbroadcast(dy * (((x - loc) / scale) ** 2 - 1.0) / scale, scale))
+
+
+@tangent(stats.truncnorm.logpdf, truncnorm_logpdf)
+def truncnorm_logpdf_tangent(dx, y, x, a, b, loc, scale):
+    return (-dx * (x - loc) / scale ** 2 + 0.0 * y,
+            dx * np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)) + 0.0 * y,
+            -dx * np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)) + 0.0 * y,
+            dx * (x - loc) / scale ** 2 + 0.0 * y,
+            dx * (((x - loc) / scale) ** 2 - 1.0) / scale + 0.0 * y)
+
+
+@rule(stats.truncnorm.pdf, truncnorm_pdf, called_as=truncnorm_pdf)
+def truncnorm_pdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(-dy * y * (x - loc) / scale ** 2, x),
+            unbroadcast(dy * y * np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)), a),
+            unbroadcast(-dy * y * np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)), b),
+            unbroadcast(dy * y * (x - loc) / scale ** 2, loc),
+            unbroadcast(dy * y * (((x - loc) / scale) ** 2 - 1.0) / scale, scale))
+
+
+@tangent(stats.truncnorm.pdf, truncnorm_pdf)
+def truncnorm_pdf_tangent(dx, y, x, a, b, loc, scale):
+    return (-dx * y * (x - loc) / scale ** 2,
+            dx * y * np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)),
+            -dx * y * np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)),
+            dx * y * (x - loc) / scale ** 2,
+            dx * y * (((x - loc) / scale) ** 2 - 1.0) / scale)
+
+
+@rule(stats.truncnorm.cdf, truncnorm_cdf, called_as=truncnorm_cdf)
+def truncnorm_cdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * truncnorm_pdf(x, a, b, loc, scale), x),
+            unbroadcast(dy * (y - 1.0) * (x - loc >= a * scale) *
+                        np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)), a),
+            unbroadcast(-dy * y * (x - loc <= b * scale) *
+                        np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)), b),
+            unbroadcast(-dy * truncnorm_pdf(x, a, b, loc, scale), loc),
+            unbroadcast(-dy * truncnorm_pdf(x, a, b, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.truncnorm.cdf, truncnorm_cdf)
+def truncnorm_cdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * truncnorm_pdf(x, a, b, loc, scale),
+            dx * (y - 1.0) * (x - loc >= a * scale) *
+            np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)),
+            -dx * y * (x - loc <= b * scale) * np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)),
+            -dx * truncnorm_pdf(x, a, b, loc, scale),
+            -dx * truncnorm_pdf(x, a, b, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.truncnorm.sf, truncnorm_sf, called_as=truncnorm_sf)
+def truncnorm_sf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(-dy * truncnorm_pdf(x, a, b, loc, scale), x),
+            unbroadcast(dy * y * (x - loc >= a * scale) *
+                        np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)), a),
+            unbroadcast(dy * (1.0 - y) * (x - loc <= b * scale) *
+                        np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)), b),
+            unbroadcast(dy * truncnorm_pdf(x, a, b, loc, scale), loc),
+            unbroadcast(dy * truncnorm_pdf(x, a, b, loc, scale) * (x - loc) / scale, scale))
+
+
+@tangent(stats.truncnorm.sf, truncnorm_sf)
+def truncnorm_sf_tangent(dx, y, x, a, b, loc, scale):
+    return (-dx * truncnorm_pdf(x, a, b, loc, scale),
+            dx * y * (x - loc >= a * scale) * np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)),
+            dx * (1.0 - y) * (x - loc <= b * scale) *
+            np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)),
+            dx * truncnorm_pdf(x, a, b, loc, scale),
+            dx * truncnorm_pdf(x, a, b, loc, scale) * (x - loc) / scale)
+
+
+@rule(stats.truncnorm.logcdf, truncnorm_logcdf, called_as=truncnorm_logcdf)
+def truncnorm_logcdf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(dy * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y), x),
+            unbroadcast(-dy * np.expm1(-y) * (x - loc >= a * scale) *
+                        np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)), a),
+            unbroadcast(-dy * (x - loc <= b * scale) *
+                        np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)), b),
+            unbroadcast(-dy * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y), loc),
+            unbroadcast(-dy * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y) *
+                        (x - loc) / scale, scale))
+
+
+@tangent(stats.truncnorm.logcdf, truncnorm_logcdf)
+def truncnorm_logcdf_tangent(dx, y, x, a, b, loc, scale):
+    return (dx * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y),
+            -dx * np.expm1(-y) * (x - loc >= a * scale) *
+            np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)),
+            -dx * (x - loc <= b * scale) * np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)),
+            -dx * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y),
+            -dx * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y) * (x - loc) / scale)
+
+
+@rule(stats.truncnorm.logsf, truncnorm_logsf, called_as=truncnorm_logsf)
+def truncnorm_logsf_rule(dy, y, x, a, b, loc, scale):
+    return (unbroadcast(-dy * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y), x),
+            unbroadcast(dy * (x - loc >= a * scale) *
+                        np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)), a),
+            unbroadcast(dy * np.expm1(-y) * (x - loc <= b * scale) *
+                        np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)), b),
+            unbroadcast(dy * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y), loc),
+            unbroadcast(dy * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y) *
+                        (x - loc) / scale, scale))
+
+
+@tangent(stats.truncnorm.logsf, truncnorm_logsf)
+def truncnorm_logsf_tangent(dx, y, x, a, b, loc, scale):
+    return (-dx * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y),
+            dx * (x - loc >= a * scale) * np.exp(norm_logpdf(a) - truncnorm_log_mass(a, b)),
+            dx * np.expm1(-y) * (x - loc <= b * scale) *
+            np.exp(norm_logpdf(b) - truncnorm_log_mass(a, b)),
+            dx * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y),
+            dx * np.exp(truncnorm_logpdf(x, a, b, loc, scale) - y) * (x - loc) / scale)
+
+
+describe(truncnorm_log_mass, pure=True)

@@ -22,14 +22,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.special as special
 from numba.extending import overload, register_jitable
 from scipy import stats
 
 from .special import _export
-from .stats import _form
+from .stats import _form, _number
 
-_EXPIT, _LOGIT, _GAMMALN, _I0E = (
-    _export(name, 1) for name in ("expit", "logit", "gammaln", "i0e"))
+_EXPIT, _LOGIT, _GAMMALN, _I0E, _NDTR, _LOG_NDTR = (
+    _export(name, 1) for name in ("expit", "logit", "gammaln", "i0e", "ndtr", "log_ndtr"))
 _GAMMAINC, _GAMMAINCC, _STDTR, _PDTR = (
     _export(name, 2) for name in ("gammainc", "gammaincc", "stdtr", "pdtr"))
 _BETAINC = _export("betainc", 3)
@@ -232,6 +233,12 @@ def _q(q, loc, scale):
 
 
 @register_jitable
+def _log1mexp(w):
+    # log(1 - e^-w) for w >= 0, in range either side of log 2
+    return math.log1p(-math.exp(-w)) if w > _LOG_2 else math.log(-math.expm1(-w))
+
+
+@register_jitable
 def _expon_sf(x, loc, scale):
     z = _z(x, loc, scale)
     return math.exp(-z) if z >= 0.0 else (1.0 if z < 0.0 else np.nan)
@@ -246,9 +253,7 @@ def _expon_logsf(x, loc, scale):
 @register_jitable
 def _expon_logcdf(x, loc, scale):
     z = _z(x, loc, scale)
-    if z > _LOG_2:   # log(1 - e^-z), in range either side of log 2
-        return math.log1p(-math.exp(-z))
-    return math.log(-math.expm1(-z)) if z > 0.0 else (-np.inf if z <= 0.0 else np.nan)
+    return _log1mexp(z) if z > 0.0 else (-np.inf if z <= 0.0 else np.nan)
 
 
 @register_jitable
@@ -370,7 +375,7 @@ def _gumbel_r_sf(x, loc, scale):
 
 @register_jitable
 def _gumbel_r_logsf(x, loc, scale):
-    return math.log(-math.expm1(-math.exp(-_z(x, loc, scale))))
+    return _log1mexp(math.exp(-_z(x, loc, scale)))
 
 
 @register_jitable
@@ -396,7 +401,7 @@ def _gumbel_l_cdf(x, loc, scale):
 
 @register_jitable
 def _gumbel_l_logcdf(x, loc, scale):
-    return math.log(-math.expm1(-math.exp(_z(x, loc, scale))))
+    return _log1mexp(math.exp(_z(x, loc, scale)))
 
 
 @register_jitable
@@ -826,3 +831,143 @@ def _nbinom_pmf_typer(k, n, p, loc=0):
 def _poisson_cdf_typer(k, mu, loc=0):
     f = _form(_poisson_cdf, k, mu, loc)
     return f and (lambda k, mu, loc=0: f(k, mu, loc))
+
+
+# ---- the truncated normal, on [a, b] in z: l = -z^2 / 2 - log sqrt(2 pi) - log Z -
+# log scale, Z = Phi(b) - Phi(a), the mass of [a, b] (`truncnorm_log_mass`, its log) ----
+
+
+def truncnorm_logpdf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.truncnorm.logpdf, as generated code calls it."""
+    return stats.truncnorm.logpdf(x, a, b, loc, scale)
+
+
+def truncnorm_pdf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.truncnorm.pdf, as generated code calls it."""
+    return stats.truncnorm.pdf(x, a, b, loc, scale)
+
+
+def truncnorm_cdf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.truncnorm.cdf, as generated code calls it."""
+    return stats.truncnorm.cdf(x, a, b, loc, scale)
+
+
+def truncnorm_sf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.truncnorm.sf, as generated code calls it."""
+    return stats.truncnorm.sf(x, a, b, loc, scale)
+
+
+def truncnorm_logcdf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.truncnorm.logcdf, as generated code calls it."""
+    return stats.truncnorm.logcdf(x, a, b, loc, scale)
+
+
+def truncnorm_logsf(x, a, b, loc=0.0, scale=1.0):
+    """scipy.stats.truncnorm.logsf, as generated code calls it."""
+    return stats.truncnorm.logsf(x, a, b, loc, scale)
+
+
+@register_jitable
+def _mass_between(a, b):
+    """Phi(b) - Phi(a) for a <= b, from the tail the interval is in (in range there)."""
+    if a >= 0.0:
+        return _NDTR(-a, 0) - _NDTR(-b, 0)
+    return _NDTR(b, 0) - _NDTR(a, 0)
+
+
+@register_jitable
+def _truncnorm_log_mass(a, b):
+    if not a < b:
+        return np.nan
+    if b <= 0.0:   # log Phi(b) + log(1 - Phi(a) / Phi(b)), in range far in the lower tail
+        lb = _LOG_NDTR(b, 0)
+        return lb + math.log1p(-math.exp(_LOG_NDTR(a, 0) - lb))
+    if a >= 0.0:
+        la = _LOG_NDTR(-a, 0)
+        return la + math.log1p(-math.exp(_LOG_NDTR(-b, 0) - la))
+    return math.log(_mass_between(a, b))
+
+
+def truncnorm_log_mass(a, b):
+    """log(Phi(b) - Phi(a)), the log of the mass of [a, b] under the standard normal, as
+    the rules of scipy.stats.truncnorm's methods read it (NaN unless a < b)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(all="ignore"):
+        lower = special.log_ndtr(b) + np.log1p(-np.exp(special.log_ndtr(a) -
+                                                       special.log_ndtr(b)))
+        upper = special.log_ndtr(-a) + np.log1p(-np.exp(special.log_ndtr(-b) -
+                                                        special.log_ndtr(-a)))
+        middle = np.log(special.ndtr(b) - special.ndtr(a))
+    out = np.where(b <= 0.0, lower, np.where(a >= 0.0, upper, middle))
+    return np.where(a < b, out, np.nan)[()]
+
+
+@overload(truncnorm_log_mass)
+def _truncnorm_log_mass_typer(a, b):
+    if _number(a) and _number(b):
+        return lambda a, b: _truncnorm_log_mass(float(a), float(b))
+
+    def arrays(a, b):
+        xs = np.broadcast_arrays(np.asarray(a).astype(np.float64),
+                                 np.asarray(b).astype(np.float64))
+        out = np.empty(xs[0].shape)
+        for i in np.ndindex(out.shape):
+            out[i] = _truncnorm_log_mass(xs[0][i], xs[1][i])
+        return out
+    return arrays
+
+
+@register_jitable
+def _truncnorm_logpdf(x, a, b, loc, scale):
+    if not scale > 0.0:
+        return np.nan
+    z = (x - loc) / scale
+    m = _truncnorm_log_mass(a, b)
+    if not a <= z <= b:
+        return -np.inf if m == m else np.nan
+    return -0.5 * z * z - 0.5 * _LOG_2PI - m - math.log(scale)
+
+
+@register_jitable
+def _truncnorm_pdf(x, a, b, loc, scale):
+    return math.exp(_truncnorm_logpdf(x, a, b, loc, scale))
+
+
+@register_jitable
+def _truncnorm_cdf(x, a, b, loc, scale):
+    if not (scale > 0.0 and a < b):
+        return np.nan
+    z = min(max((x - loc) / scale, a), b)
+    return _mass_between(a, z) / math.exp(_truncnorm_log_mass(a, b))
+
+
+@register_jitable
+def _truncnorm_sf(x, a, b, loc, scale):
+    if not (scale > 0.0 and a < b):
+        return np.nan
+    z = min(max((x - loc) / scale, a), b)
+    return _mass_between(z, b) / math.exp(_truncnorm_log_mass(a, b))
+
+
+@register_jitable
+def _truncnorm_logcdf(x, a, b, loc, scale):
+    return math.log(_truncnorm_cdf(x, a, b, loc, scale))
+
+
+@register_jitable
+def _truncnorm_logsf(x, a, b, loc, scale):
+    return math.log(_truncnorm_sf(x, a, b, loc, scale))
+
+
+def _truncnorm(form, scalar):
+    @overload(form)
+    def _typer(x, a, b, loc=0.0, scale=1.0):
+        f = _form(scalar, x, a, b, loc, scale)
+        return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
+
+
+for _form_of, _scalar in [
+        (truncnorm_logpdf, _truncnorm_logpdf), (truncnorm_pdf, _truncnorm_pdf),
+        (truncnorm_cdf, _truncnorm_cdf), (truncnorm_sf, _truncnorm_sf),
+        (truncnorm_logcdf, _truncnorm_logcdf), (truncnorm_logsf, _truncnorm_logsf)]:
+    _truncnorm(_form_of, _scalar)
