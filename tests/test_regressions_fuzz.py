@@ -1787,3 +1787,72 @@ def test_reshape_of_a_transpose_runs_compiled(jit):
     want[k % 2, k // 2] = k * np.cos(x[k % 2, k // 2])
     np.testing.assert_allclose(g, want)
     assert_grad(reshaped_transpose, (g,), (x,), (0,))
+
+
+def aug_local_with_reshape_view(x):
+    z = np.ones(3)
+    t = z.reshape(3, 1)
+    z += x
+    return np.sum(t * t)
+
+
+def reshape_then_subtract(x0):
+    t = np.reshape(x0, (1, -1))
+    x0 -= 1.0
+    return np.sum(t * t) + np.sum(x0 ** 3)
+
+
+def reshape_of_a_local_then_subtract(x0):
+    y = x0 * 2.0
+    t = np.reshape(y, (1, 1))
+    y -= 1.0
+    return np.sum(t) + y ** 2
+
+
+@pytest.mark.parametrize("fun", [reshape_then_subtract, reshape_of_a_local_then_subtract])
+def test_a_number_changed_in_place_after_its_view_is_taken_is_refused(fun, jit):
+    # fuzz seeds 10861165, 10880003: `x0 -= e` after `np.reshape(x0, ...)` is NumPy's
+    # change in place of an array (the view sees it) and srcgrad writes it `x0[:] -= e`;
+    # of a float x0 it called `x0.copy()` (AttributeError). A number's "view" is a new
+    # array and `-=` binds again: refused, naming the line
+    line = fun.__code__.co_firstlineno + (2 if fun is reshape_then_subtract else 3)
+    with pytest.raises(srcgrad.UnsupportedSyntax,
+                       match=rf"test_regressions_fuzz.py:{line}: '\w+ -= \.\.\.' with \w+ a "
+                             r"number, after a view of it is taken"):
+        srcgrad.grad(fun, jit=jit)(2.0)
+
+
+def test_an_array_changed_in_place_after_its_view_is_taken(jit):
+    # the same code of an array: the view t sees x0 - 1, so the loss is
+    # sum((x0 - 1)**2) + sum((x0 - 1)**3), of gradient 2 (x0 - 1) + 3 (x0 - 1)**2
+    x = np.array([2.0, 0.5])
+    g = srcgrad.grad(reshape_then_subtract, jit=jit)(x.copy())
+    np.testing.assert_allclose(g, [5.0, -0.25])
+    assert_grad(reshape_then_subtract, (g,), (x,), (0,))
+    v = np.array([1.0, -2.0])
+    assert srcgrad.jvp(reshape_then_subtract, jit=jit)(x.copy(), v)[1] == pytest.approx(5.5)
+
+
+def test_an_array_made_by_numpy_changed_in_place_after_its_view_is_taken_has_no_check():
+    # np.ones makes an array: `z += x` needs no check that z is not a number
+    source = srcgrad.grad(aug_local_with_reshape_view).source
+    assert "in_place_array" not in source and "z[:] = " in source
+    assert "in_place_array(x0" in srcgrad.grad(reshape_then_subtract).source
+
+
+def expit_of_a_where_of_numbers(x1):
+    s = np.sum(x1 ** 2)
+    return np.sum(x1) + scipy.special.expit(np.where(s > 1.01, s, 2 * s))
+
+
+def test_a_scipy_ufunc_of_a_0d_array_runs_compiled(jit):
+    # fuzz seed 10871151 (compiled only): np.where of numbers is a 0-d array, and numba
+    # made scipy.special.expit of it an array expression, which raised "unable to
+    # broadcast argument 0 to output array"; SciPy's ufunc gives a number, as NumPy's do.
+    # s = 4.6 > 1.01: the slope is 1 + expit'(s) 2 x1
+    x = np.array([0.3, 0.2, 2.1])
+    s = np.sum(x ** 2)
+    g = srcgrad.grad(expit_of_a_where_of_numbers, jit=jit)(x)
+    np.testing.assert_allclose(g, 1.0 + scipy.special.expit(s) * (1 - scipy.special.expit(s))
+                               * 2 * x)
+    assert_grad(expit_of_a_where_of_numbers, (g,), (x,), (0,))

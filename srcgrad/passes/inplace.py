@@ -7,9 +7,12 @@ final `return`). Guarantees the same body, where
 * ``x = x.copy()`` comes first for each parameter whose array the body writes into
   (`x[i] = ...`, `x[i] += ...`, or through a view: `v = x[1:]; v[0] = ...`; it is
   ``x = snapshot(x)``, which keeps a number, where only what a helper returns of x is
-  written into), unless `copy_args` is false (a helper, whose caller sees its writes);
+  written into, or ``x op= e`` below may be of a number), unless `copy_args` is false
+  (a helper, whose caller sees its writes);
 * ``z op= e`` on an array a view is taken of (or on a view) is ``z[:] op= e``: NumPy
-  changes it in place, and the views see the change;
+  changes it in place, and the views see the change (preceded by
+  the check ``in_place_array(z, message)`` where z may be a number, which refuses one: the
+  "view" `np.reshape(z, ...)` of a number is a new array, and `op=` binds again);
 * ``v op= e`` on a name that may share its array with another (a row `v = z[1]` of a
   matrix, an argument of a helper, what a helper may return of its arguments) is
   preceded by ``v = unshared(v, message)``, which keeps a number and refuses an array
@@ -48,7 +51,7 @@ from ..analysis.aliasing import (
     writes,
 )
 from ..frontend.parse import MISSING, Env
-from ..runtime import snapshot, unshared
+from ..runtime import in_place_array, snapshot, unshared
 from .base import blocks
 from .comprehensions import COMPREHENSIONS
 
@@ -202,6 +205,30 @@ _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Po
             gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
 
 
+_CONSTRUCTORS = (np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                 np.empty_like, np.full_like, np.array, np.arange, np.linspace, np.eye)
+
+
+def _bound_otherwise(node: gast.AST) -> gast.AST:
+    """The target of `node` if it binds names other than as `name = value`."""
+    if isinstance(node, (gast.For, gast.comprehension, gast.NamedExpr)):
+        return node.target
+    if isinstance(node, gast.withitem) and node.optional_vars is not None:
+        return node.optional_vars
+    if isinstance(node, gast.Assign) and not isinstance(node.targets[0], gast.Name):
+        return node.targets[0]
+    return b.const(None)
+
+
+def _in_place_message(name: str, node: gast.AugAssign, filename: str) -> str:
+    where = f"{os.path.basename(filename)}:{getattr(node, 'lineno', '?')}"
+    op = _SYMBOLS.get(type(node.op), 'op')
+    return (f"{where}: '{name} {op}= ...' with {name} a number, after a view of it is "
+            f"taken (np.reshape, np.asarray, ...): srcgrad differentiates it as NumPy's "
+            f"change in place of an array, which the view sees; for a number write "
+            f"{name} = {name} {op} ...")
+
+
 def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
                         filename: str, copy_args: bool = True) -> list[gast.stmt]:
     """`x = x.copy()` first, for each parameter the body writes into (`x[i] = ...`,
@@ -268,12 +295,30 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
         if _root(v) is not None and not isinstance(v, gast.Name) and (
                 not isinstance(v, gast.Subscript) or keeps_array(v.slice)):
             sure_views.add(node.targets[0].id)
+    # names that are arrays wherever they are read: subscripted, written into, or made by
+    # NumPy's constructors alone
+    made = collections.defaultdict(set)
+    for node in all_assignments(body):
+        v = node.value
+        made[node.targets[0].id].add(isinstance(v, gast.Call) and
+                                     env.resolve(v.func, local_names) in _CONSTRUCTORS)
+    for node in gast.walk(b.function(fn.name, params, body)):   # (`for z in x`, `a, z = p`)
+        for t in gast.walk(_bound_otherwise(node)):
+            if isinstance(t, gast.Name):
+                made[t.id].add(False)
+    arrays = written | sure_views | {n.value.id for s in body for n in gast.walk(s)
+                                     if isinstance(n, gast.Subscript)
+                                     and isinstance(n.value, gast.Name)} | {
+        name for name, kinds in made.items() if kinds == {True} and name not in params}
+    maybe_numbers = {}   # `z op= e` made `z[:] op= e` where z may be a number: its message
     for node in gast.walk(b.function(fn.name, params, body)):
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
                 node.target.id in viewed or node.target.id in sure_views):
             # (a view changed in place changes its base: a write through it)
             # `z += e` on an array changes it in place, and its views with it: `z[:] += e`
             name = node.target.id
+            if name not in arrays:   # (np.reshape(z, ...) of a number z is a new array)
+                maybe_numbers[id(node)] = _in_place_message(name, node, filename)
             node.target = b.located(b.subscript(b.name(name), b.make(
                 gast.Slice, lower=None, upper=None, step=None), store=True), node)
             written.add(name)
@@ -337,6 +382,11 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
         gradient cannot follow. On a number it is a new value; on an array, an error."""
 
         def visit_AugAssign(self, node):
+            if id(node) in maybe_numbers:
+                name = node.target.value.id   # (a check, not a name bound again: z's views)
+                return [b.located(b.make(gast.Expr, value=b.call(
+                    b.name(bound_name(env, "in_place_array", in_place_array)), b.name(name),
+                    b.const(maybe_numbers[id(node)]))), node), node]
             if not (isinstance(node.target, gast.Name) and node.target.id in shared) or \
                     id(node) in fresh:
                 return node
@@ -361,8 +411,10 @@ def copy_written_params(fn: gast.FunctionDef, body: list[gast.stmt], env: Env,
     body = [t for s in body for t in (s if isinstance(s, list) else [s])]
     reached = through_views(written, views)
 
+    converted = {n for n in reached if n not in arrays}   # (`z[:] op= e` of srcgrad's)
+
     def copy(p: str) -> gast.expr:
-        if p in written:   # (written through a subscript: an array)
+        if p in written and p not in converted:   # (written through a subscript: an array)
             return b.call(b.make(gast.Attribute, value=b.name(p), attr="copy", ctx=gast.Load()))
         # reached through what a helper may return of it: a number there stays one
         return b.call(b.name(bound_name(env, "snapshot", snapshot)), b.name(p))

@@ -14,6 +14,7 @@ from ..runtime import (
     broadcast_like,
     checked_grad,
     extremum_grad,
+    in_place_array,
     like_broadcast,
     like_reduced,
     matmul_jvp,
@@ -62,7 +63,7 @@ linear(record, put_flat, add_at, positions=(0, 2))
 describe(record, put_flat, add_at, writes=0)
 # `retake(old, new)` is one of them, the same one for their tangents
 linear(retake, positions=(0, 1))
-linear(retake_grad, unshared)
+linear(retake_grad, unshared, in_place_array)
 # `unaliased(v, array, message)` is v, checked against array
 linear(unaliased, positions=(0,))
 # `scattered(like, index, v)`: v added into zeros at index (np.add.at's change), like read
@@ -149,6 +150,11 @@ def snapshot_adjoint(dy, y, x):
 
 @rule(unshared)
 def unshared_adjoint(dy, y, v, message):
+    return dy, None
+
+
+@rule(in_place_array)
+def in_place_array_adjoint(dy, y, v, message):
     return dy, None
 
 

@@ -85,6 +85,7 @@ from .sequences import (  # noqa: F401
 )
 from .tapes import (  # noqa: F401
     TAPE_SHAPE_CHANGED,
+    in_place_array,
     new_tape,
     record,
     retake,

@@ -56,13 +56,32 @@ def _real(t) -> bool:
     return isinstance(t, (types.Float, types.Integer, types.Boolean))
 
 
+def _number(t) -> bool:
+    """A real number, or a 0-d array of one (`np.where` of numbers): a SciPy ufunc gives a
+    number of either, as NumPy's does. (numba would make the ufunc's call on a 0-d array an
+    array expression, which fails to broadcast to its 0-d result: fuzz seed 10871151.)"""
+    return _real(t) or isinstance(t, types.Array) and t.ndim == 0 and _real(t.dtype)
+
+
+def _float(x):
+    """`x`, a number or a 0-d array, as a float (compiled code's `float` takes numbers)."""
+    return float(x)
+
+
+@overload(_float)
+def _float_typer(x):
+    if isinstance(x, types.Array):
+        return lambda x: float(x[()])
+    return lambda x: float(x)
+
+
 def _unary(fun, scalar) -> None:
     """The numba form of `fun`, a function of one number applied entry by entry, from
     `scalar`, its jitable form on a float."""
     @overload(fun)
     def _typer(x):
-        if _real(x):
-            return lambda x: scalar(float(x))
+        if _number(x):
+            return lambda x: scalar(_float(x))
         if isinstance(x, types.Array) and _real(x.dtype):
             def array(x):
                 flat = x.ravel()
@@ -83,8 +102,8 @@ def _binary(fun, c) -> None:
     """The numba form of the scipy ufunc `fun` of two arguments (broadcast)."""
     @overload(fun)
     def _typer(x, y):
-        if _real(x) and _real(y):
-            return lambda x, y: c(float(x), float(y), 0)
+        if _number(x) and _number(y):
+            return lambda x, y: c(_float(x), _float(y), 0)
         if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in (x, y)):
             return None
 

@@ -28,7 +28,16 @@ import scipy.special.cython_special as cython_special
 from numba import types
 from numba.extending import get_cython_function_address, overload, register_jitable
 
-from .special import _called, _capsule_name, _export, _hurwitz_zeta, _real, _unary
+from .special import (
+    _called,
+    _capsule_name,
+    _export,
+    _float,
+    _hurwitz_zeta,
+    _number,
+    _real,
+    _unary,
+)
 
 _C = {name: _export(name, 1) for name in (
     "exp1", "expi", "j0", "j1", "y0", "y1", "erfi", "dawsn", "wrightomega", "ellipk", "ellipe",
@@ -49,8 +58,8 @@ def _binary(fun, c) -> None:
     arguments may be of different types (an int order and float x: `jv(1, x)`)."""
     @overload(fun)
     def _typer(x, y):
-        if _real(x) and _real(y):
-            return lambda x, y: c(float(x), float(y), 0)
+        if _number(x) and _number(y):
+            return lambda x, y: c(_float(x), _float(y), 0)
         if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in (x, y)):
             return None
 
@@ -67,8 +76,8 @@ def _ternary(fun, c) -> None:
     """The numba form of the scipy ufunc `fun` of three arguments (broadcast)."""
     @overload(fun)
     def _typer(x, y, z):
-        if _real(x) and _real(y) and _real(z):
-            return lambda x, y, z: c(float(x), float(y), float(z), 0)
+        if _number(x) and _number(y) and _number(z):
+            return lambda x, y, z: c(_float(x), _float(y), _float(z), 0)
         if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype)
                    for t in (x, y, z)):
             return None

@@ -15,7 +15,7 @@ import scipy.special.cython_special as cython_special
 from numba import types
 from numba.extending import get_cython_function_address, overload, register_jitable
 
-from .special import _capsule_name, _export, _real
+from .special import _capsule_name, _export, _float, _number, _real
 from .special_extra import _binary, _floats, _ternary
 
 _ternary(special.hyp1f1, _export("hyp1f1", 3))
@@ -26,8 +26,8 @@ _HYP2F1 = _export("hyp2f1", 4)
 @overload(special.hyp2f1)
 def _hyp2f1_typer(a, b, c, z):
     args = (a, b, c, z)
-    if all(_real(t) for t in args):
-        return lambda a, b, c, z: _HYP2F1(float(a), float(b), float(c), float(z), 0)
+    if all(_number(t) for t in args):
+        return lambda a, b, c, z: _HYP2F1(_float(a), _float(b), _float(c), _float(z), 0)
     if not all(_real(t) or isinstance(t, types.Array) and _real(t.dtype) for t in args):
         return None
 

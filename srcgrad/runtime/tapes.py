@@ -1,6 +1,7 @@
 """Tapes and value checks: the arrays that keep loop values for the adjoint (and the
 factors of the outer products a loop's adjoint adds up, `keep_product`), snapshots, and
-the run-time checks of arrays that may share memory (`unshared`, `unaliased`).
+the run-time checks of arrays that may share memory (`unshared`, `unaliased`,
+`in_place_array`).
 """
 
 from __future__ import annotations
@@ -114,6 +115,26 @@ def _unshared_typer(v, message):
             return v
         return refuse
     return lambda v, message: v
+
+
+def in_place_array(v, message):
+    """`v` itself, checked before `v[:] op= e`: srcgrad's form of `v op= e` where a view
+    of v is taken, which NumPy makes in place on an array (the view sees it). On a number
+    (whose "view", `np.reshape(v, ...)`, is a new array) `v op= e` binds a new value
+    instead; that is refused, with `message`, where it runs."""
+    if not isinstance(v, np.ndarray):
+        raise UnsupportedSyntax(message)
+    return v
+
+
+@overload(in_place_array)
+def _in_place_array_typer(v, message):
+    if isinstance(v, types.Array):
+        return lambda v, message: v
+
+    def refuse(v, message):
+        raise UnsupportedSyntax(message)
+    return refuse
 
 
 def same_shape(v, shape, message):
