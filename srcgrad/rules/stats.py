@@ -17,7 +17,8 @@ log1p(z^2/df) + (df + 1) z^2 / (df (df + z^2))) / 2. poisson: dl/dmu = k / mu - 
 count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
 l'(z) = (a - 1) / z - (b - 1) / (1 - z), dl/da = log z - psi(a) + psi(a + b), dl/db =
 log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers,
-whose tangents (below) give their second order (hvp).
+whose tangents (below) give their second order (hvp). The records of a location-scale
+family are written by `location_scale` (below) from their slope in x, one line each.
 
 Continued (forms in `runtime/stats_extra.py`): t.pdf; laplace, logistic, cauchy (logpdf,
 pdf, cdf); chi2 (logpdf, pdf); uniform (logpdf, pdf: JAX's gradient, 0 in x and loc,
