@@ -30,6 +30,7 @@ in x (and loc, scale) is the density, their shape parameters refused: a
 pdf is the log density's gradient times the density; each formula sits beside its rules.
 """
 
+import ast
 import functools
 import inspect
 import linecache
@@ -121,7 +122,7 @@ def location_scale(dist: str, method: str, slope: str | None = None,
         if slope is None:
             sign, value = _TAILS[method]
             slope = sign + "dy * " + value.format(dist=dist, at=", ".join(params))
-        against = slope[1:] if slope.startswith("-") else "-" + slope
+        against = _negated(slope)
         entries = [slope, *shapes.values(), against,
                    scale_slope or f"{against} * (x - loc) / scale"]
     if method == "pdf":   # the log density's gradient times the density
@@ -155,6 +156,19 @@ def density(dist: str, slope: str, scale_slope: str, shapes: dict | None = None)
     """The records of `dist.logpdf` and `dist.pdf` (`location_scale`)."""
     for method in ("logpdf", "pdf"):
         location_scale(dist, method, slope, scale_slope, shapes)
+
+
+def _negated(entry: str) -> str:
+    """`entry`, a product or quotient whose first factor is dy or -dy, negated (that
+    factor's sign changed: `-dy * f` for `dy * f`)."""
+    node = ast.parse(entry, mode="eval").body
+    while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        node = node.left
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if not (isinstance(node, ast.Name) and node.id == "dy"):
+        raise ValueError(f"a location-scale slope is dy or -dy times or over the rest: {entry}")
+    return entry[1:] if entry.startswith("-") else "-" + entry
 
 
 def _along(entry, change):
