@@ -6,10 +6,12 @@ type, so generated code calls `norm_logpdf` instead: its Python form is SciPy's 
 itself, its numba form the density's formula on floats (with scipy.special's compiled
 forms, `runtime/special.py`), broadcast over its arguments as SciPy broadcasts them. The
 signatures are SciPy's (`loc` and `scale` default to 0 and 1), which is how srcgrad places
-a call's keyword arguments. As SciPy: a scale (df, a, b, mu) out of range gives NaN, a
-point outside the support log 0 = -inf. `multivariate_normal_logpdf` factors the
-covariance by Cholesky (SciPy by eigh: both read its lower triangle), and a stack of
-points x of shape (n, d) gives n values (SciPy squeezes n = 1 to a number).
+a call's keyword arguments. `scipy_form` writes both from the method's name, its
+parameters and its form on floats, one line a method. As SciPy: a scale (df, a, b, mu)
+out of range gives NaN, a point outside the support log 0 = -inf.
+`multivariate_normal_logpdf` factors the covariance by Cholesky (SciPy by eigh: both read
+its lower triangle), and a stack of points x of shape (n, d) gives n values (SciPy
+squeezes n = 1 to a number).
 """
 
 from __future__ import annotations
