@@ -342,30 +342,41 @@ FORMS = [  # (form, SciPy's method, the arguments at which to compare)
 ]
 
 
-def _compiled(form):
-    return numba.njit(lambda *a: form(*a))
+def _compiled_together(forms, arity):
+    """One compiled function of each form's arguments, in turn (`arity[i]` of them), that
+    gives the forms' values: one compile for them all."""
+    params = [[f"a{i}_{j}" for j in range(n)] for i, n in enumerate(arity)]
+    space = {f"f{i}": form for i, form in enumerate(forms)}
+    names = ", ".join(p for ps in params for p in ps)
+    calls = ", ".join(f"f{i}({', '.join(ps)})" for i, ps in enumerate(params))
+    exec(f"def run({names}):\n    return ({calls},)\n", space)
+    return numba.njit(space["run"])
 
 
 @compiles
 def test_compiled_forms_give_scipys_values():
-    # each form on its points as arrays broadcast (one compile each: the scalar form of
-    # each entry is the numbers' form), and a few on numbers
+    # each form on each of its points as numbers (every form's own code: its scalar), all in
+    # one compiled function; on arrays, one form of each arity (3, 4, 5), as their loops over
+    # broadcast arrays are one per arity (`runtime/stats.py`'s `_broadcast`), the same for
+    # every form of it but for the scalar each calls, which the numbers check
     by_form = {}
     for form, method, args in FORMS:
-        by_form.setdefault(form, (method, []))[1].append(args)
-    for form, (method, points) in by_form.items():
-        f = _compiled(form)
-        columns = [np.array(c, dtype=float) for c in zip(*points, strict=True)]
-        with np.errstate(all="ignore"):
-            want = method(*columns)
-        np.testing.assert_allclose(f(*columns), want, rtol=1e-12, atol=1e-30,
-                                   err_msg=form.__name__)
-    for form in (forms.expon_ppf, forms.pareto_logcdf, forms.truncnorm_logsf,
-                 forms.nbinom_logpmf):
-        method, points = by_form[form]
-        f = _compiled(form)
-        for args in points:
+        by_form.setdefault(form, (method, []))[1].append(tuple(map(float, args)))
+    run = _compiled_together(list(by_form), [len(p[0]) for _, p in by_form.values()])
+    for k in range(max(len(p) for _, p in by_form.values())):
+        points = [p[k % len(p)] for _, p in by_form.values()]
+        got = run(*[a for args in points for a in args])
+        for form, (method, _), args, value in zip(by_form, by_form.values(), points, got,
+                                                   strict=True):
             with np.errstate(all="ignore"):
                 want = method(*args)
-            np.testing.assert_allclose(f(*args), want, rtol=1e-12, atol=1e-30,
+            np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-30,
                                        err_msg=f"{form.__name__}{args}")
+    arrays = [forms.expon_ppf, forms.pareto_logcdf, forms.truncnorm_logsf]
+    run = _compiled_together(arrays, [3, 4, 5])
+    columns = [[np.array(c) for c in zip(*by_form[form][1], strict=True)] for form in arrays]
+    got = run(*[c for cs in columns for c in cs])
+    for form, cs, value in zip(arrays, columns, got, strict=True):
+        with np.errstate(all="ignore"):
+            want = by_form[form][0](*cs)
+        np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-30, err_msg=form.__name__)

@@ -17,7 +17,8 @@ log1p(z^2/df) + (df + 1) z^2 / (df (df + z^2))) / 2. poisson: dl/dmu = k / mu - 
 count k is data). gamma: l'(z) = (a - 1) / z - 1, dl/da = log z - psi(a). beta:
 l'(z) = (a - 1) / z - (b - 1) / (1 - z), dl/da = log z - psi(a) + psi(a + b), dl/db =
 log1p(-z) - psi(b) + psi(a + b). multivariate_normal and dirichlet: see their helpers,
-whose tangents (below) give their second order (hvp).
+whose tangents (below) give their second order (hvp). The records of a location-scale
+family are written by `location_scale` (below) from their slope in x, one line each.
 
 Continued (forms in `runtime/stats_extra.py`): t.pdf; laplace, logistic, cauchy (logpdf,
 pdf, cdf); chi2 (logpdf, pdf); uniform (logpdf, pdf: JAX's gradient, 0 in x and loc,
@@ -29,19 +30,24 @@ in x (and loc, scale) is the density, their shape parameters refused: a
 pdf is the log density's gradient times the density; each formula sits beside its rules.
 """
 
+import ast
+import functools
+import inspect
+import linecache
+import re
+
 import numpy as np
 from scipy import special, stats
 
-from ..runtime import unbroadcast
+from ..runtime import stats as runtime_stats
+from ..runtime import stats_extra, stats_gaps, stats_more, unbroadcast
 from ..runtime.stats import (
-    beta_logpdf,
     dirichlet_alpha_slope,
     dirichlet_grads,
     dirichlet_grads_along_alpha,
     dirichlet_grads_along_x,
     dirichlet_logpdf,
     dirichlet_x_slope,
-    gamma_logpdf,
     multivariate_normal_cov_slope,
     multivariate_normal_grads,
     multivariate_normal_grads_along_cov,
@@ -49,53 +55,25 @@ from ..runtime.stats import (
     multivariate_normal_grads_along_x,
     multivariate_normal_logpdf,
     multivariate_normal_solved,
-    norm_cdf,
-    norm_logcdf,
-    norm_logpdf,
     norm_pdf,
     poisson_logpmf,
-    t_logpdf,
 )
 from ..runtime.stats_extra import (
     bernoulli_logpmf,
     bernoulli_pmf,
-    beta_cdf,
-    beta_pdf,
     binom_logpmf,
     binom_pmf,
-    cauchy_cdf,
-    cauchy_logpdf,
-    cauchy_pdf,
-    chi2_cdf,
-    chi2_logpdf,
-    chi2_pdf,
     dirichlet_pdf,
-    gamma_cdf,
-    gamma_pdf,
-    laplace_cdf,
-    laplace_logpdf,
-    laplace_pdf,
-    logistic_cdf,
-    logistic_logpdf,
-    logistic_pdf,
-    lognorm_logpdf,
-    lognorm_pdf,
     multivariate_normal_pdf,
     norm_entropy,
     poisson_pmf,
-    t_cdf,
-    t_pdf,
     uniform_logpdf,
     uniform_pdf,
 )
 from ..runtime.stats_more import (
-    expon_cdf,
     expon_logpdf,
-    expon_pdf,
     norm_isf,
-    norm_logsf,
     norm_ppf,
-    norm_sf,
 )
 from . import SHAPE_PARAMETER, describe, rule, tangent
 
@@ -105,91 +83,120 @@ NEEDS = ("scipy.special", "scipy.stats")   # SciPy modules this imports (rules/_
 # passed as one is refused, naming the call's line)
 _COUNT = "a count (data), with no gradient"
 
+
+# ---- a location-scale family's records, one line each ----
+
+# a distribution function's slope in x: the density (its negative for sf), over the value
+# for the logs (exp(logpdf - y), in range in the tails)
+_TAILS = {"cdf": ("", "{dist}_pdf({at})"), "sf": ("-", "{dist}_pdf({at})"),
+          "logcdf": ("", "np.exp({dist}_logpdf({at}) - y)"),
+          "logsf": ("-", "np.exp({dist}_logpdf({at}) - y)")}
+_QUANTILE_PAD = " + 0.0 * (q + loc + scale)"   # (a tangent of y's shape)
+
+
+def location_scale(dist: str, method: str, slope: str | None = None,
+                   scale_slope: str | None = None, shapes: dict | None = None) -> None:
+    """The records of scipy.stats' `dist.method` (`"norm"`, `"cdf"`), called as the form
+    `{dist}_{method}` of `runtime/stats*.py`, for a location-scale family: its adjoint rule
+    (`{dist}_{method}_rule`) and tangent, whose source this writes, so that generated code
+    reads as if each were written out.
+
+    With z = (x - loc) / scale, a method's derivative in loc is minus that in x, and its
+    derivative in scale minus that in x times z. `slope` is the x entry of the adjoint,
+    an expression in dy (`"-dy * (x - loc) / scale ** 2"`): given for a log density, whose
+    `scale_slope` (the scale entry) has its -1/scale term too; for `pdf`, the log density's
+    (the entries are times the density y); derived for cdf, sf, logcdf and logsf (the
+    density's, `_TAILS`) and for a quantile y = loc + scale G(q) (ppf, isf: dy/dq = 1 /
+    pdf(y), its negative for isf; dy/dloc = 1; dy/dscale = (y - loc) / scale). `shapes`:
+    the shape parameters between x and loc, each its entry, a pair (adjoint, tangent)
+    where they differ, or None for a shape whose derivative has no closed form (refused).
+    The tangent is the adjoint's entries with dx for dy, a quantile's of y's shape."""
+    shapes = dict(shapes or {})
+    quantile = method in ("ppf", "isf")
+    params = ["q" if quantile else "x", *shapes, "loc", "scale"]
+    if quantile:
+        at = ", ".join(["y", *params[1:]])
+        first = slope or f"{'-' if method == 'isf' else ''}dy / {dist}_pdf({at})"
+        entries = [first, *shapes.values(), "dy", "dy * (y - loc) / scale"]
+    else:
+        if slope is None:
+            sign, value = _TAILS[method]
+            slope = sign + "dy * " + value.format(dist=dist, at=", ".join(params))
+        against = _negated(slope)
+        entries = [slope, *shapes.values(), against,
+                   scale_slope or f"{against} * (x - loc) / scale"]
+    if method == "pdf":   # the log density's gradient times the density
+        entries = [_along(e, lambda t: re.sub(r"\bdy\b", "dy * y", t, count=1))
+                   for e in entries]
+    adjoint = [e[0] if isinstance(e, tuple) else e for e in entries]
+    tangents = [_along(e, lambda t: re.sub(r"\bdy\b", "dx", t)) for e in entries]
+    tangents = [e[1] if isinstance(e, tuple) else e for e in tangents]
+    if quantile:
+        tangents[0] += _QUANTILE_PAD
+        tangents[-2] += _QUANTILE_PAD
+    name, args = f"{dist}_{method}", ", ".join(params)
+    source = (
+        f"def {name}_rule(dy, y, {args}):\n    return ("
+        + ", ".join("None" if e is None else f"unbroadcast({e}, {p})"
+                    for e, p in zip(adjoint, params, strict=True)) + ")\n\n\n"
+        f"def {name}_tangent(dx, y, {args}):\n    return ("
+        + ", ".join("None" if e is None else e for e in tangents) + ")\n")
+    filename = f"<srcgrad.rules.stats: {name}>"   # (inspect reads the rules' templates here)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    space = {**_names(), "__name__": __name__}
+    exec(compile(source, filename, "exec"), space)
+    primal, form = getattr(getattr(stats, dist), method), space[name]
+    refused = {p: SHAPE_PARAMETER for p, e in shapes.items() if e is None}
+    rule(primal, form, called_as=form, **({"no_gradient": refused} if refused else {}))(
+        space[f"{name}_rule"])
+    tangent(primal, form)(space[f"{name}_tangent"])
+
+
+def density(dist: str, slope: str, scale_slope: str, shapes: dict | None = None) -> None:
+    """The records of `dist.logpdf` and `dist.pdf` (`location_scale`)."""
+    for method in ("logpdf", "pdf"):
+        location_scale(dist, method, slope, scale_slope, shapes)
+
+
+def _negated(entry: str) -> str:
+    """`entry`, a product or quotient whose first factor is dy or -dy, negated (that
+    factor's sign changed: `-dy * f` for `dy * f`)."""
+    node = ast.parse(entry, mode="eval").body
+    while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        node = node.left
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if not (isinstance(node, ast.Name) and node.id == "dy"):
+        raise ValueError(f"a location-scale slope is dy or -dy times or over the rest: {entry}")
+    return entry[1:] if entry.startswith("-") else "-" + entry
+
+
+def _along(entry, change):
+    """`change` applied to an entry's text, or to each of a pair's (None stays None)."""
+    if isinstance(entry, tuple):
+        return tuple(change(e) for e in entry)
+    return None if entry is None else change(entry)
+
+
+@functools.cache
+def _names() -> dict:
+    """What the written rules read: NumPy, scipy.special, `unbroadcast` and the forms of
+    `runtime/stats*.py` (the densities, `truncnorm_log_mass`)."""
+    names = {"np": np, "special": special, "unbroadcast": unbroadcast}
+    for module in (runtime_stats, stats_extra, stats_more, stats_gaps):
+        names.update((n, v) for n, v in vars(module).items() if inspect.isfunction(v)
+                     and v.__module__ == module.__name__ and not n.startswith("_"))
+    return names
+
 # ---- the normal distribution ----
 
 
-@rule(stats.norm.logpdf, norm_logpdf, called_as=norm_logpdf)
-def norm_logpdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * (x - loc) / scale ** 2, x),
-            unbroadcast(dy * (x - loc) / scale ** 2, loc),
-            unbroadcast(dy * (((x - loc) / scale) ** 2 - 1.0) / scale, scale))
-
-
-@tangent(stats.norm.logpdf, norm_logpdf)
-def norm_logpdf_tangent(dx, y, x, loc, scale):
-    return (-dx * (x - loc) / scale ** 2, dx * (x - loc) / scale ** 2,
-            dx * (((x - loc) / scale) ** 2 - 1.0) / scale)
-
-
-@rule(stats.norm.pdf, norm_pdf, called_as=norm_pdf)
-def norm_pdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * y * (x - loc) / scale ** 2, x),
-            unbroadcast(dy * y * (x - loc) / scale ** 2, loc),
-            unbroadcast(dy * y * (((x - loc) / scale) ** 2 - 1.0) / scale, scale))
-
-
-@tangent(stats.norm.pdf, norm_pdf)
-def norm_pdf_tangent(dx, y, x, loc, scale):
-    return (-dx * y * (x - loc) / scale ** 2, dx * y * (x - loc) / scale ** 2,
-            dx * y * (((x - loc) / scale) ** 2 - 1.0) / scale)
-
-
-@rule(stats.norm.cdf, norm_cdf, called_as=norm_cdf)
-def norm_cdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(dy * norm_pdf(x, loc, scale), x),
-            unbroadcast(-dy * norm_pdf(x, loc, scale), loc),
-            unbroadcast(-dy * norm_pdf(x, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.norm.cdf, norm_cdf)
-def norm_cdf_tangent(dx, y, x, loc, scale):
-    return (dx * norm_pdf(x, loc, scale), -dx * norm_pdf(x, loc, scale),
-            -dx * norm_pdf(x, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.norm.logcdf, norm_logcdf, called_as=norm_logcdf)
-def norm_logcdf_rule(dy, y, x, loc, scale):
-    # the density over the distribution function, in range far in the lower tail
-    return (unbroadcast(dy * np.exp(norm_logpdf(x, loc, scale) - y), x),
-            unbroadcast(-dy * np.exp(norm_logpdf(x, loc, scale) - y), loc),
-            unbroadcast(-dy * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale,
-                        scale))
-
-
-@tangent(stats.norm.logcdf, norm_logcdf)
-def norm_logcdf_tangent(dx, y, x, loc, scale):
-    return (dx * np.exp(norm_logpdf(x, loc, scale) - y),
-            -dx * np.exp(norm_logpdf(x, loc, scale) - y),
-            -dx * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale)
-
-
-@rule(stats.norm.sf, norm_sf, called_as=norm_sf)
-def norm_sf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * norm_pdf(x, loc, scale), x),
-            unbroadcast(dy * norm_pdf(x, loc, scale), loc),
-            unbroadcast(dy * norm_pdf(x, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.norm.sf, norm_sf)
-def norm_sf_tangent(dx, y, x, loc, scale):
-    return (-dx * norm_pdf(x, loc, scale), dx * norm_pdf(x, loc, scale),
-            dx * norm_pdf(x, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.norm.logsf, norm_logsf, called_as=norm_logsf)
-def norm_logsf_rule(dy, y, x, loc, scale):
-    # the density over the survival function, in range far in the upper tail
-    return (unbroadcast(-dy * np.exp(norm_logpdf(x, loc, scale) - y), x),
-            unbroadcast(dy * np.exp(norm_logpdf(x, loc, scale) - y), loc),
-            unbroadcast(dy * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale,
-                        scale))
-
-
-@tangent(stats.norm.logsf, norm_logsf)
-def norm_logsf_tangent(dx, y, x, loc, scale):
-    return (-dx * np.exp(norm_logpdf(x, loc, scale) - y),
-            dx * np.exp(norm_logpdf(x, loc, scale) - y),
-            dx * np.exp(norm_logpdf(x, loc, scale) - y) * (x - loc) / scale)
+density("norm", "-dy * (x - loc) / scale ** 2",
+        "dy * (((x - loc) / scale) ** 2 - 1.0) / scale")
+location_scale("norm", "cdf")
+location_scale("norm", "logcdf")
+location_scale("norm", "sf")
+location_scale("norm", "logsf")
 
 
 @rule(stats.norm.ppf, norm_ppf, called_as=norm_ppf)
@@ -233,79 +240,18 @@ def expon_logpdf_tangent(dx, y, x, loc, scale):
             dx * ((x - loc) / scale - 1.0) / scale)
 
 
-@rule(stats.expon.pdf, expon_pdf, called_as=expon_pdf)
-def expon_pdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * y / scale, x), unbroadcast(dy * y / scale, loc),
-            unbroadcast(dy * y * ((x - loc) / scale - 1.0) / scale, scale))
-
-
-@tangent(stats.expon.pdf, expon_pdf)
-def expon_pdf_tangent(dx, y, x, loc, scale):
-    return (-dx * y / scale, dx * y / scale, dx * y * ((x - loc) / scale - 1.0) / scale)
-
-
-@rule(stats.expon.cdf, expon_cdf, called_as=expon_cdf)
-def expon_cdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(dy * expon_pdf(x, loc, scale), x),
-            unbroadcast(-dy * expon_pdf(x, loc, scale), loc),
-            unbroadcast(-dy * expon_pdf(x, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.expon.cdf, expon_cdf)
-def expon_cdf_tangent(dx, y, x, loc, scale):
-    return (dx * expon_pdf(x, loc, scale), -dx * expon_pdf(x, loc, scale),
-            -dx * expon_pdf(x, loc, scale) * (x - loc) / scale)
+location_scale("expon", "pdf", "-dy / scale", "dy * ((x - loc) / scale - 1.0) / scale")
+location_scale("expon", "cdf")
 
 
 # ---- Student's t ----
 
 
-@rule(stats.t.logpdf, t_logpdf, called_as=t_logpdf)
-def t_logpdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(-dy * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2), x),
-            unbroadcast(dy * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) -
-                                    1.0 / df - np.log1p(((x - loc) / scale) ** 2 / df) +
-                                    (df + 1.0) * (x - loc) ** 2 /
-                                    (df * (df * scale ** 2 + (x - loc) ** 2))), df),
-            unbroadcast(dy * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2), loc),
-            unbroadcast(dy * (df * ((x - loc) ** 2 - scale ** 2) /
-                              (df * scale ** 2 + (x - loc) ** 2)) / scale, scale))
-
-
-@tangent(stats.t.logpdf, t_logpdf)
-def t_logpdf_tangent(dx, y, x, df, loc, scale):
-    return (-dx * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
-            dx * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) - 1.0 / df -
-                        np.log1p(((x - loc) / scale) ** 2 / df) + (df + 1.0) * (x - loc) ** 2 /
-                        (df * (df * scale ** 2 + (x - loc) ** 2))),
-            dx * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
-            dx * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) /
-            scale)
-
-
-@rule(stats.t.pdf, t_pdf, called_as=t_pdf)
-def t_pdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(-dy * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
-                        x),
-            unbroadcast(dy * y * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) -
-                                        1.0 / df - np.log1p(((x - loc) / scale) ** 2 / df) +
-                                        (df + 1.0) * (x - loc) ** 2 /
-                                        (df * (df * scale ** 2 + (x - loc) ** 2))), df),
-            unbroadcast(dy * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
-                        loc),
-            unbroadcast(dy * y * (df * ((x - loc) ** 2 - scale ** 2) /
-                                  (df * scale ** 2 + (x - loc) ** 2)) / scale, scale))
-
-
-@tangent(stats.t.pdf, t_pdf)
-def t_pdf_tangent(dx, y, x, df, loc, scale):
-    return (-dx * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
-            dx * y * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) - 1.0 / df -
-                            np.log1p(((x - loc) / scale) ** 2 / df) + (df + 1.0) *
-                            (x - loc) ** 2 / (df * (df * scale ** 2 + (x - loc) ** 2))),
-            dx * y * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2),
-            dx * y * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) /
-            scale)
+density("t", "-dy * (df + 1.0) * (x - loc) / (df * scale ** 2 + (x - loc) ** 2)",
+        "dy * (df * ((x - loc) ** 2 - scale ** 2) / (df * scale ** 2 + (x - loc) ** 2)) / scale",
+        shapes={"df": "dy * 0.5 * (special.psi(0.5 * (df + 1.0)) - special.psi(0.5 * df) - "
+                      "1.0 / df - np.log1p(((x - loc) / scale) ** 2 / df) + (df + 1.0) * "
+                      "(x - loc) ** 2 / (df * (df * scale ** 2 + (x - loc) ** 2)))"})
 
 
 # ---- Laplace, logistic, Cauchy: location-scale families on the line ----
@@ -313,167 +259,24 @@ def t_pdf_tangent(dx, y, x, df, loc, scale):
 # -tanh(z / 2); cauchy: l'(z) = -2 z / (1 + z^2); each cdf' is its pdf
 
 
-@rule(stats.laplace.logpdf, laplace_logpdf, called_as=laplace_logpdf)
-def laplace_logpdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * np.sign(x - loc) / scale, x),
-            unbroadcast(dy * np.sign(x - loc) / scale, loc),
-            unbroadcast(dy * (np.abs(x - loc) / scale - 1.0) / scale, scale))
-
-
-@tangent(stats.laplace.logpdf, laplace_logpdf)
-def laplace_logpdf_tangent(dx, y, x, loc, scale):
-    return (-dx * np.sign(x - loc) / scale, dx * np.sign(x - loc) / scale,
-            dx * (np.abs(x - loc) / scale - 1.0) / scale)
-
-
-@rule(stats.laplace.pdf, laplace_pdf, called_as=laplace_pdf)
-def laplace_pdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * y * np.sign(x - loc) / scale, x),
-            unbroadcast(dy * y * np.sign(x - loc) / scale, loc),
-            unbroadcast(dy * y * (np.abs(x - loc) / scale - 1.0) / scale, scale))
-
-
-@tangent(stats.laplace.pdf, laplace_pdf)
-def laplace_pdf_tangent(dx, y, x, loc, scale):
-    return (-dx * y * np.sign(x - loc) / scale, dx * y * np.sign(x - loc) / scale,
-            dx * y * (np.abs(x - loc) / scale - 1.0) / scale)
-
-
-@rule(stats.laplace.cdf, laplace_cdf, called_as=laplace_cdf)
-def laplace_cdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(dy * laplace_pdf(x, loc, scale), x),
-            unbroadcast(-dy * laplace_pdf(x, loc, scale), loc),
-            unbroadcast(-dy * laplace_pdf(x, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.laplace.cdf, laplace_cdf)
-def laplace_cdf_tangent(dx, y, x, loc, scale):
-    return (dx * laplace_pdf(x, loc, scale), -dx * laplace_pdf(x, loc, scale),
-            -dx * laplace_pdf(x, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.logistic.logpdf, logistic_logpdf, called_as=logistic_logpdf)
-def logistic_logpdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * np.tanh(0.5 * (x - loc) / scale) / scale, x),
-            unbroadcast(dy * np.tanh(0.5 * (x - loc) / scale) / scale, loc),
-            unbroadcast(dy * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) /
-                        scale, scale))
-
-
-@tangent(stats.logistic.logpdf, logistic_logpdf)
-def logistic_logpdf_tangent(dx, y, x, loc, scale):
-    return (-dx * np.tanh(0.5 * (x - loc) / scale) / scale,
-            dx * np.tanh(0.5 * (x - loc) / scale) / scale,
-            dx * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale)
-
-
-@rule(stats.logistic.pdf, logistic_pdf, called_as=logistic_pdf)
-def logistic_pdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * y * np.tanh(0.5 * (x - loc) / scale) / scale, x),
-            unbroadcast(dy * y * np.tanh(0.5 * (x - loc) / scale) / scale, loc),
-            unbroadcast(dy * y * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) /
-                        scale, scale))
-
-
-@tangent(stats.logistic.pdf, logistic_pdf)
-def logistic_pdf_tangent(dx, y, x, loc, scale):
-    return (-dx * y * np.tanh(0.5 * (x - loc) / scale) / scale,
-            dx * y * np.tanh(0.5 * (x - loc) / scale) / scale,
-            dx * y * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale)
-
-
-@rule(stats.logistic.cdf, logistic_cdf, called_as=logistic_cdf)
-def logistic_cdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(dy * logistic_pdf(x, loc, scale), x),
-            unbroadcast(-dy * logistic_pdf(x, loc, scale), loc),
-            unbroadcast(-dy * logistic_pdf(x, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.logistic.cdf, logistic_cdf)
-def logistic_cdf_tangent(dx, y, x, loc, scale):
-    return (dx * logistic_pdf(x, loc, scale), -dx * logistic_pdf(x, loc, scale),
-            -dx * logistic_pdf(x, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.cauchy.logpdf, cauchy_logpdf, called_as=cauchy_logpdf)
-def cauchy_logpdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), x),
-            unbroadcast(dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), loc),
-            unbroadcast(dy * ((x - loc) ** 2 - scale ** 2) /
-                        (scale * (scale ** 2 + (x - loc) ** 2)), scale))
-
-
-@tangent(stats.cauchy.logpdf, cauchy_logpdf)
-def cauchy_logpdf_tangent(dx, y, x, loc, scale):
-    return (-dx * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
-            dx * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
-            dx * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2)))
-
-
-@rule(stats.cauchy.pdf, cauchy_pdf, called_as=cauchy_pdf)
-def cauchy_pdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(-dy * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), x),
-            unbroadcast(dy * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2), loc),
-            unbroadcast(dy * y * ((x - loc) ** 2 - scale ** 2) /
-                        (scale * (scale ** 2 + (x - loc) ** 2)), scale))
-
-
-@tangent(stats.cauchy.pdf, cauchy_pdf)
-def cauchy_pdf_tangent(dx, y, x, loc, scale):
-    return (-dx * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
-            dx * y * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2),
-            dx * y * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2)))
-
-
-@rule(stats.cauchy.cdf, cauchy_cdf, called_as=cauchy_cdf)
-def cauchy_cdf_rule(dy, y, x, loc, scale):
-    return (unbroadcast(dy * cauchy_pdf(x, loc, scale), x),
-            unbroadcast(-dy * cauchy_pdf(x, loc, scale), loc),
-            unbroadcast(-dy * cauchy_pdf(x, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.cauchy.cdf, cauchy_cdf)
-def cauchy_cdf_tangent(dx, y, x, loc, scale):
-    return (dx * cauchy_pdf(x, loc, scale), -dx * cauchy_pdf(x, loc, scale),
-            -dx * cauchy_pdf(x, loc, scale) * (x - loc) / scale)
+density("laplace", "-dy * np.sign(x - loc) / scale",
+        "dy * (np.abs(x - loc) / scale - 1.0) / scale")
+location_scale("laplace", "cdf")
+density("logistic", "-dy * np.tanh(0.5 * (x - loc) / scale) / scale",
+        "dy * ((x - loc) / scale * np.tanh(0.5 * (x - loc) / scale) - 1.0) / scale")
+location_scale("logistic", "cdf")
+density("cauchy", "-dy * 2.0 * (x - loc) / (scale ** 2 + (x - loc) ** 2)",
+        "dy * ((x - loc) ** 2 - scale ** 2) / (scale * (scale ** 2 + (x - loc) ** 2))")
+location_scale("cauchy", "cdf")
 
 
 # ---- chi-squared (gamma of shape df / 2, scale 2 scale): l'(z) = (df/2 - 1) / z - 1/2,
 # dl/ddf = (log(z / 2) - psi(df / 2)) / 2, dl/dscale = (z - df) / (2 scale) ----
 
 
-@rule(stats.chi2.logpdf, chi2_logpdf, called_as=chi2_logpdf)
-def chi2_logpdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), x),
-            unbroadcast(dy * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
-                        df),
-            unbroadcast(-dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), loc),
-            unbroadcast(dy * ((x - loc) / scale - df) / (2.0 * scale), scale))
-
-
-@tangent(stats.chi2.logpdf, chi2_logpdf)
-def chi2_logpdf_tangent(dx, y, x, df, loc, scale):
-    return (dx * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
-            dx * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
-            -dx * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
-            dx * ((x - loc) / scale - df) / (2.0 * scale))
-
-
-@rule(stats.chi2.pdf, chi2_pdf, called_as=chi2_pdf)
-def chi2_pdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(dy * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), x),
-            unbroadcast(dy * y * 0.5 * (np.log(0.5 * (x - loc) / scale) -
-                                        special.psi(0.5 * df)), df),
-            unbroadcast(-dy * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale), loc),
-            unbroadcast(dy * y * ((x - loc) / scale - df) / (2.0 * scale), scale))
-
-
-@tangent(stats.chi2.pdf, chi2_pdf)
-def chi2_pdf_tangent(dx, y, x, df, loc, scale):
-    return (dx * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
-            dx * y * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df)),
-            -dx * y * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale),
-            dx * y * ((x - loc) / scale - df) / (2.0 * scale))
+density("chi2", "dy * ((0.5 * df - 1.0) / (x - loc) - 0.5 / scale)",
+        "dy * ((x - loc) / scale - df) / (2.0 * scale)",
+        shapes={"df": "dy * 0.5 * (np.log(0.5 * (x - loc) / scale) - special.psi(0.5 * df))"})
 
 
 # ---- uniform on [loc, loc + scale]: -log(scale) there (ends included, as SciPy), -inf
@@ -522,40 +325,13 @@ def poisson_logpmf_tangent(dx, y, k, mu, loc):
 # ---- gamma and beta ----
 
 
-@rule(stats.gamma.logpdf, gamma_logpdf, called_as=gamma_logpdf)
-def gamma_logpdf_rule(dy, y, x, a, loc, scale):
-    return (unbroadcast(dy * ((a - 1.0) / (x - loc) - 1.0 / scale), x),
-            unbroadcast(dy * (np.log((x - loc) / scale) - special.psi(a)), a),
-            unbroadcast(-dy * ((a - 1.0) / (x - loc) - 1.0 / scale), loc),
-            unbroadcast(dy * ((x - loc) / scale - a) / scale, scale))
-
-
-@tangent(stats.gamma.logpdf, gamma_logpdf)
-def gamma_logpdf_tangent(dx, y, x, a, loc, scale):
-    return (dx * ((a - 1.0) / (x - loc) - 1.0 / scale),
-            dx * (np.log((x - loc) / scale) - special.psi(a)),
-            -dx * ((a - 1.0) / (x - loc) - 1.0 / scale), dx * ((x - loc) / scale - a) / scale)
-
-
-@rule(stats.beta.logpdf, beta_logpdf, called_as=beta_logpdf)
-def beta_logpdf_rule(dy, y, x, a, b, loc, scale):
-    return (unbroadcast(dy * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), x),
-            unbroadcast(dy * (np.log((x - loc) / scale) - special.psi(a) +
-                              special.psi(a + b)), a),
-            unbroadcast(dy * (np.log1p(-(x - loc) / scale) - special.psi(b) +
-                              special.psi(a + b)), b),
-            unbroadcast(-dy * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), loc),
-            unbroadcast(-dy * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale,
-                        scale))
-
-
-@tangent(stats.beta.logpdf, beta_logpdf)
-def beta_logpdf_tangent(dx, y, x, a, b, loc, scale):
-    return (dx * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
-            dx * (np.log((x - loc) / scale) - special.psi(a) + special.psi(a + b)),
-            dx * (np.log1p(-(x - loc) / scale) - special.psi(b) + special.psi(a + b)),
-            -dx * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
-            -dx * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
+density("gamma", "dy * ((a - 1.0) / (x - loc) - 1.0 / scale)",
+        "dy * ((x - loc) / scale - a) / scale",
+        shapes={"a": "dy * (np.log((x - loc) / scale) - special.psi(a))"})
+density("beta", "dy * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc))",
+        "-dy * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale",
+        shapes={"a": "dy * (np.log((x - loc) / scale) - special.psi(a) + special.psi(a + b))",
+                "b": "dy * (np.log1p(-(x - loc) / scale) - special.psi(b) + special.psi(a + b))"})
 
 
 # ---- probability masses: the rate or probability only (k, n and loc are counts) ----
@@ -631,81 +407,13 @@ def bernoulli_pmf_tangent(dx, y, k, p, loc):
             None)
 
 
-# ---- gamma's and beta's densities: the log densities' gradients times the density ----
-
-
-@rule(stats.gamma.pdf, gamma_pdf, called_as=gamma_pdf)
-def gamma_pdf_rule(dy, y, x, a, loc, scale):
-    return (unbroadcast(dy * y * ((a - 1.0) / (x - loc) - 1.0 / scale), x),
-            unbroadcast(dy * y * (np.log((x - loc) / scale) - special.psi(a)), a),
-            unbroadcast(-dy * y * ((a - 1.0) / (x - loc) - 1.0 / scale), loc),
-            unbroadcast(dy * y * ((x - loc) / scale - a) / scale, scale))
-
-
-@tangent(stats.gamma.pdf, gamma_pdf)
-def gamma_pdf_tangent(dx, y, x, a, loc, scale):
-    return (dx * y * ((a - 1.0) / (x - loc) - 1.0 / scale),
-            dx * y * (np.log((x - loc) / scale) - special.psi(a)),
-            -dx * y * ((a - 1.0) / (x - loc) - 1.0 / scale),
-            dx * y * ((x - loc) / scale - a) / scale)
-
-
-@rule(stats.beta.pdf, beta_pdf, called_as=beta_pdf)
-def beta_pdf_rule(dy, y, x, a, b, loc, scale):
-    return (unbroadcast(dy * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)), x),
-            unbroadcast(dy * y * (np.log((x - loc) / scale) - special.psi(a) +
-                                  special.psi(a + b)), a),
-            unbroadcast(dy * y * (np.log1p(-(x - loc) / scale) - special.psi(b) +
-                                  special.psi(a + b)), b),
-            unbroadcast(-dy * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
-                        loc),
-            unbroadcast(-dy * y * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) /
-                        scale, scale))
-
-
-@tangent(stats.beta.pdf, beta_pdf)
-def beta_pdf_tangent(dx, y, x, a, b, loc, scale):
-    return (dx * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
-            dx * y * (np.log((x - loc) / scale) - special.psi(a) + special.psi(a + b)),
-            dx * y * (np.log1p(-(x - loc) / scale) - special.psi(b) + special.psi(a + b)),
-            -dx * y * ((a - 1.0) / (x - loc) - (b - 1.0) / (scale - x + loc)),
-            -dx * y * (a + b - 1.0 - (b - 1.0) * scale / (scale - x + loc)) / scale)
-
-
 # ---- log-normal: with u = log z, dl/dx = -(1 + u / s^2) / (x - loc) = -dl/dloc,
 # dl/ds = (u^2 / s^2 - 1) / s, dl/dscale = u / (s^2 scale) ----
 
 
-@rule(stats.lognorm.logpdf, lognorm_logpdf, called_as=lognorm_logpdf)
-def lognorm_logpdf_rule(dy, y, x, s, loc, scale):
-    return (unbroadcast(-dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), x),
-            unbroadcast(dy * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s, s),
-            unbroadcast(dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), loc),
-            unbroadcast(dy * np.log((x - loc) / scale) / (s ** 2 * scale), scale))
-
-
-@tangent(stats.lognorm.logpdf, lognorm_logpdf)
-def lognorm_logpdf_tangent(dx, y, x, s, loc, scale):
-    return (-dx * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
-            dx * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s,
-            dx * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
-            dx * np.log((x - loc) / scale) / (s ** 2 * scale))
-
-
-@rule(stats.lognorm.pdf, lognorm_pdf, called_as=lognorm_pdf)
-def lognorm_pdf_rule(dy, y, x, s, loc, scale):
-    return (unbroadcast(-dy * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), x),
-            unbroadcast(dy * y * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s, s),
-            unbroadcast(dy * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc), loc),
-            unbroadcast(dy * y * np.log((x - loc) / scale) / (s ** 2 * scale), scale))
-
-
-@tangent(stats.lognorm.pdf, lognorm_pdf)
-def lognorm_pdf_tangent(dx, y, x, s, loc, scale):
-    return (-dx * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
-            dx * y * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s,
-            dx * y * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc),
-            dx * y * np.log((x - loc) / scale) / (s ** 2 * scale))
+density("lognorm", "-dy * (1.0 + np.log((x - loc) / scale) / s ** 2) / (x - loc)",
+        "dy * np.log((x - loc) / scale) / (s ** 2 * scale)",
+        shapes={"s": "dy * (np.log((x - loc) / scale) ** 2 / s ** 2 - 1.0) / s"})
 
 
 # ---- the normal's entropy, log(scale) + log(2 pi e) / 2: loc only shapes it ----
@@ -725,63 +433,10 @@ def norm_entropy_tangent(dx, y, loc, scale):
 # parameters' (df, a, b) derivatives have no closed form, refused ----
 
 
-@rule(stats.t.cdf, t_cdf, called_as=t_cdf,
-      no_gradient={"df": SHAPE_PARAMETER})
-def t_cdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(dy * t_pdf(x, df, loc, scale), x), None,
-            unbroadcast(-dy * t_pdf(x, df, loc, scale), loc),
-            unbroadcast(-dy * t_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.t.cdf, t_cdf)
-def t_cdf_tangent(dx, y, x, df, loc, scale):
-    return (dx * t_pdf(x, df, loc, scale), None,
-            -dx * t_pdf(x, df, loc, scale), -dx * t_pdf(x, df, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.chi2.cdf, chi2_cdf, called_as=chi2_cdf,
-      no_gradient={"df": SHAPE_PARAMETER})
-def chi2_cdf_rule(dy, y, x, df, loc, scale):
-    return (unbroadcast(dy * chi2_pdf(x, df, loc, scale), x), None,
-            unbroadcast(-dy * chi2_pdf(x, df, loc, scale), loc),
-            unbroadcast(-dy * chi2_pdf(x, df, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.chi2.cdf, chi2_cdf)
-def chi2_cdf_tangent(dx, y, x, df, loc, scale):
-    return (dx * chi2_pdf(x, df, loc, scale), None,
-            -dx * chi2_pdf(x, df, loc, scale),
-            -dx * chi2_pdf(x, df, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.gamma.cdf, gamma_cdf, called_as=gamma_cdf,
-      no_gradient={"a": SHAPE_PARAMETER})
-def gamma_cdf_rule(dy, y, x, a, loc, scale):
-    return (unbroadcast(dy * gamma_pdf(x, a, loc, scale), x), None,
-            unbroadcast(-dy * gamma_pdf(x, a, loc, scale), loc),
-            unbroadcast(-dy * gamma_pdf(x, a, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.gamma.cdf, gamma_cdf)
-def gamma_cdf_tangent(dx, y, x, a, loc, scale):
-    return (dx * gamma_pdf(x, a, loc, scale), None,
-            -dx * gamma_pdf(x, a, loc, scale),
-            -dx * gamma_pdf(x, a, loc, scale) * (x - loc) / scale)
-
-
-@rule(stats.beta.cdf, beta_cdf, called_as=beta_cdf,
-      no_gradient={"a": SHAPE_PARAMETER, "b": SHAPE_PARAMETER})
-def beta_cdf_rule(dy, y, x, a, b, loc, scale):
-    return (unbroadcast(dy * beta_pdf(x, a, b, loc, scale), x), None,
-            None, unbroadcast(-dy * beta_pdf(x, a, b, loc, scale), loc),
-            unbroadcast(-dy * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale, scale))
-
-
-@tangent(stats.beta.cdf, beta_cdf)
-def beta_cdf_tangent(dx, y, x, a, b, loc, scale):
-    return (dx * beta_pdf(x, a, b, loc, scale), None, None,
-            -dx * beta_pdf(x, a, b, loc, scale),
-            -dx * beta_pdf(x, a, b, loc, scale) * (x - loc) / scale)
+location_scale("t", "cdf", shapes={"df": None})
+location_scale("chi2", "cdf", shapes={"df": None})
+location_scale("gamma", "cdf", shapes={"a": None})
+location_scale("beta", "cdf", shapes={"a": None, "b": None})
 
 
 # ---- multivariate normal and Dirichlet ----

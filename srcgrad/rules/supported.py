@@ -115,6 +115,15 @@ def _names(records: list[Op], kind: str) -> str:
     return ", ".join(found)
 
 
+def _written_in(module: str) -> str:
+    """The functions without a rule of their own that the record module `module` (of
+    `srcgrad/rules`) writes as other functions (their records' `expanded`)."""
+    return ", ".join(sorted(n[1] for r in OPS.values() if r.rule is None
+                            and r.expanded is not None
+                            and r.expanded.__module__.endswith("." + module)
+                            and (n := _name(r.primal)) is not None))
+
+
 def markdown() -> str:
     """The page: every differentiable function with its rules, then the rest."""
     records = [r for r in OPS.values() if r.rule is not None and r.rule.origin is None]
@@ -167,16 +176,11 @@ def markdown() -> str:
               "", "## Other spellings", "",
               "NumPy 2's array-API functions are written as the NumPy functions they "
               "compute, whose rules differentiate them (`srcgrad/rules/array_api.py`, which "
-              "says what each is written as and what is refused): " + ", ".join(sorted(
-                  n[1] for r in OPS.values() if r.rule is None and r.expanded is not None
-                  and r.expanded.__module__.endswith(".array_api")
-                  and (n := _name(r.primal)) is not None)) + ".",
+              "says what each is written as and what is refused): " +
+              _written_in("array_api") + ".",
               "", "These are written likewise as other functions with rules "
               "(`srcgrad/rules/numpy_gaps.py`, which says what each is written as and what "
-              "is refused): " + ", ".join(sorted(
-                  n[1] for r in OPS.values() if r.rule is None and r.expanded is not None
-                  and r.expanded.__module__.endswith(".numpy_gaps")
-                  and (n := _name(r.primal)) is not None)) + ".", ""]
+              "is refused): " + _written_in("numpy_gaps") + ".", ""]
     return "\n".join(lines)
 
 

@@ -6,15 +6,18 @@ type, so generated code calls `norm_logpdf` instead: its Python form is SciPy's 
 itself, its numba form the density's formula on floats (with scipy.special's compiled
 forms, `runtime/special.py`), broadcast over its arguments as SciPy broadcasts them. The
 signatures are SciPy's (`loc` and `scale` default to 0 and 1), which is how srcgrad places
-a call's keyword arguments. As SciPy: a scale (df, a, b, mu) out of range gives NaN, a
-point outside the support log 0 = -inf. `multivariate_normal_logpdf` factors the
-covariance by Cholesky (SciPy by eigh: both read its lower triangle), and a stack of
-points x of shape (n, d) gives n values (SciPy squeezes n = 1 to a number).
+a call's keyword arguments. `scipy_form` writes both from the method's name, its
+parameters and its form on floats, one line a method. As SciPy: a scale (df, a, b, mu)
+out of range gives NaN, a point outside the support log 0 = -inf.
+`multivariate_normal_logpdf` factors the covariance by Cholesky (SciPy by eigh: both read
+its lower triangle), and a stack of points x of shape (n, d) gives n values (SciPy
+squeezes n = 1 to a number).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import scipy.special as special
@@ -27,56 +30,6 @@ from ..errors import MissingRule
 from . import special as _compiled_special  # noqa: F401  (scipy.special's numba forms)
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-def norm_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.norm.logpdf, as generated code calls it."""
-    return stats.norm.logpdf(x, loc, scale)
-
-
-def norm_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.norm.pdf, as generated code calls it."""
-    return stats.norm.pdf(x, loc, scale)
-
-
-def norm_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.norm.cdf, as generated code calls it."""
-    return stats.norm.cdf(x, loc, scale)
-
-
-def norm_logcdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.norm.logcdf, as generated code calls it."""
-    return stats.norm.logcdf(x, loc, scale)
-
-
-def t_logpdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.t.logpdf, as generated code calls it."""
-    return stats.t.logpdf(x, df, loc, scale)
-
-
-def poisson_logpmf(k, mu, loc=0):
-    """scipy.stats.poisson.logpmf, as generated code calls it."""
-    return stats.poisson.logpmf(k, mu, loc)
-
-
-def gamma_logpdf(x, a, loc=0.0, scale=1.0):
-    """scipy.stats.gamma.logpdf, as generated code calls it."""
-    return stats.gamma.logpdf(x, a, loc, scale)
-
-
-def beta_logpdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.beta.logpdf, as generated code calls it."""
-    return stats.beta.logpdf(x, a, b, loc, scale)
-
-
-def multivariate_normal_logpdf(x, mean, cov):
-    """scipy.stats.multivariate_normal.logpdf, as generated code calls it."""
-    return stats.multivariate_normal.logpdf(x, mean, cov)
-
-
-def dirichlet_logpdf(x, alpha):
-    """scipy.stats.dirichlet.logpdf, as generated code calls it."""
-    return stats.dirichlet.logpdf(x, alpha)
 
 
 # ---- the densities on floats ----
@@ -205,55 +158,42 @@ def _form(scalar, *args):
     return _broadcast(scalar, len(args))
 
 
-@overload(norm_logpdf)
-def _norm_logpdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_norm_logpdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
+def scipy_form(dist: str, method: str, scalar=None, params: str = "x, loc=0.0, scale=1.0"):
+    """scipy.stats' `dist.method` as generated code calls it (its record's `called_as`):
+    the function `{dist}_{method}(params)`, SciPy's parameters, that calls SciPy's method,
+    and, given `scalar` (the method on floats, a jitable function of every parameter), its
+    numba form: `scalar` on numbers, its loop over arrays broadcast (`_form`). Both are
+    written from their source, for SciPy's signature (which places a call's keywords); the
+    function's module is the caller's, as a namedtuple's is."""
+    name = f"{dist}_{method}"
+    args = ", ".join(p.split("=")[0] for p in params.split(", "))
+    space = {"stats": stats, "__name__": sys._getframe(1).f_globals["__name__"]}
+    exec(f"def {name}({params}):\n"
+         f'    """scipy.stats.{dist}.{method}, as generated code calls it."""\n'
+         f"    return stats.{dist}.{method}({args})\n", space)
+    form = space[name]
+    if scalar is not None:
+        exec(f"@overload(form)\n"
+             f"def _{name}_typer({params}):\n"
+             f"    f = _form(scalar, {args})\n"
+             f"    return f and (lambda {params}: f({args}))\n",
+             {"overload": overload, "_form": _form, "form": form, "scalar": scalar})
+    return form
 
 
-@overload(norm_pdf)
-def _norm_pdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_norm_pdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
+# ---- the Python forms, with their numba forms ----
 
-
-@overload(norm_cdf)
-def _norm_cdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_norm_cdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-
-
-@overload(norm_logcdf)
-def _norm_logcdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_norm_logcdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-
-
-@overload(t_logpdf)
-def _t_logpdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_t_logpdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-@overload(poisson_logpmf)
-def _poisson_logpmf_typer(k, mu, loc=0):
-    f = _form(_poisson_logpmf, k, mu, loc)
-    return f and (lambda k, mu, loc=0: f(k, mu, loc))
-
-
-@overload(gamma_logpdf)
-def _gamma_logpdf_typer(x, a, loc=0.0, scale=1.0):
-    f = _form(_gamma_logpdf, x, a, loc, scale)
-    return f and (lambda x, a, loc=0.0, scale=1.0: f(x, a, loc, scale))
-
-
-@overload(beta_logpdf)
-def _beta_logpdf_typer(x, a, b, loc=0.0, scale=1.0):
-    f = _form(_beta_logpdf, x, a, b, loc, scale)
-    return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
-
-
-
+norm_logpdf = scipy_form("norm", "logpdf", _norm_logpdf)
+norm_pdf = scipy_form("norm", "pdf", _norm_pdf)
+norm_cdf = scipy_form("norm", "cdf", _norm_cdf)
+norm_logcdf = scipy_form("norm", "logcdf", _norm_logcdf)
+t_logpdf = scipy_form("t", "logpdf", _t_logpdf, "x, df, loc=0.0, scale=1.0")
+poisson_logpmf = scipy_form("poisson", "logpmf", _poisson_logpmf, "k, mu, loc=0")
+gamma_logpdf = scipy_form("gamma", "logpdf", _gamma_logpdf, "x, a, loc=0.0, scale=1.0")
+beta_logpdf = scipy_form("beta", "logpdf", _beta_logpdf, "x, a, b, loc=0.0, scale=1.0")
+multivariate_normal_logpdf = scipy_form("multivariate_normal", "logpdf",
+                                        params="x, mean, cov")
+dirichlet_logpdf = scipy_form("dirichlet", "logpdf", params="x, alpha")
 
 
 # ---- multivariate normal: Cholesky factor, whitened points ----

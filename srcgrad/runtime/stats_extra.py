@@ -25,7 +25,6 @@ import numpy as np
 import scipy.special as special
 from numba import types
 from numba.extending import overload, register_jitable
-from scipy import stats
 
 from .special import _export
 from .stats import (
@@ -36,80 +35,11 @@ from .stats import (
     _t_logpdf,
     dirichlet_logpdf,
     multivariate_normal_logpdf,
+    scipy_form,
 )
 
 _LOG_2 = math.log(2.0)
 _LOG_PI = math.log(math.pi)
-
-
-def t_pdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.t.pdf, as generated code calls it."""
-    return stats.t.pdf(x, df, loc, scale)
-
-
-def laplace_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.laplace.logpdf, as generated code calls it."""
-    return stats.laplace.logpdf(x, loc, scale)
-
-
-def laplace_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.laplace.pdf, as generated code calls it."""
-    return stats.laplace.pdf(x, loc, scale)
-
-
-def laplace_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.laplace.cdf, as generated code calls it."""
-    return stats.laplace.cdf(x, loc, scale)
-
-
-def logistic_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.logpdf, as generated code calls it."""
-    return stats.logistic.logpdf(x, loc, scale)
-
-
-def logistic_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.pdf, as generated code calls it."""
-    return stats.logistic.pdf(x, loc, scale)
-
-
-def logistic_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.cdf, as generated code calls it."""
-    return stats.logistic.cdf(x, loc, scale)
-
-
-def cauchy_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.logpdf, as generated code calls it."""
-    return stats.cauchy.logpdf(x, loc, scale)
-
-
-def cauchy_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.pdf, as generated code calls it."""
-    return stats.cauchy.pdf(x, loc, scale)
-
-
-def cauchy_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.cdf, as generated code calls it."""
-    return stats.cauchy.cdf(x, loc, scale)
-
-
-def chi2_logpdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.chi2.logpdf, as generated code calls it."""
-    return stats.chi2.logpdf(x, df, loc, scale)
-
-
-def chi2_pdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.chi2.pdf, as generated code calls it."""
-    return stats.chi2.pdf(x, df, loc, scale)
-
-
-def uniform_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.uniform.logpdf, as generated code calls it."""
-    return stats.uniform.logpdf(x, loc, scale)
-
-
-def uniform_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.uniform.pdf, as generated code calls it."""
-    return stats.uniform.pdf(x, loc, scale)
 
 
 # ---- on floats ----
@@ -211,109 +141,25 @@ def _uniform_pdf(x, loc, scale):
     return 1.0 / scale if 0.0 <= z <= 1.0 else 0.0
 
 
-# ---- their numba forms ----
+# ---- the Python forms, with their numba forms ----
 
-
-@overload(t_pdf)
-def _t_pdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_t_pdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-@overload(chi2_logpdf)
-def _chi2_logpdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_chi2_logpdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-@overload(chi2_pdf)
-def _chi2_pdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_chi2_pdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-def _location_scale(function, scalar):
-    """The numba form of `function(x, loc=0.0, scale=1.0)`: `scalar` on floats."""
-    @overload(function)
-    def typer(x, loc=0.0, scale=1.0):
-        f = _form(scalar, x, loc, scale)
-        return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-    return typer
-
-
-for _function, _scalar in [(laplace_logpdf, _laplace_logpdf), (laplace_pdf, _laplace_pdf),
-                           (laplace_cdf, _laplace_cdf), (logistic_logpdf, _logistic_logpdf),
-                           (logistic_pdf, _logistic_pdf), (logistic_cdf, _logistic_cdf),
-                           (cauchy_logpdf, _cauchy_logpdf), (cauchy_pdf, _cauchy_pdf),
-                           (cauchy_cdf, _cauchy_cdf), (uniform_logpdf, _uniform_logpdf),
-                           (uniform_pdf, _uniform_pdf)]:
-    _location_scale(_function, _scalar)
+t_pdf = scipy_form("t", "pdf", _t_pdf, "x, df, loc=0.0, scale=1.0")
+laplace_logpdf = scipy_form("laplace", "logpdf", _laplace_logpdf)
+laplace_pdf = scipy_form("laplace", "pdf", _laplace_pdf)
+laplace_cdf = scipy_form("laplace", "cdf", _laplace_cdf)
+logistic_logpdf = scipy_form("logistic", "logpdf", _logistic_logpdf)
+logistic_pdf = scipy_form("logistic", "pdf", _logistic_pdf)
+logistic_cdf = scipy_form("logistic", "cdf", _logistic_cdf)
+cauchy_logpdf = scipy_form("cauchy", "logpdf", _cauchy_logpdf)
+cauchy_pdf = scipy_form("cauchy", "pdf", _cauchy_pdf)
+cauchy_cdf = scipy_form("cauchy", "cdf", _cauchy_cdf)
+chi2_logpdf = scipy_form("chi2", "logpdf", _chi2_logpdf, "x, df, loc=0.0, scale=1.0")
+chi2_pdf = scipy_form("chi2", "pdf", _chi2_pdf, "x, df, loc=0.0, scale=1.0")
+uniform_logpdf = scipy_form("uniform", "logpdf", _uniform_logpdf)
+uniform_pdf = scipy_form("uniform", "pdf", _uniform_pdf)
 
 
 # ---- batch two: counts, shapes, entropy, vector densities ----
-
-
-def poisson_pmf(k, mu, loc=0):
-    """scipy.stats.poisson.pmf, as generated code calls it."""
-    return stats.poisson.pmf(k, mu, loc)
-
-
-def binom_logpmf(k, n, p, loc=0):
-    """scipy.stats.binom.logpmf, as generated code calls it."""
-    return stats.binom.logpmf(k, n, p, loc)
-
-
-def binom_pmf(k, n, p, loc=0):
-    """scipy.stats.binom.pmf, as generated code calls it."""
-    return stats.binom.pmf(k, n, p, loc)
-
-
-def bernoulli_logpmf(k, p, loc=0):
-    """scipy.stats.bernoulli.logpmf, as generated code calls it."""
-    return stats.bernoulli.logpmf(k, p, loc)
-
-
-def bernoulli_pmf(k, p, loc=0):
-    """scipy.stats.bernoulli.pmf, as generated code calls it."""
-    return stats.bernoulli.pmf(k, p, loc)
-
-
-def gamma_pdf(x, a, loc=0.0, scale=1.0):
-    """scipy.stats.gamma.pdf, as generated code calls it."""
-    return stats.gamma.pdf(x, a, loc, scale)
-
-
-def beta_pdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.beta.pdf, as generated code calls it."""
-    return stats.beta.pdf(x, a, b, loc, scale)
-
-
-def lognorm_logpdf(x, s, loc=0.0, scale=1.0):
-    """scipy.stats.lognorm.logpdf, as generated code calls it."""
-    return stats.lognorm.logpdf(x, s, loc, scale)
-
-
-def lognorm_pdf(x, s, loc=0.0, scale=1.0):
-    """scipy.stats.lognorm.pdf, as generated code calls it."""
-    return stats.lognorm.pdf(x, s, loc, scale)
-
-
-def norm_entropy(loc=0.0, scale=1.0):
-    """scipy.stats.norm.entropy, as generated code calls it."""
-    return stats.norm.entropy(loc, scale)
-
-
-def multivariate_normal_pdf(x, mean, cov):
-    """scipy.stats.multivariate_normal.pdf, as generated code calls it."""
-    return stats.multivariate_normal.pdf(x, mean, cov)
-
-
-def dirichlet_pdf(x, alpha):
-    """scipy.stats.dirichlet.pdf, as generated code calls it."""
-    return stats.dirichlet.pdf(x, alpha)
-
-
-
 
 
 @register_jitable
@@ -380,58 +226,18 @@ def _norm_entropy(loc, scale, unused):
     return 0.5 * math.log(2.0 * math.pi * math.e) + math.log(scale) if scale > 0.0 else np.nan
 
 
-@overload(poisson_pmf)
-def _poisson_pmf_typer(k, mu, loc=0):
-    f = _form(_poisson_pmf, k, mu, loc)
-    return f and (lambda k, mu, loc=0: f(k, mu, loc))
-
-
-@overload(binom_logpmf)
-def _binom_logpmf_typer(k, n, p, loc=0):
-    f = _form(_binom_logpmf, k, n, p, loc)
-    return f and (lambda k, n, p, loc=0: f(k, n, p, loc))
-
-
-@overload(binom_pmf)
-def _binom_pmf_typer(k, n, p, loc=0):
-    f = _form(_binom_pmf, k, n, p, loc)
-    return f and (lambda k, n, p, loc=0: f(k, n, p, loc))
-
-
-@overload(bernoulli_logpmf)
-def _bernoulli_logpmf_typer(k, p, loc=0):
-    f = _form(_bernoulli_logpmf, k, p, loc)
-    return f and (lambda k, p, loc=0: f(k, p, loc))
-
-
-@overload(bernoulli_pmf)
-def _bernoulli_pmf_typer(k, p, loc=0):
-    f = _form(_bernoulli_pmf, k, p, loc)
-    return f and (lambda k, p, loc=0: f(k, p, loc))
-
-
-@overload(gamma_pdf)
-def _gamma_pdf_typer(x, a, loc=0.0, scale=1.0):
-    f = _form(_gamma_pdf, x, a, loc, scale)
-    return f and (lambda x, a, loc=0.0, scale=1.0: f(x, a, loc, scale))
-
-
-@overload(beta_pdf)
-def _beta_pdf_typer(x, a, b, loc=0.0, scale=1.0):
-    f = _form(_beta_pdf, x, a, b, loc, scale)
-    return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
-
-
-@overload(lognorm_logpdf)
-def _lognorm_logpdf_typer(x, s, loc=0.0, scale=1.0):
-    f = _form(_lognorm_logpdf, x, s, loc, scale)
-    return f and (lambda x, s, loc=0.0, scale=1.0: f(x, s, loc, scale))
-
-
-@overload(lognorm_pdf)
-def _lognorm_pdf_typer(x, s, loc=0.0, scale=1.0):
-    f = _form(_lognorm_pdf, x, s, loc, scale)
-    return f and (lambda x, s, loc=0.0, scale=1.0: f(x, s, loc, scale))
+poisson_pmf = scipy_form("poisson", "pmf", _poisson_pmf, "k, mu, loc=0")
+binom_logpmf = scipy_form("binom", "logpmf", _binom_logpmf, "k, n, p, loc=0")
+binom_pmf = scipy_form("binom", "pmf", _binom_pmf, "k, n, p, loc=0")
+bernoulli_logpmf = scipy_form("bernoulli", "logpmf", _bernoulli_logpmf, "k, p, loc=0")
+bernoulli_pmf = scipy_form("bernoulli", "pmf", _bernoulli_pmf, "k, p, loc=0")
+gamma_pdf = scipy_form("gamma", "pdf", _gamma_pdf, "x, a, loc=0.0, scale=1.0")
+beta_pdf = scipy_form("beta", "pdf", _beta_pdf, "x, a, b, loc=0.0, scale=1.0")
+lognorm_logpdf = scipy_form("lognorm", "logpdf", _lognorm_logpdf, "x, s, loc=0.0, scale=1.0")
+lognorm_pdf = scipy_form("lognorm", "pdf", _lognorm_pdf, "x, s, loc=0.0, scale=1.0")
+norm_entropy = scipy_form("norm", "entropy", params="loc=0.0, scale=1.0")
+multivariate_normal_pdf = scipy_form("multivariate_normal", "pdf", params="x, mean, cov")
+dirichlet_pdf = scipy_form("dirichlet", "pdf", params="x, alpha")
 
 
 @overload(norm_entropy)
@@ -451,29 +257,6 @@ def _dirichlet_pdf_typer(x, alpha):
 
 
 # ---- batch three: distribution functions, differentiated in x, loc and scale only ----
-
-
-def t_cdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.t.cdf, as generated code calls it."""
-    return stats.t.cdf(x, df, loc, scale)
-
-
-def gamma_cdf(x, a, loc=0.0, scale=1.0):
-    """scipy.stats.gamma.cdf, as generated code calls it."""
-    return stats.gamma.cdf(x, a, loc, scale)
-
-
-def beta_cdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.beta.cdf, as generated code calls it."""
-    return stats.beta.cdf(x, a, b, loc, scale)
-
-
-def chi2_cdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.chi2.cdf, as generated code calls it."""
-    return stats.chi2.cdf(x, df, loc, scale)
-
-
-
 
 
 _stdtr, _gammainc, _betainc = _export("stdtr", 2), _export("gammainc", 2), \
@@ -508,25 +291,8 @@ def _chi2_cdf(x, df, loc, scale):
     return _gammainc(0.5 * df, max(0.5 * (x - loc) / scale, 0.0), 0)
 
 
-@overload(t_cdf)
-def _t_cdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_t_cdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
+t_cdf = scipy_form("t", "cdf", _t_cdf, "x, df, loc=0.0, scale=1.0")
+gamma_cdf = scipy_form("gamma", "cdf", _gamma_cdf, "x, a, loc=0.0, scale=1.0")
+beta_cdf = scipy_form("beta", "cdf", _beta_cdf, "x, a, b, loc=0.0, scale=1.0")
+chi2_cdf = scipy_form("chi2", "cdf", _chi2_cdf, "x, df, loc=0.0, scale=1.0")
 
-
-@overload(gamma_cdf)
-def _gamma_cdf_typer(x, a, loc=0.0, scale=1.0):
-    f = _form(_gamma_cdf, x, a, loc, scale)
-    return f and (lambda x, a, loc=0.0, scale=1.0: f(x, a, loc, scale))
-
-
-@overload(beta_cdf)
-def _beta_cdf_typer(x, a, b, loc=0.0, scale=1.0):
-    f = _form(_beta_cdf, x, a, b, loc, scale)
-    return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
-
-
-@overload(chi2_cdf)
-def _chi2_cdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_chi2_cdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))

@@ -24,10 +24,9 @@ import math
 import numpy as np
 import scipy.special as special
 from numba.extending import overload, register_jitable
-from scipy import stats
 
 from .special import _export
-from .stats import _form, _number
+from .stats import _number, scipy_form
 
 _EXPIT, _LOGIT, _GAMMALN, _I0E, _NDTR, _LOG_NDTR = (
     _export(name, 1) for name in ("expit", "logit", "gammaln", "i0e", "ndtr", "log_ndtr"))
@@ -35,188 +34,7 @@ _GAMMAINC, _GAMMAINCC, _STDTR, _PDTR = (
     _export(name, 2) for name in ("gammainc", "gammaincc", "stdtr", "pdtr"))
 _BETAINC = _export("betainc", 3)
 _LOG_2PI, _LOG_2 = math.log(2.0 * math.pi), math.log(2.0)
-
-
-def _loc_scale(form, scalar):
-    """numba's form of `form(x, loc=0.0, scale=1.0)` (or of a quantile's q) from its
-    jitable `scalar(x, loc, scale)`."""
-    @overload(form)
-    def _typer(x, loc=0.0, scale=1.0):
-        f = _form(scalar, x, loc, scale)
-        return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-
-
-def _quantile(form, scalar):
-    @overload(form)
-    def _typer(q, loc=0.0, scale=1.0):
-        f = _form(scalar, q, loc, scale)
-        return f and (lambda q, loc=0.0, scale=1.0: f(q, loc, scale))
-
-
-def _shaped(form, scalar):
-    """numba's form of `form(x, a, loc=0.0, scale=1.0)`, a shape parameter a."""
-    @overload(form)
-    def _typer(x, a, loc=0.0, scale=1.0):
-        f = _form(scalar, x, a, loc, scale)
-        return f and (lambda x, a, loc=0.0, scale=1.0: f(x, a, loc, scale))
-
-
-# ---- the Python forms: SciPy's methods, with SciPy's parameter names ----
-
-
-def expon_sf(x, loc=0.0, scale=1.0):
-    """scipy.stats.expon.sf, as generated code calls it."""
-    return stats.expon.sf(x, loc, scale)
-
-
-def expon_logsf(x, loc=0.0, scale=1.0):
-    """scipy.stats.expon.logsf, as generated code calls it."""
-    return stats.expon.logsf(x, loc, scale)
-
-
-def expon_logcdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.expon.logcdf, as generated code calls it."""
-    return stats.expon.logcdf(x, loc, scale)
-
-
-def expon_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.expon.ppf, as generated code calls it."""
-    return stats.expon.ppf(q, loc, scale)
-
-
-def expon_isf(q, loc=0.0, scale=1.0):
-    """scipy.stats.expon.isf, as generated code calls it."""
-    return stats.expon.isf(q, loc, scale)
-
-
-def cauchy_sf(x, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.sf, as generated code calls it."""
-    return stats.cauchy.sf(x, loc, scale)
-
-
-def cauchy_logsf(x, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.logsf, as generated code calls it."""
-    return stats.cauchy.logsf(x, loc, scale)
-
-
-def cauchy_logcdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.logcdf, as generated code calls it."""
-    return stats.cauchy.logcdf(x, loc, scale)
-
-
-def cauchy_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.ppf, as generated code calls it."""
-    return stats.cauchy.ppf(q, loc, scale)
-
-
-def cauchy_isf(q, loc=0.0, scale=1.0):
-    """scipy.stats.cauchy.isf, as generated code calls it."""
-    return stats.cauchy.isf(q, loc, scale)
-
-
-def logistic_sf(x, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.sf, as generated code calls it."""
-    return stats.logistic.sf(x, loc, scale)
-
-
-def logistic_logsf(x, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.logsf, as generated code calls it."""
-    return stats.logistic.logsf(x, loc, scale)
-
-
-def logistic_logcdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.logcdf, as generated code calls it."""
-    return stats.logistic.logcdf(x, loc, scale)
-
-
-def logistic_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.ppf, as generated code calls it."""
-    return stats.logistic.ppf(q, loc, scale)
-
-
-def logistic_isf(q, loc=0.0, scale=1.0):
-    """scipy.stats.logistic.isf, as generated code calls it."""
-    return stats.logistic.isf(q, loc, scale)
-
-
-def uniform_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.uniform.cdf, as generated code calls it."""
-    return stats.uniform.cdf(x, loc, scale)
-
-
-def uniform_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.uniform.ppf, as generated code calls it."""
-    return stats.uniform.ppf(q, loc, scale)
-
-
-def gumbel_r_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.logpdf, as generated code calls it."""
-    return stats.gumbel_r.logpdf(x, loc, scale)
-
-
-def gumbel_r_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.pdf, as generated code calls it."""
-    return stats.gumbel_r.pdf(x, loc, scale)
-
-
-def gumbel_r_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.cdf, as generated code calls it."""
-    return stats.gumbel_r.cdf(x, loc, scale)
-
-
-def gumbel_r_logcdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.logcdf, as generated code calls it."""
-    return stats.gumbel_r.logcdf(x, loc, scale)
-
-
-def gumbel_r_sf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.sf, as generated code calls it."""
-    return stats.gumbel_r.sf(x, loc, scale)
-
-
-def gumbel_r_logsf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.logsf, as generated code calls it."""
-    return stats.gumbel_r.logsf(x, loc, scale)
-
-
-def gumbel_r_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_r.ppf, as generated code calls it."""
-    return stats.gumbel_r.ppf(q, loc, scale)
-
-
-def gumbel_l_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.logpdf, as generated code calls it."""
-    return stats.gumbel_l.logpdf(x, loc, scale)
-
-
-def gumbel_l_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.pdf, as generated code calls it."""
-    return stats.gumbel_l.pdf(x, loc, scale)
-
-
-def gumbel_l_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.cdf, as generated code calls it."""
-    return stats.gumbel_l.cdf(x, loc, scale)
-
-
-def gumbel_l_logcdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.logcdf, as generated code calls it."""
-    return stats.gumbel_l.logcdf(x, loc, scale)
-
-
-def gumbel_l_sf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.sf, as generated code calls it."""
-    return stats.gumbel_l.sf(x, loc, scale)
-
-
-def gumbel_l_logsf(x, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.logsf, as generated code calls it."""
-    return stats.gumbel_l.logsf(x, loc, scale)
-
-
-def gumbel_l_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.gumbel_l.ppf, as generated code calls it."""
-    return stats.gumbel_l.ppf(q, loc, scale)
+_AB = "x, a, b, loc=0.0, scale=1.0"   # (truncnorm's parameters)
 
 
 # ---- their scalar forms: z = (x - loc) / scale ----
@@ -419,63 +237,42 @@ def _gumbel_l_ppf(q, loc, scale):
     return loc + scale * math.log(-math.log1p(-_q(q, loc, scale)))
 
 
-for _form_of, _scalar in [
-        (expon_sf, _expon_sf), (expon_logsf, _expon_logsf), (expon_logcdf, _expon_logcdf),
-        (cauchy_sf, _cauchy_sf), (cauchy_logsf, _cauchy_logsf),
-        (cauchy_logcdf, _cauchy_logcdf), (logistic_sf, _logistic_sf),
-        (logistic_logsf, _logistic_logsf), (logistic_logcdf, _logistic_logcdf),
-        (uniform_cdf, _uniform_cdf),
-        (gumbel_r_logpdf, _gumbel_r_logpdf), (gumbel_r_pdf, _gumbel_r_pdf),
-        (gumbel_r_cdf, _gumbel_r_cdf), (gumbel_r_logcdf, _gumbel_r_logcdf),
-        (gumbel_r_sf, _gumbel_r_sf), (gumbel_r_logsf, _gumbel_r_logsf),
-        (gumbel_l_logpdf, _gumbel_l_logpdf), (gumbel_l_pdf, _gumbel_l_pdf),
-        (gumbel_l_cdf, _gumbel_l_cdf), (gumbel_l_logcdf, _gumbel_l_logcdf),
-        (gumbel_l_sf, _gumbel_l_sf), (gumbel_l_logsf, _gumbel_l_logsf)]:
-    _loc_scale(_form_of, _scalar)
-for _form_of, _scalar in [
-        (expon_ppf, _expon_ppf), (expon_isf, _expon_isf), (cauchy_ppf, _cauchy_ppf),
-        (cauchy_isf, _cauchy_isf), (logistic_ppf, _logistic_ppf),
-        (logistic_isf, _logistic_isf), (uniform_ppf, _uniform_ppf),
-        (gumbel_r_ppf, _gumbel_r_ppf), (gumbel_l_ppf, _gumbel_l_ppf)]:
-    _quantile(_form_of, _scalar)
+# ---- the Python forms, with their numba forms ----
+
+expon_sf = scipy_form("expon", "sf", _expon_sf)
+expon_logsf = scipy_form("expon", "logsf", _expon_logsf)
+expon_logcdf = scipy_form("expon", "logcdf", _expon_logcdf)
+expon_ppf = scipy_form("expon", "ppf", _expon_ppf, "q, loc=0.0, scale=1.0")
+expon_isf = scipy_form("expon", "isf", _expon_isf, "q, loc=0.0, scale=1.0")
+cauchy_sf = scipy_form("cauchy", "sf", _cauchy_sf)
+cauchy_logsf = scipy_form("cauchy", "logsf", _cauchy_logsf)
+cauchy_logcdf = scipy_form("cauchy", "logcdf", _cauchy_logcdf)
+cauchy_ppf = scipy_form("cauchy", "ppf", _cauchy_ppf, "q, loc=0.0, scale=1.0")
+cauchy_isf = scipy_form("cauchy", "isf", _cauchy_isf, "q, loc=0.0, scale=1.0")
+logistic_sf = scipy_form("logistic", "sf", _logistic_sf)
+logistic_logsf = scipy_form("logistic", "logsf", _logistic_logsf)
+logistic_logcdf = scipy_form("logistic", "logcdf", _logistic_logcdf)
+logistic_ppf = scipy_form("logistic", "ppf", _logistic_ppf, "q, loc=0.0, scale=1.0")
+logistic_isf = scipy_form("logistic", "isf", _logistic_isf, "q, loc=0.0, scale=1.0")
+uniform_cdf = scipy_form("uniform", "cdf", _uniform_cdf)
+uniform_ppf = scipy_form("uniform", "ppf", _uniform_ppf, "q, loc=0.0, scale=1.0")
+gumbel_r_logpdf = scipy_form("gumbel_r", "logpdf", _gumbel_r_logpdf)
+gumbel_r_pdf = scipy_form("gumbel_r", "pdf", _gumbel_r_pdf)
+gumbel_r_cdf = scipy_form("gumbel_r", "cdf", _gumbel_r_cdf)
+gumbel_r_logcdf = scipy_form("gumbel_r", "logcdf", _gumbel_r_logcdf)
+gumbel_r_sf = scipy_form("gumbel_r", "sf", _gumbel_r_sf)
+gumbel_r_logsf = scipy_form("gumbel_r", "logsf", _gumbel_r_logsf)
+gumbel_r_ppf = scipy_form("gumbel_r", "ppf", _gumbel_r_ppf, "q, loc=0.0, scale=1.0")
+gumbel_l_logpdf = scipy_form("gumbel_l", "logpdf", _gumbel_l_logpdf)
+gumbel_l_pdf = scipy_form("gumbel_l", "pdf", _gumbel_l_pdf)
+gumbel_l_cdf = scipy_form("gumbel_l", "cdf", _gumbel_l_cdf)
+gumbel_l_logcdf = scipy_form("gumbel_l", "logcdf", _gumbel_l_logcdf)
+gumbel_l_sf = scipy_form("gumbel_l", "sf", _gumbel_l_sf)
+gumbel_l_logsf = scipy_form("gumbel_l", "logsf", _gumbel_l_logsf)
+gumbel_l_ppf = scipy_form("gumbel_l", "ppf", _gumbel_l_ppf, "q, loc=0.0, scale=1.0")
 
 
 # ---- the Pareto distribution, of the shape b: z = (x - loc) / scale >= 1 ----
-
-
-def pareto_logpdf(x, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.logpdf, as generated code calls it."""
-    return stats.pareto.logpdf(x, b, loc, scale)
-
-
-def pareto_pdf(x, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.pdf, as generated code calls it."""
-    return stats.pareto.pdf(x, b, loc, scale)
-
-
-def pareto_cdf(x, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.cdf, as generated code calls it."""
-    return stats.pareto.cdf(x, b, loc, scale)
-
-
-def pareto_logcdf(x, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.logcdf, as generated code calls it."""
-    return stats.pareto.logcdf(x, b, loc, scale)
-
-
-def pareto_sf(x, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.sf, as generated code calls it."""
-    return stats.pareto.sf(x, b, loc, scale)
-
-
-def pareto_logsf(x, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.logsf, as generated code calls it."""
-    return stats.pareto.logsf(x, b, loc, scale)
-
-
-def pareto_ppf(q, b, loc=0.0, scale=1.0):
-    """scipy.stats.pareto.ppf, as generated code calls it."""
-    return stats.pareto.ppf(q, b, loc, scale)
 
 
 @register_jitable
@@ -522,70 +319,16 @@ def _pareto_ppf(q, b, loc, scale):
     return loc + scale * math.exp(-math.log1p(-p) / b)
 
 
-for _form_of, _scalar in [
-        (pareto_logpdf, _pareto_logpdf), (pareto_pdf, _pareto_pdf), (pareto_cdf, _pareto_cdf),
-        (pareto_logcdf, _pareto_logcdf), (pareto_sf, _pareto_sf),
-        (pareto_logsf, _pareto_logsf)]:
-    _shaped(_form_of, _scalar)
-
-
-@overload(pareto_ppf)
-def _pareto_ppf_typer(q, b, loc=0.0, scale=1.0):
-    f = _form(_pareto_ppf, q, b, loc, scale)
-    return f and (lambda q, b, loc=0.0, scale=1.0: f(q, b, loc, scale))
+pareto_logpdf = scipy_form("pareto", "logpdf", _pareto_logpdf, "x, b, loc=0.0, scale=1.0")
+pareto_pdf = scipy_form("pareto", "pdf", _pareto_pdf, "x, b, loc=0.0, scale=1.0")
+pareto_cdf = scipy_form("pareto", "cdf", _pareto_cdf, "x, b, loc=0.0, scale=1.0")
+pareto_logcdf = scipy_form("pareto", "logcdf", _pareto_logcdf, "x, b, loc=0.0, scale=1.0")
+pareto_sf = scipy_form("pareto", "sf", _pareto_sf, "x, b, loc=0.0, scale=1.0")
+pareto_logsf = scipy_form("pareto", "logsf", _pareto_logsf, "x, b, loc=0.0, scale=1.0")
+pareto_ppf = scipy_form("pareto", "ppf", _pareto_ppf, "q, b, loc=0.0, scale=1.0")
 
 
 # ---- the tails of chi2, gamma, beta and t ----
-
-
-def chi2_sf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.chi2.sf, as generated code calls it."""
-    return stats.chi2.sf(x, df, loc, scale)
-
-
-def chi2_logsf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.chi2.logsf, as generated code calls it."""
-    return stats.chi2.logsf(x, df, loc, scale)
-
-
-def chi2_logcdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.chi2.logcdf, as generated code calls it."""
-    return stats.chi2.logcdf(x, df, loc, scale)
-
-
-def gamma_sf(x, a, loc=0.0, scale=1.0):
-    """scipy.stats.gamma.sf, as generated code calls it."""
-    return stats.gamma.sf(x, a, loc, scale)
-
-
-def gamma_logsf(x, a, loc=0.0, scale=1.0):
-    """scipy.stats.gamma.logsf, as generated code calls it."""
-    return stats.gamma.logsf(x, a, loc, scale)
-
-
-def gamma_logcdf(x, a, loc=0.0, scale=1.0):
-    """scipy.stats.gamma.logcdf, as generated code calls it."""
-    return stats.gamma.logcdf(x, a, loc, scale)
-
-
-def t_logcdf(x, df, loc=0.0, scale=1.0):
-    """scipy.stats.t.logcdf, as generated code calls it."""
-    return stats.t.logcdf(x, df, loc, scale)
-
-
-def beta_sf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.beta.sf, as generated code calls it."""
-    return stats.beta.sf(x, a, b, loc, scale)
-
-
-def beta_logsf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.beta.logsf, as generated code calls it."""
-    return stats.beta.logsf(x, a, b, loc, scale)
-
-
-def beta_logcdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.beta.logcdf, as generated code calls it."""
-    return stats.beta.logcdf(x, a, b, loc, scale)
 
 
 @register_jitable
@@ -632,36 +375,6 @@ def _t_logcdf(x, df, loc, scale):
     return math.log(_STDTR(df, t, 0)) if t < 0.0 else math.log1p(-_STDTR(df, -t, 0))
 
 
-for _form_of, _scalar in [
-        (gamma_sf, _gamma_sf), (gamma_logsf, _gamma_logsf), (gamma_logcdf, _gamma_logcdf)]:
-    _shaped(_form_of, _scalar)
-
-
-# (chi2's and t's shape is named df)
-@overload(t_logcdf)
-def _t_logcdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_t_logcdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-@overload(chi2_sf)
-def _chi2_sf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_chi2_sf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-@overload(chi2_logsf)
-def _chi2_logsf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_chi2_logsf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
-@overload(chi2_logcdf)
-def _chi2_logcdf_typer(x, df, loc=0.0, scale=1.0):
-    f = _form(_chi2_logcdf, x, df, loc, scale)
-    return f and (lambda x, df, loc=0.0, scale=1.0: f(x, df, loc, scale))
-
-
 @register_jitable
 def _beta_z(x, a, b, loc, scale):
     if not (scale > 0.0 and a > 0.0 and b > 0.0):
@@ -685,29 +398,19 @@ def _beta_logcdf(x, a, b, loc, scale):
     return math.log(_BETAINC(a, b, _beta_z(x, a, b, loc, scale), 0))
 
 
-def _beta_tail(form, scalar):
-    @overload(form)
-    def _typer(x, a, b, loc=0.0, scale=1.0):
-        f = _form(scalar, x, a, b, loc, scale)
-        return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
-
-
-for _form_of, _scalar in [(beta_sf, _beta_sf), (beta_logsf, _beta_logsf),
-                          (beta_logcdf, _beta_logcdf)]:
-    _beta_tail(_form_of, _scalar)
+chi2_sf = scipy_form("chi2", "sf", _chi2_sf, "x, df, loc=0.0, scale=1.0")
+chi2_logsf = scipy_form("chi2", "logsf", _chi2_logsf, "x, df, loc=0.0, scale=1.0")
+chi2_logcdf = scipy_form("chi2", "logcdf", _chi2_logcdf, "x, df, loc=0.0, scale=1.0")
+gamma_sf = scipy_form("gamma", "sf", _gamma_sf, "x, a, loc=0.0, scale=1.0")
+gamma_logsf = scipy_form("gamma", "logsf", _gamma_logsf, "x, a, loc=0.0, scale=1.0")
+gamma_logcdf = scipy_form("gamma", "logcdf", _gamma_logcdf, "x, a, loc=0.0, scale=1.0")
+t_logcdf = scipy_form("t", "logcdf", _t_logcdf, "x, df, loc=0.0, scale=1.0")
+beta_sf = scipy_form("beta", "sf", _beta_sf, "x, a, b, loc=0.0, scale=1.0")
+beta_logsf = scipy_form("beta", "logsf", _beta_logsf, "x, a, b, loc=0.0, scale=1.0")
+beta_logcdf = scipy_form("beta", "logcdf", _beta_logcdf, "x, a, b, loc=0.0, scale=1.0")
 
 
 # ---- the von Mises density: kappa cos z - log(2 pi I0(kappa)) - log scale ----
-
-
-def vonmises_logpdf(x, kappa, loc=0.0, scale=1.0):
-    """scipy.stats.vonmises.logpdf, as generated code calls it."""
-    return stats.vonmises.logpdf(x, kappa, loc, scale)
-
-
-def vonmises_pdf(x, kappa, loc=0.0, scale=1.0):
-    """scipy.stats.vonmises.pdf, as generated code calls it."""
-    return stats.vonmises.pdf(x, kappa, loc, scale)
 
 
 @register_jitable
@@ -724,44 +427,11 @@ def _vonmises_pdf(x, kappa, loc, scale):
     return math.exp(_vonmises_logpdf(x, kappa, loc, scale))
 
 
-@overload(vonmises_logpdf)
-def _vonmises_logpdf_typer(x, kappa, loc=0.0, scale=1.0):
-    f = _form(_vonmises_logpdf, x, kappa, loc, scale)
-    return f and (lambda x, kappa, loc=0.0, scale=1.0: f(x, kappa, loc, scale))
-
-
-@overload(vonmises_pdf)
-def _vonmises_pdf_typer(x, kappa, loc=0.0, scale=1.0):
-    f = _form(_vonmises_pdf, x, kappa, loc, scale)
-    return f and (lambda x, kappa, loc=0.0, scale=1.0: f(x, kappa, loc, scale))
+vonmises_logpdf = scipy_form("vonmises", "logpdf", _vonmises_logpdf, "x, kappa, loc=0.0, scale=1.0")
+vonmises_pdf = scipy_form("vonmises", "pdf", _vonmises_pdf, "x, kappa, loc=0.0, scale=1.0")
 
 
 # ---- counts: the geometric and negative binomial pmfs, poisson's cdf ----
-
-
-def geom_logpmf(k, p, loc=0):
-    """scipy.stats.geom.logpmf, as generated code calls it."""
-    return stats.geom.logpmf(k, p, loc)
-
-
-def geom_pmf(k, p, loc=0):
-    """scipy.stats.geom.pmf, as generated code calls it."""
-    return stats.geom.pmf(k, p, loc)
-
-
-def nbinom_logpmf(k, n, p, loc=0):
-    """scipy.stats.nbinom.logpmf, as generated code calls it."""
-    return stats.nbinom.logpmf(k, n, p, loc)
-
-
-def nbinom_pmf(k, n, p, loc=0):
-    """scipy.stats.nbinom.pmf, as generated code calls it."""
-    return stats.nbinom.pmf(k, n, p, loc)
-
-
-def poisson_cdf(k, mu, loc=0):
-    """scipy.stats.poisson.cdf, as generated code calls it."""
-    return stats.poisson.cdf(k, mu, loc)
 
 
 @register_jitable
@@ -803,68 +473,15 @@ def _poisson_cdf(k, mu, loc):
     return _PDTR(m, mu, 0) if m >= 0.0 else 0.0
 
 
-@overload(geom_logpmf)
-def _geom_logpmf_typer(k, p, loc=0):
-    f = _form(_geom_logpmf, k, p, loc)
-    return f and (lambda k, p, loc=0: f(k, p, loc))
-
-
-@overload(geom_pmf)
-def _geom_pmf_typer(k, p, loc=0):
-    f = _form(_geom_pmf, k, p, loc)
-    return f and (lambda k, p, loc=0: f(k, p, loc))
-
-
-@overload(nbinom_logpmf)
-def _nbinom_logpmf_typer(k, n, p, loc=0):
-    f = _form(_nbinom_logpmf, k, n, p, loc)
-    return f and (lambda k, n, p, loc=0: f(k, n, p, loc))
-
-
-@overload(nbinom_pmf)
-def _nbinom_pmf_typer(k, n, p, loc=0):
-    f = _form(_nbinom_pmf, k, n, p, loc)
-    return f and (lambda k, n, p, loc=0: f(k, n, p, loc))
-
-
-@overload(poisson_cdf)
-def _poisson_cdf_typer(k, mu, loc=0):
-    f = _form(_poisson_cdf, k, mu, loc)
-    return f and (lambda k, mu, loc=0: f(k, mu, loc))
+geom_logpmf = scipy_form("geom", "logpmf", _geom_logpmf, "k, p, loc=0")
+geom_pmf = scipy_form("geom", "pmf", _geom_pmf, "k, p, loc=0")
+nbinom_logpmf = scipy_form("nbinom", "logpmf", _nbinom_logpmf, "k, n, p, loc=0")
+nbinom_pmf = scipy_form("nbinom", "pmf", _nbinom_pmf, "k, n, p, loc=0")
+poisson_cdf = scipy_form("poisson", "cdf", _poisson_cdf, "k, mu, loc=0")
 
 
 # ---- the truncated normal, on [a, b] in z: l = -z^2 / 2 - log sqrt(2 pi) - log Z -
 # log scale, Z = Phi(b) - Phi(a), the mass of [a, b] (`truncnorm_log_mass`, its log) ----
-
-
-def truncnorm_logpdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.truncnorm.logpdf, as generated code calls it."""
-    return stats.truncnorm.logpdf(x, a, b, loc, scale)
-
-
-def truncnorm_pdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.truncnorm.pdf, as generated code calls it."""
-    return stats.truncnorm.pdf(x, a, b, loc, scale)
-
-
-def truncnorm_cdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.truncnorm.cdf, as generated code calls it."""
-    return stats.truncnorm.cdf(x, a, b, loc, scale)
-
-
-def truncnorm_sf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.truncnorm.sf, as generated code calls it."""
-    return stats.truncnorm.sf(x, a, b, loc, scale)
-
-
-def truncnorm_logcdf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.truncnorm.logcdf, as generated code calls it."""
-    return stats.truncnorm.logcdf(x, a, b, loc, scale)
-
-
-def truncnorm_logsf(x, a, b, loc=0.0, scale=1.0):
-    """scipy.stats.truncnorm.logsf, as generated code calls it."""
-    return stats.truncnorm.logsf(x, a, b, loc, scale)
 
 
 @register_jitable
@@ -959,15 +576,11 @@ def _truncnorm_logsf(x, a, b, loc, scale):
     return math.log(_truncnorm_sf(x, a, b, loc, scale))
 
 
-def _truncnorm(form, scalar):
-    @overload(form)
-    def _typer(x, a, b, loc=0.0, scale=1.0):
-        f = _form(scalar, x, a, b, loc, scale)
-        return f and (lambda x, a, b, loc=0.0, scale=1.0: f(x, a, b, loc, scale))
+truncnorm_logpdf = scipy_form("truncnorm", "logpdf", _truncnorm_logpdf, _AB)
+truncnorm_pdf = scipy_form("truncnorm", "pdf", _truncnorm_pdf, _AB)
+truncnorm_cdf = scipy_form("truncnorm", "cdf", _truncnorm_cdf, _AB)
+truncnorm_sf = scipy_form("truncnorm", "sf", _truncnorm_sf, _AB)
+truncnorm_logcdf = scipy_form("truncnorm", "logcdf", _truncnorm_logcdf, _AB)
+truncnorm_logsf = scipy_form("truncnorm", "logsf", _truncnorm_logsf, _AB)
 
 
-for _form_of, _scalar in [
-        (truncnorm_logpdf, _truncnorm_logpdf), (truncnorm_pdf, _truncnorm_pdf),
-        (truncnorm_cdf, _truncnorm_cdf), (truncnorm_sf, _truncnorm_sf),
-        (truncnorm_logcdf, _truncnorm_logcdf), (truncnorm_logsf, _truncnorm_logsf)]:
-    _truncnorm(_form_of, _scalar)

@@ -9,30 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.special as special
-from numba.extending import overload, register_jitable
-from scipy import stats
+from numba.extending import register_jitable
 
-from .stats import _form
-
-
-def norm_sf(x, loc=0.0, scale=1.0):
-    """scipy.stats.norm.sf, as generated code calls it."""
-    return stats.norm.sf(x, loc, scale)
-
-
-def norm_logsf(x, loc=0.0, scale=1.0):
-    """scipy.stats.norm.logsf, as generated code calls it."""
-    return stats.norm.logsf(x, loc, scale)
-
-
-def norm_ppf(q, loc=0.0, scale=1.0):
-    """scipy.stats.norm.ppf, as generated code calls it."""
-    return stats.norm.ppf(q, loc, scale)
-
-
-def norm_isf(q, loc=0.0, scale=1.0):
-    """scipy.stats.norm.isf, as generated code calls it."""
-    return stats.norm.isf(q, loc, scale)
+from .stats import scipy_form
 
 
 @register_jitable
@@ -55,46 +34,7 @@ def _norm_isf(q, loc, scale):
     return loc - scale * special.ndtri(q) if scale > 0.0 else np.nan
 
 
-@overload(norm_sf)
-def _norm_sf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_norm_sf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-
-
-@overload(norm_logsf)
-def _norm_logsf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_norm_logsf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-
-
-@overload(norm_ppf)
-def _norm_ppf_typer(q, loc=0.0, scale=1.0):
-    f = _form(_norm_ppf, q, loc, scale)
-    return f and (lambda q, loc=0.0, scale=1.0: f(q, loc, scale))
-
-
-@overload(norm_isf)
-def _norm_isf_typer(q, loc=0.0, scale=1.0):
-    f = _form(_norm_isf, q, loc, scale)
-    return f and (lambda q, loc=0.0, scale=1.0: f(q, loc, scale))
-
-
 # ---- the exponential distribution ----
-
-
-def expon_logpdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.expon.logpdf, as generated code calls it."""
-    return stats.expon.logpdf(x, loc, scale)
-
-
-def expon_pdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.expon.pdf, as generated code calls it."""
-    return stats.expon.pdf(x, loc, scale)
-
-
-def expon_cdf(x, loc=0.0, scale=1.0):
-    """scipy.stats.expon.cdf, as generated code calls it."""
-    return stats.expon.cdf(x, loc, scale)
 
 
 @register_jitable
@@ -118,19 +58,13 @@ def _expon_cdf(x, loc, scale):
     return -np.expm1(-z) if z >= 0.0 else 0.0
 
 
-@overload(expon_logpdf)
-def _expon_logpdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_expon_logpdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
+# ---- the Python forms, with their numba forms ----
 
+norm_sf = scipy_form("norm", "sf", _norm_sf)
+norm_logsf = scipy_form("norm", "logsf", _norm_logsf)
+norm_ppf = scipy_form("norm", "ppf", _norm_ppf, "q, loc=0.0, scale=1.0")
+norm_isf = scipy_form("norm", "isf", _norm_isf, "q, loc=0.0, scale=1.0")
+expon_logpdf = scipy_form("expon", "logpdf", _expon_logpdf)
+expon_pdf = scipy_form("expon", "pdf", _expon_pdf)
+expon_cdf = scipy_form("expon", "cdf", _expon_cdf)
 
-@overload(expon_pdf)
-def _expon_pdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_expon_pdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
-
-
-@overload(expon_cdf)
-def _expon_cdf_typer(x, loc=0.0, scale=1.0):
-    f = _form(_expon_cdf, x, loc, scale)
-    return f and (lambda x, loc=0.0, scale=1.0: f(x, loc, scale))
