@@ -1,0 +1,106 @@
+"""More NumPy functions JAX differentiates, each written (`expanded`) as functions with
+rules, with the positions they read from index helpers of no gradient
+(runtime/numpy_gaps2.py); what the two would compute differently is refused at the
+call's line or where it runs, not approximated.
+
+* np.insert(arr, obj, values, axis): np.take of arr's entries and values' joined, at the
+  positions np.insert places them (`insertion_order`: np.insert of their positions), so
+  both arr and values get gradients (an entry of values NumPy repeats, its sum).
+* np.resize(a, new_shape): np.take of a at its entries over again (`cycled`).
+* np.trim_zeros(filt, trim): the slice between the zeros trimmed (`first_kept`,
+  `last_kept`, which read the data: the gradient is the cotangent in the kept positions,
+  zeros elsewhere); of a 1-D array (axis= refused).
+* np.choose(a, choices, mode): np.take_along_axis of the choices stacked and broadcast,
+  at a (`choice_index`, with mode's wrap or clip); a has no gradient; out= refused.
+* np.divmod(x1, x2): (np.floor_divide(x1, x2), np.mod(x1, x2)): the quotient's slope is
+  zero, the remainder's np.mod's.
+* np.frexp(x): (np.ldexp(x, -e), e) with e its exponents (`exponents`): the mantissa's
+  slope is 2^-e, the exponent has none.
+* np.sort_complex(a): np.sort(a) + 0j (NumPy's sort of complex values is by their real
+  then imaginary parts, as sort_complex's).
+* np.real_if_close(a, tol): np.real(a), where NumPy gives that; an array NumPy gives
+  back complex is refused where it runs (`close_to_real`).
+* np.spacing(x) is a step function of x (the distance to the next float): no gradient,
+  as np.floor has none. np.nextafter has no rule, as JAX's has none: its refusal says so.
+"""
+
+import numpy as np
+
+from ..errors import RuleError
+from ..runtime.numpy_gaps2 import (
+    choice_index,
+    choice_shape,
+    close_to_real,
+    cycled,
+    exponents,
+    first_kept,
+    insertion_order,
+    last_kept,
+)
+from . import NOT_CONSTANT, describe, nondifferentiable
+
+
+def _refused(name, given, *options, why="has no gradient rule"):
+    for option in options:
+        if option in given:
+            raise RuleError(f"{name}(..., {option}=...) {why}")
+
+
+def _insert(given):
+    axis = "axis" if "axis" in given else "None"
+    return ("np.take(np.concatenate((np.ravel(arr), np.ravel(values))), "
+            f"insertion_order(arr, obj, values, {axis}))",
+            {"insertion_order": insertion_order})
+
+
+def _trim_zeros(given):
+    _refused("np.trim_zeros", given, "axis", why="has no gradient rule: trim a 1-D array")
+    trim = "trim" if "trim" in given else "'fb'"
+    return (f"filt[first_kept(filt, {trim}):last_kept(filt, {trim})]",
+            {"first_kept": first_kept, "last_kept": last_kept})
+
+
+def _choose(given):
+    _refused("np.choose", given, "out")
+    mode = given.get("mode", "raise")
+    if mode is not NOT_CONSTANT and mode not in ("raise", "wrap", "clip"):
+        raise RuleError(f"np.choose: mode={mode!r} is not one NumPy takes")
+    mode = "mode" if "mode" in given else "'raise'"
+    return ("np.take_along_axis(np.broadcast_to(np.stack(choices), "
+            "choice_shape(a, np.stack(choices))), "
+            f"choice_index(a, np.stack(choices), {mode}), 0)[0]",
+            {"choice_index": choice_index, "choice_shape": choice_shape})
+
+
+def _ufunc_options(name, given):
+    _refused(name, given, "out", "where", "casting", "order", "dtype", "subok", "signature")
+
+
+def _divmod(given):
+    _ufunc_options("np.divmod", given)
+    return "(np.floor_divide(x1, x2), np.mod(x1, x2))"
+
+
+def _frexp(given):
+    _ufunc_options("np.frexp", given)
+    return "(np.ldexp(x, -exponents(x)), exponents(x))", {"exponents": exponents}
+
+
+def _real_if_close(given):
+    tol = "tol" if "tol" in given else "100"
+    return f"np.real(a) + close_to_real(a, {tol})", {"close_to_real": close_to_real}
+
+
+describe(np.insert, expanded=_insert)
+describe(np.resize, expanded=lambda given: ("np.take(a, cycled(a, new_shape))",
+                                            {"cycled": cycled}))
+describe(np.trim_zeros, expanded=_trim_zeros)
+describe(np.choose, expanded=_choose, sequence=True)
+describe(np.divmod, expanded=_divmod)
+describe(np.frexp, expanded=_frexp)
+describe(np.sort_complex, expanded=lambda given: "np.sort(a) + 0j")
+describe(np.real_if_close, expanded=_real_if_close)
+nondifferentiable(np.spacing)
+nondifferentiable(exponents, cycled, first_kept, last_kept, insertion_order, choice_index,
+                  close_to_real, pure=True)
+nondifferentiable(choice_shape, pure=True, scalar_result=True)
