@@ -32,12 +32,17 @@ from ..runtime.numpy_gaps2 import (
     choice_shape,
     close_to_real,
     cycled,
+    divisor_index,
     exponents,
     first_kept,
     insertion_order,
     last_kept,
+    quotient_length,
+    remainder_start,
+    roots_grad,
+    roots_tangent,
 )
-from . import NOT_CONSTANT, describe, nondifferentiable
+from . import NOT_CONSTANT, describe, nondifferentiable, real_only, rule, tangent
 
 
 def _refused(name, given, *options, why="has no gradient rule"):
@@ -104,3 +109,30 @@ nondifferentiable(np.spacing)
 nondifferentiable(exponents, cycled, first_kept, last_kept, insertion_order, choice_index,
                   close_to_real, pure=True)
 nondifferentiable(choice_shape, pure=True, scalar_result=True)
+
+
+# ---- polynomials ----
+
+
+@rule(np.poly)
+def poly(dy, y, seq_of_zeros):
+    return roots_grad(dy, seq_of_zeros)
+
+
+@tangent(np.poly)
+def poly_tangent(dx, y, seq_of_zeros):
+    return roots_tangent(dx, seq_of_zeros)
+
+
+def _polydiv(given):
+    quotient = ("np.linalg.solve(np.take(np.append(v, 0.0), divisor_index(u, v)), "
+                "u[:quotient_length(u, v)])")
+    return (f"({quotient}, (u - np.convolve({quotient}, v))[remainder_start(u, v):])",
+            {"divisor_index": divisor_index, "quotient_length": quotient_length,
+             "remainder_start": remainder_start})
+
+
+real_only(np.poly)
+describe(np.polydiv, expanded=_polydiv)
+nondifferentiable(divisor_index, pure=True)
+nondifferentiable(quotient_length, remainder_start, pure=True, scalar_result=True)

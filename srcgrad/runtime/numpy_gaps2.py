@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from ..errors import MissingRule
 
@@ -300,4 +300,178 @@ def _choice_shape_typer(a, choices):
     def impl(a, choices):
         b = np.asarray(a) + np.zeros(choices.shape[1:], np.intp)
         return (choices.shape[0],) + b.shape
+    return impl
+
+
+# ---- np.poly, np.polydiv ----
+
+def _real_roots(r):
+    r = np.asarray(r)
+    if r.ndim != 1 or np.iscomplexobj(r):
+        raise MissingRule("np.poly is differentiated of a 1-D array of real roots (not "
+                          "of a matrix, nor of complex roots)")
+    return r
+
+
+def _deflated(r, k):
+    """The coefficients of the product of (x - r_i) over i other than k."""
+    q = np.zeros(len(r))
+    q[0] = 1.0
+    m = 1
+    for i in range(len(r)):
+        if i != k:
+            for j in range(m, 0, -1):
+                q[j] -= r[i] * q[j - 1]
+            m += 1
+    return q
+
+
+def roots_grad(dy, r):
+    """The gradient of r of ``y = np.poly(r)``: y = (x - r_k) q_k, so moving r_k moves
+    y by -[0, q_k] (q_k the product of the other factors), dotted with dy.
+
+    >>> roots_grad(np.array([0.0, 1.0, 0.0]), np.array([2.0, 3.0]))
+    array([-1., -1.])
+    """
+    r = _real_roots(r)
+    return np.array([-np.dot(dy[1:], _deflated(r, k)) for k in range(len(r))])
+
+
+def roots_tangent(tr, r):
+    """The tangent of ``y = np.poly(r)`` along tr: -sum_k tr_k [0, q_k].
+
+    >>> roots_tangent(np.array([1.0, 0.0]), np.array([2.0, 3.0]))
+    array([ 0., -1.,  3.])
+    """
+    r = _real_roots(r)
+    out = np.zeros(len(r) + 1)
+    for k in range(len(r)):
+        out[1:] -= tr[k] * _deflated(r, k)
+    return out
+
+
+_deflated_compiled = register_jitable(_deflated)
+
+
+@overload(roots_grad)
+def _roots_grad_typer(dy, r):
+    if not (isinstance(r, types.Array) and isinstance(r.dtype, types.Float)):
+        return None
+
+    def impl(dy, r):
+        g = np.empty(len(r))
+        for k in range(len(r)):
+            g[k] = -np.dot(dy[1:], _deflated_compiled(r, k))
+        return g
+    return impl
+
+
+@overload(roots_tangent)
+def _roots_tangent_typer(tr, r):
+    if not (isinstance(r, types.Array) and isinstance(r.dtype, types.Float)):
+        return None
+
+    def impl(tr, r):
+        out = np.zeros(len(r) + 1)
+        for k in range(len(r)):
+            out[1:] -= tr[k] * _deflated_compiled(r, k)
+        return out
+    return impl
+
+
+@overload(np.poly)
+def _np_poly(seq_of_zeros):
+    # numba has no np.poly: of a 1-D array of real roots, as NumPy's product of factors
+    if not (isinstance(seq_of_zeros, types.Array) and seq_of_zeros.ndim == 1
+            and isinstance(seq_of_zeros.dtype, (types.Float, types.Integer))):
+        return None
+
+    def impl(seq_of_zeros):
+        c = np.zeros(len(seq_of_zeros) + 1)
+        c[0] = 1.0
+        for i in range(len(seq_of_zeros)):
+            for j in range(i + 1, 0, -1):
+                c[j] -= seq_of_zeros[i] * c[j - 1]
+        return c
+    return impl
+
+
+def _divided(u, v):
+    u, v = np.asarray(u), np.asarray(v)
+    if u.ndim != 1 or v.ndim != 1 or len(v) > len(u):
+        raise MissingRule("np.polydiv is differentiated of 1-D coefficients, the divisor "
+                          "no longer than the dividend (else the quotient is 0 and the "
+                          "remainder u: write them)")
+    return len(u) - len(v) + 1
+
+
+def quotient_length(u, v):
+    """How many coefficients np.polydiv(u, v)'s quotient has.
+
+    >>> quotient_length(np.ones(4), np.ones(2))
+    3
+    """
+    return _divided(u, v)
+
+
+def divisor_index(u, v):
+    """The k x k lower-triangular Toeplitz matrix of v (k the quotient's length) as
+    positions in v followed by a zero (position len(v)): the matrix q solves, its first k
+    equations u[:k] = (q * v)[:k].
+
+    >>> divisor_index(np.ones(3), np.ones(2))
+    array([[0, 2],
+           [1, 0]])
+    """
+    k, n = _divided(u, v), len(v)
+    d = np.arange(k)[:, None] - np.arange(k)
+    return np.where((d >= 0) & (d < n), d, n)
+
+
+def remainder_start(u, v):
+    """Where np.polydiv(u, v)'s remainder starts in u - q * v: after the quotient's k
+    entries and the leading ones NumPy trims as close to zero.
+
+    >>> remainder_start(np.array([1.0, 2.0, 1.0]), np.array([1.0, 1.0]))
+    2
+    """
+    _divided(u, v)
+    return len(u) - len(np.polydiv(u, v)[1])
+
+
+@overload(quotient_length)
+def _quotient_length_typer(u, v):
+    def impl(u, v):
+        if len(v) > len(u):
+            raise MissingRule("np.polydiv is differentiated of a divisor no longer than "
+                              "the dividend")
+        return len(u) - len(v) + 1
+    return impl
+
+
+@overload(divisor_index)
+def _divisor_index_typer(u, v):
+    def impl(u, v):
+        k, n = quotient_length(u, v), len(v)
+        out = np.empty((k, k), np.intp)
+        for i in range(k):
+            for j in range(k):
+                out[i, j] = i - j if 0 <= i - j < n else n
+        return out
+    return impl
+
+
+@overload(remainder_start)
+def _remainder_start_typer(u, v):
+    def impl(u, v):   # NumPy's division, then its trim of leading entries close to 0
+        k, n = quotient_length(u, v), len(v)
+        r = u.astype(np.float64)
+        for i in range(k):
+            q = r[i] / v[0]
+            for j in range(n):
+                r[i + j] -= q * v[j]
+        start = 0
+        while start < len(u) - 1 and abs(r[start]) <= 1e-8:
+            start += 1
+        return start
     return impl
