@@ -127,6 +127,8 @@ def poly_tangent(dx, y, seq_of_zeros):
 def _polydiv(given):
     quotient = ("np.linalg.solve(np.take(np.append(v, 0.0), divisor_index(u, v)), "
                 "u[:quotient_length(u, v)])")
+    # (the quotient written twice: an expansion is one expression, and a name bound in it
+    # could be the user's)
     return (f"({quotient}, (u - np.convolve({quotient}, v))[remainder_start(u, v):])",
             {"divisor_index": divisor_index, "quotient_length": quotient_length,
              "remainder_start": remainder_start})
