@@ -27,6 +27,7 @@ call's line or where it runs, not approximated.
 import numpy as np
 
 from ..errors import RuleError
+from ..runtime.indexing import scattered
 from ..runtime.numpy_gaps2 import (
     choice_index,
     choice_shape,
@@ -35,6 +36,7 @@ from ..runtime.numpy_gaps2 import (
     divisor_index,
     exponents,
     first_kept,
+    histogram_index,
     insertion_order,
     last_kept,
     quotient_length,
@@ -138,3 +140,32 @@ real_only(np.poly)
 describe(np.polydiv, expanded=_polydiv)
 nondifferentiable(divisor_index, pure=True)
 nondifferentiable(quotient_length, remainder_start, pure=True, scalar_result=True)
+
+
+# ---- np.histogram with weights ----
+
+
+def _histogram(given):
+    if "weights" not in given:   # (counts: ints, with no gradient; the edges would have one)
+        return None
+    if given.get("density") not in (None, False):
+        raise RuleError("np.histogram(..., density=True) has no gradient rule: divide the "
+                        "weighted counts by their sum times np.diff of the edges")
+    bins = given.get("bins", 10)
+    if bins is NOT_CONSTANT:   # the edges (refused where they run if not)
+        edges = "np.asarray(bins)"
+    elif "range" in given and isinstance(bins, int):
+        edges = "np.linspace(range[0], range[1], bins + 1)"
+    else:
+        raise RuleError("np.histogram(a, bins=<a count>) without range= has edges that "
+                        "move with a's minimum and maximum: give range= or the edges "
+                        "(then the counts' slope in a is zero where it is defined)")
+    bins = "bins" if "bins" in given else "10"
+    edges = edges.replace("bins", bins)
+    return (f"(scattered(np.zeros(len({edges})), histogram_index(a, {edges}), "
+            f"np.ravel(weights))[:-1], {edges})",
+            {"scattered": scattered, "histogram_index": histogram_index})
+
+
+describe(np.histogram, expanded=_histogram)
+nondifferentiable(histogram_index, pure=True)

@@ -475,3 +475,49 @@ def _remainder_start_typer(u, v):
             start += 1
         return start
     return impl
+
+
+# ---- np.histogram ----
+
+_EDGES = ("np.histogram's bins must increase (srcgrad differentiates it with fixed edges; "
+          "NumPy widens a range of one point by 0.5 each way: give such edges)")
+
+
+def histogram_index(a, edges):
+    """The bin np.histogram(a, edges) counts each entry of a (flat) in, len(edges) - 1
+    (one past the last) for those outside the edges.
+
+    >>> histogram_index(np.array([0.5, 2.0, 3.0, 1.0]), np.array([0.0, 1.0, 2.0]))
+    array([0, 1, 2, 1])
+    """
+    edges = np.asarray(edges)
+    if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0):
+        raise MissingRule(_EDGES)
+    a = np.ravel(a)
+    n = len(edges) - 1
+    k = np.searchsorted(edges, a, "right") - 1
+    k[a == edges[-1]] = n - 1   # (the last bin holds its right edge)
+    return np.where((k < 0) | (k >= n), n, k)
+
+
+@overload(histogram_index)
+def _histogram_index_typer(a, edges):
+    if not isinstance(edges, types.Array):
+        return None
+
+    def impl(a, edges):
+        n = len(edges) - 1
+        if n < 1:
+            raise MissingRule(_EDGES)
+        for i in range(n):
+            if not edges[i + 1] > edges[i]:
+                raise MissingRule(_EDGES)
+        flat = np.asarray(a).ravel()
+        k = np.searchsorted(edges, flat, "right") - 1
+        for i in range(flat.size):
+            if flat[i] == edges[n]:
+                k[i] = n - 1
+            elif k[i] < 0 or k[i] >= n:
+                k[i] = n
+        return k
+    return impl
