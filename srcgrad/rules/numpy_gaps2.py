@@ -10,8 +10,9 @@ call's line or where it runs, not approximated.
 * np.trim_zeros(filt, trim): the slice between the zeros trimmed (`first_kept`,
   `last_kept`, which read the data: the gradient is the cotangent in the kept positions,
   zeros elsewhere); of a 1-D array (axis= refused).
-* np.choose(a, choices, mode): np.take_along_axis of the choices stacked and broadcast,
-  at a (`choice_index`, with mode's wrap or clip); a has no gradient; out= refused.
+* np.choose(a, choices, mode): np.take_along_axis of the choices stacked (np.stack: of
+  one shape, on a last axis) and broadcast with a, at a (`choice_index`, with mode's
+  wrap or clip); a has no gradient; out= refused.
 * np.divmod(x1, x2): (np.floor_divide(x1, x2), np.mod(x1, x2)): the quotient's slope is
   zero, the remainder's np.mod's.
 * np.frexp(x): (np.ldexp(x, -e), e) with e its exponents (`exponents`): the mantissa's
@@ -73,9 +74,10 @@ def _choose(given):
     if mode is not NOT_CONSTANT and mode not in ("raise", "wrap", "clip"):
         raise RuleError(f"np.choose: mode={mode!r} is not one NumPy takes")
     mode = "mode" if "mode" in given else "'raise'"
-    return ("np.take_along_axis(np.broadcast_to(np.stack(choices), "
-            "choice_shape(a, np.stack(choices))), "
-            f"choice_index(a, np.stack(choices), {mode}), 0)[0]",
+    # (stacked on a last axis, which broadcasting leaves last)
+    return ("np.take_along_axis(np.broadcast_to(np.stack(choices, -1), "
+            "choice_shape(a, np.stack(choices, -1))), "
+            f"choice_index(a, np.stack(choices, -1), {mode}), -1)[..., 0]",
             {"choice_index": choice_index, "choice_shape": choice_shape})
 
 

@@ -10,7 +10,7 @@ differently from the operations the record writes the call as.
 * `insertion_order(arr, obj, values, axis)`: the positions np.insert's result reads, in
   arr's entries followed by values'.
 * `choice_index(a, choices, mode)`, `choice_shape(a, choices)`: np.choose's index into
-  its stacked choices, broadcast, and those choices' shape broadcast.
+  its choices stacked on a last axis, broadcast, and their shape broadcast.
 """
 
 from __future__ import annotations
@@ -248,30 +248,32 @@ _MODES = ("raise", "wrap", "clip")
 
 
 def choice_index(a, choices, mode="raise"):
-    """np.choose(a, choices, mode=mode)'s index into its choices stacked (first axis),
-    broadcast with them and given a first axis of 1 (np.take_along_axis's).
+    """np.choose(a, choices, mode=mode)'s index into its choices stacked on a last axis,
+    broadcast with them and given a last axis of 1 (np.take_along_axis's).
 
     >>> choice_index(np.array([1, 0]), np.zeros((2, 2)))
-    array([[1, 0]])
+    array([[1],
+           [0]])
     """
-    a, n = np.asarray(a), np.shape(choices)[0]
-    shape = np.broadcast_shapes(a.shape, np.shape(choices)[1:])
+    a, n = np.asarray(a), np.shape(choices)[-1]
+    shape = np.broadcast_shapes(a.shape, np.shape(choices)[:-1])
     if mode == "wrap":
         a = a % n
     elif mode == "clip":
         a = np.clip(a, 0, n - 1)
     elif np.any((a < 0) | (a >= n)):
         raise ValueError("invalid entry in choice array")
-    return np.broadcast_to(a, shape)[None]
+    return np.broadcast_to(a, shape)[..., None]
 
 
 def choice_shape(a, choices):
-    """The shape np.choose(a, choices) gives each choice stacked, broadcast with `a`.
+    """The shape of np.choose(a, choices)'s choices stacked on a last axis, broadcast
+    with `a`.
 
-    >>> choice_shape(np.zeros((3, 1), int), np.zeros((2, 4)))
-    (2, 3, 4)
+    >>> choice_shape(np.zeros((3, 1), int), np.zeros((4, 2)))
+    (3, 4, 2)
     """
-    return (np.shape(choices)[0],) + np.broadcast_shapes(np.shape(a), np.shape(choices)[1:])
+    return np.broadcast_shapes(np.shape(a), np.shape(choices)[:-1]) + (np.shape(choices)[-1],)
 
 
 @overload(choice_index)
@@ -280,15 +282,15 @@ def _choice_index_typer(a, choices, mode="raise"):
         return None
 
     def impl(a, choices, mode="raise"):
-        n = choices.shape[0]
-        b = np.asarray(a) + np.zeros(choices.shape[1:], np.intp)
+        n = choices.shape[-1]
+        b = np.asarray(a) + np.zeros(choices.shape[:-1], np.intp)
         if mode == "wrap":
             b = b % n
         elif mode == "clip":
             b = np.minimum(np.maximum(b, 0), n - 1)
         elif np.any((b < 0) | (b >= n)):
             raise ValueError("invalid entry in choice array")
-        return b.reshape((1,) + b.shape)
+        return b.reshape(b.shape + (1,))
     return impl
 
 
@@ -298,8 +300,8 @@ def _choice_shape_typer(a, choices):
         return None
 
     def impl(a, choices):
-        b = np.asarray(a) + np.zeros(choices.shape[1:], np.intp)
-        return (choices.shape[0],) + b.shape
+        b = np.asarray(a) + np.zeros(choices.shape[:-1], np.intp)
+        return b.shape + (choices.shape[-1],)
     return impl
 
 
