@@ -232,9 +232,12 @@ def _insertion_order_typer(arr, obj, values, axis=None):
         if m != 1 and m != at.size:
             raise ValueError("np.insert: the values do not match the indices")
         out = np.full(n + at.size, -1, np.intp)
-        order = np.argsort(at, kind="mergesort")
-        for r in range(at.size):   # the r-th in order moves r places on
-            out[at[order[r]] + r] = n + (order[r] if m != 1 else 0)
+        for j in range(at.size):   # moved on by the values placed before it (NumPy's
+            before = 0             # stable order of the indices)
+            for i in range(at.size):
+                if at[i] < at[j] or at[i] == at[j] and i < j:
+                    before += 1
+            out[at[j] + before] = n + (j if m != 1 else 0)
         k = 0
         for p in range(out.size):
             if out[p] < 0:
