@@ -356,6 +356,18 @@ def next_after(x):
     return np.sum(np.nextafter(x, 2.0))
 
 
+def squared(v):
+    return v * v
+
+
+def pieces(x):
+    return np.sum(np.piecewise(x, [x < 1.0], [squared, np.cos]))
+
+
+def along(x):
+    return np.sum(np.apply_along_axis(np.sum, 0, np.outer(x, x)))
+
+
 def resized_empty(x):
     return np.sum(np.resize(x[:0], 3))
 
@@ -376,7 +388,22 @@ REFUSED = [
     (point_range, (np.ones(3),), "bins must increase"),
     (next_after, (np.ones(2),), "np.nextafter has no gradient rule"),
     (resized_empty, (np.ones(2),), "empty array"),
+    (pieces, (np.ones(2),), r"np.piecewise has no gradient rule: .* write np.where\(cond"),
+    (along, (np.ones(2),), "np.apply_along_axis has no gradient rule: .* write the loop"),
 ]
+
+
+def of_constants(x):
+    c = np.arange(6.0).reshape(2, 3)
+    return np.sum(np.apply_along_axis(np.sum, 0, c) * x) + np.sum(
+        np.piecewise(c[0], [c[0] < 1.0], [np.sin, np.cos]) * x)
+
+
+def test_functions_of_python_functions_on_constants():
+    # the refusals are of differentiated calls: on constants they are values
+    c = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(srcgrad.grad(of_constants, jit=False)(np.ones(3)),
+                               np.sum(c, 0) + np.where(c[0] < 1.0, np.sin(c[0]), np.cos(c[0])))
 
 
 @pytest.mark.parametrize("fun,args,message", REFUSED, ids=[r[0].__name__ for r in REFUSED])

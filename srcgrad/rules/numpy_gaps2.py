@@ -21,6 +21,8 @@ call's line or where it runs, not approximated.
   then imaginary parts, as sort_complex's).
 * np.real_if_close(a, tol): np.real(a), where NumPy gives that; an array NumPy gives
   back complex is refused where it runs (`close_to_real`).
+* np.apply_along_axis and np.piecewise call Python functions: refused (as before), their
+  refusals saying what to write instead (a loop, np.where).
 * np.spacing(x) is a step function of x (the distance to the next float): no gradient,
   as np.floor has none. np.nextafter has no rule, as JAX's has none: its refusal says so.
 """
@@ -82,7 +84,19 @@ def _choose(given):
 
 
 def _ufunc_options(name, given):
-    _refused(name, given, "out", "where", "casting", "order", "dtype", "subok", "signature")
+    _refused(name, given, "out", "where", "casting", "order", "dtype", "subok", "signature",
+             why="has no gradient rule: call it without")
+
+
+def _divmod_signature(x1, x2, out=None, *, where=True, casting="same_kind", order="K",
+                      dtype=None, subok=True, signature=None):
+    """np.divmod's signature, which normalize binds a call to (NumPy 1's ufuncs have
+    none); np.frexp's has one argument."""
+
+
+def _frexp_signature(x, out=None, *, where=True, casting="same_kind", order="K",
+                     dtype=None, subok=True, signature=None):
+    """np.frexp's signature (a ufunc's, which NumPy 1 does not give)."""
 
 
 def _divmod(given):
@@ -105,8 +119,8 @@ describe(np.resize, expanded=lambda given: ("np.take(a, cycled(a, new_shape))",
                                             {"cycled": cycled}))
 describe(np.trim_zeros, expanded=_trim_zeros)
 describe(np.choose, expanded=_choose, sequence=True)
-describe(np.divmod, expanded=_divmod)
-describe(np.frexp, expanded=_frexp)
+describe(np.divmod, expanded=_divmod, signature=_divmod_signature)
+describe(np.frexp, expanded=_frexp, signature=_frexp_signature)
 describe(np.sort_complex, expanded=lambda given: "np.sort(a) + 0j")
 describe(np.real_if_close, expanded=_real_if_close)
 nondifferentiable(np.spacing)
@@ -171,3 +185,15 @@ def _histogram(given):
 
 describe(np.histogram, expanded=_histogram)
 nondifferentiable(histogram_index, pure=True)
+
+
+# ---- functions of Python functions: refused, saying what to write ----
+
+describe(np.apply_along_axis, instead=(
+    "it calls a Python function on each 1-D slice, which srcgrad cannot differentiate "
+    "through: write the loop over the slices (`np.stack([f(a[:, j]) for j in "
+    "range(a.shape[1])])`), or the function itself along the axis"))
+describe(np.piecewise, instead=(
+    "it calls Python functions on the entries each condition selects, which srcgrad "
+    "cannot differentiate through: write np.where(cond, f(x), g(x)) (with each f given "
+    "inputs it is defined at) or a loop"))
