@@ -1,6 +1,6 @@
 """The NumPy functions srcgrad/rules/numpy_gaps2.py differentiates (np.insert, resize,
 trim_zeros, choose, divmod, frexp, sort_complex, real_if_close, poly, polydiv, histogram
-with weights; np.spacing without a gradient): against central differences (grad, jvp,
+with weights, unstack; np.spacing without a gradient): against central differences (grad, jvp,
 hvp), by hand, and what is refused (np.nextafter, which JAX does not differentiate
 either, among them)."""
 
@@ -13,9 +13,11 @@ from marks import compiles
 from sweep import check, check_hvp, check_jvp, parametrize
 
 import srcgrad
+from srcgrad.runtime.numpy_gaps2 import restacked
 
 WEIGHTS = np.array([0.3, -1.2, 0.5, 2.0, 0.7, -0.4, 1.1, 0.9, -0.6, 1.4, 0.2, -0.8])
 EDGES = np.array([-1.0, 0.0, 1.0, 2.2])
+UNSTACK = getattr(np, "unstack", None)
 
 
 def compiled(x, v, z):
@@ -109,6 +111,13 @@ def histogram_of(range_):
     return f
 
 
+def unstacked(x):
+    a, b = np.unstack(x, axis=1)
+    pieces = np.unstack(x)
+    return (np.sum(a ** 2 * WEIGHTS[:3]) + np.sum(np.sin(b)) + np.sum(pieces[2] ** 3)
+            + np.sum(restacked([a * b, np.cos(b)], x, 1) * WEIGHTS[:6].reshape(3, 2)))
+
+
 def _cases():
     rng = np.random.default_rng(73)
     x = np.array([0.55, 1.45, -0.7, 2.1, 0.3])
@@ -150,6 +159,10 @@ def _cases():
     for range_ in (None, (-1.0, 2.1)):
         yield f"histogram-{range_}", (np.histogram,), histogram_of(range_), \
             (h, rng.uniform(-2, 2, 7)), [0, 1], False
+
+    if UNSTACK is not None:   # (NumPy 2.1)
+        yield "unstack", (UNSTACK, restacked), unstacked, (rng.uniform(-2, 2, (3, 2)),), [0], \
+            True
 
 
 CASES = list(_cases())
@@ -291,6 +304,17 @@ def test_by_hand():
     # np.ix_ makes the index of a grid: the entries read get the weights
     np.testing.assert_allclose(srcgrad.grad(grid_read, jit=False)(np.ones((3, 2))),
                                [[0.0, 3.0], [0.0, 0.0], [0.0, 5.0]])
+
+
+@pytest.mark.skipif(UNSTACK is None, reason="np.unstack is NumPy 2.1's")
+def test_unstack_by_hand():
+    # the piece read gets the weights, the others zeros
+    np.testing.assert_allclose(srcgrad.grad(second_piece, jit=False)(np.ones((2, 3))),
+                               [[0.0, 0.0, 0.0], [3.0, 4.0, 5.0]])
+
+
+def second_piece(x):
+    return np.sum(np.unstack(x)[1] * np.array([3.0, 4.0, 5.0]))
 
 
 # ---- refused ----

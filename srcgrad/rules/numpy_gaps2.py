@@ -21,6 +21,8 @@ call's line or where it runs, not approximated.
   then imaginary parts, as sort_complex's).
 * np.real_if_close(a, tol): np.real(a), where NumPy gives that; an array NumPy gives
   back complex is refused where it runs (`close_to_real`).
+* np.unstack(x, axis) (NumPy 2.1): its pieces' gradients stacked again (`restacked`);
+  compiled, its pieces are a list (NumPy's a tuple).
 * np.apply_along_axis and np.piecewise call Python functions: refused (as before), their
   refusals saying what to write instead (a loop, np.where).
 * np.spacing(x) is a step function of x (the distance to the next float): no gradient,
@@ -44,10 +46,11 @@ from ..runtime.numpy_gaps2 import (
     last_kept,
     quotient_length,
     remainder_start,
+    restacked,
     roots_grad,
     roots_tangent,
 )
-from . import NOT_CONSTANT, describe, nondifferentiable, real_only, rule, tangent
+from . import NOT_CONSTANT, describe, linear, nondifferentiable, real_only, rule, tangent
 
 
 def _refused(name, given, *options, why="has no gradient rule"):
@@ -197,3 +200,17 @@ describe(np.piecewise, instead=(
     "it calls Python functions on the entries each condition selects, which srcgrad "
     "cannot differentiate through: write np.where(cond, f(x), g(x)) (with each f given "
     "inputs it is defined at) or a loop"))
+
+
+# ---- np.unstack (NumPy 2.1): its pieces' gradients stacked again ----
+
+if hasattr(np, "unstack"):
+    @rule(np.unstack, view=True)
+    def unstack(dy, y, x, axis=0):
+        return restacked(dy, x, axis)
+
+    @rule(restacked)
+    def restacked_rule(dy, y, dx, x, axis=0):
+        return np.unstack(dy, axis=axis), None, None
+
+    linear(np.unstack, restacked)

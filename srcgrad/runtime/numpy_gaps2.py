@@ -526,3 +526,44 @@ def _histogram_index_typer(a, edges):
                 k[i] = n
         return k
     return impl
+
+
+# ---- np.unstack (NumPy 2.1) ----
+
+
+def restacked(dy, x, axis=0):
+    """The adjoint of np.unstack(x, axis): the pieces' gradients (a list) stacked again
+    along `axis`.
+
+    >>> restacked([np.ones(2), np.zeros(2)], np.zeros((2, 2)), 1)
+    array([[1., 0.],
+           [1., 0.]])
+    """
+    return np.stack([np.asarray(d) for d in dy], axis=axis)
+
+
+@overload(restacked)
+def _restacked_typer(dy, x, axis=0):
+    if not (isinstance(dy, types.List) and isinstance(x, types.Array)):
+        return None
+
+    def stacked(dy, x, axis=0):
+        out = np.zeros(x.shape)
+        rows = np.moveaxis(out, axis, 0)
+        for k in range(len(dy)):
+            rows[k] = dy[k]
+        return out
+    return stacked
+
+
+if hasattr(np, "unstack"):
+    @overload(np.unstack)
+    def _np_unstack(x, axis=0):
+        # numba has no np.unstack: its pieces as a list of views (NumPy's is a tuple)
+        if not isinstance(x, types.Array):
+            return None
+
+        def pieces(x, axis=0):
+            rows = np.moveaxis(x, axis, 0)
+            return [rows[k] for k in range(rows.shape[0])]
+        return pieces
