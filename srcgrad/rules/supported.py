@@ -172,10 +172,10 @@ def markdown() -> str:
                   and r.expanded.__module__.endswith(".array_api")
                   and (n := _name(r.primal)) is not None)) + ".",
               "", "These are written likewise as other functions with rules "
-              "(`srcgrad/rules/numpy_gaps.py`, which says what each is written as and what "
-              "is refused): " + ", ".join(sorted(
+              "(`srcgrad/rules/numpy_gaps.py` and `numpy_gaps2.py`, which say what each is "
+              "written as and what is refused): " + ", ".join(sorted(
                   n[1] for r in OPS.values() if r.rule is None and r.expanded is not None
-                  and r.expanded.__module__.endswith(".numpy_gaps")
+                  and r.expanded.__module__.endswith((".numpy_gaps", ".numpy_gaps2"))
                   and (n := _name(r.primal)) is not None)) + ".", ""]
     return "\n".join(lines)
 
