@@ -428,9 +428,10 @@ class FunctionPass:
                                             len(inspect.signature(obj).parameters))
                 return Operation("call", args, kwargs, fun=obj, what=what)
             return Operation("missing", value.args, kwargs,
-                             what=f"{what} has no gradient rule: define one with "
+                             what=f"{what} has no gradient rule: " + (fact(obj, "instead") or
+                                  f"define one with "
                                   f"@srcgrad.adjoint({what}), or wrap what it reads in "
-                                  f"srcgrad.stop_gradient if no gradient should flow through it")
+                                  f"srcgrad.stop_gradient if no gradient should flow through it"))
         return Operation("missing", what=f"cannot differentiate {type(value).__name__}")
 
     def joins_sequences(self, value: gast.AST) -> bool:

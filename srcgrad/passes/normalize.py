@@ -1116,7 +1116,7 @@ class _Normalizer:
                             lineno=getattr(node, "lineno", None)) from None
         if source is None:
             return None
-        options = {k: self.atom(v) for k, v in given.items()}
+        options = {k: self.atom(self.as_tuple(v, node.func)) for k, v in given.items()}
         options.update({p.name: b.const(p.default) for p in bound.signature.parameters.values()
                         if p.name not in options and type(p.default) is int})   # ddof
         if isinstance(source, tuple):   # (the source, the helpers it names: name -> object)

@@ -186,6 +186,8 @@ class Op:
     no_gradient: dict[str, str] | None = None   # rule parameter -> what it is (an order, a
     # count, a shape parameter whose derivative has no closed form): its rule gives None
     # there, and a value being differentiated passed there is refused (`check_followed`)
+    instead: str | None = None   # what to write in its place, which the refusal of a
+    # differentiated call of it says (np.apply_along_axis takes a Python function: a loop)
     signature: Callable | None = None   # a function whose signature `expanded`'s call binds
     # the call's arguments to, where the primal's own cannot place them (ufunc.reduce's
     # initial= and where= are in its **kwargs)

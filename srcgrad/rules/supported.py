@@ -115,12 +115,12 @@ def _names(records: list[Op], kind: str) -> str:
     return ", ".join(found)
 
 
-def _written_in(module: str) -> str:
-    """The functions without a rule of their own that the record module `module` (of
-    `srcgrad/rules`) writes as other functions (their records' `expanded`)."""
+def _written_in(*modules: str) -> str:
+    """The functions without a rule of their own that the record modules `modules` (of
+    `srcgrad/rules`) write as other functions (their records' `expanded`)."""
     return ", ".join(sorted(n[1] for r in OPS.values() if r.rule is None
                             and r.expanded is not None
-                            and r.expanded.__module__.endswith("." + module)
+                            and r.expanded.__module__.endswith(tuple("." + m for m in modules))
                             and (n := _name(r.primal)) is not None))
 
 
@@ -179,8 +179,9 @@ def markdown() -> str:
               "says what each is written as and what is refused): " +
               _written_in("array_api") + ".",
               "", "These are written likewise as other functions with rules "
-              "(`srcgrad/rules/numpy_gaps.py`, which says what each is written as and what "
-              "is refused): " + _written_in("numpy_gaps") + ".", ""]
+              "(`srcgrad/rules/numpy_gaps.py` and `numpy_gaps2.py`, which say what each is "
+              "written as and what is refused): " + _written_in("numpy_gaps", "numpy_gaps2")
+              + ".", ""]
     return "\n".join(lines)
 
 
