@@ -1464,3 +1464,32 @@ def test_an_adjoint_added_in_place_into_a_number_is_refused(jit):
     assert "test_regressions_writes.py:" in str(info.value)
     results = run([10630399], jit=False, report=None)
     assert not results["wrong"], summary(results)
+
+
+def changed_then_put_in_a_tuple(a):
+    d = np.zeros(3)
+    d[1] = a[0]
+    d += a
+    t = (a, d)
+    return np.sum(t[1] ** 2)
+
+
+def put_in_a_tuple_then_changed(a):
+    d = np.zeros(3)
+    d[1] = a[0]
+    t = (a, d)
+    d += a
+    return np.sum(t[1] ** 2)
+
+
+def test_an_array_changed_in_place_before_a_tuple_holds_it(jit):
+    # `d += a` before `t = (a, d)`: nothing changes the array t holds, and the sharing
+    # no longer refuses the change (it was refused wherever the tuple was made).
+    # d = (a0, a0 + a1, a2): the gradient of sum(d**2) is (2 d0 + 2 d1, 2 d1, 2 d2)
+    a = np.array([1.0, 2.0, 3.0])
+    g = srcgrad.grad(changed_then_put_in_a_tuple, jit=jit)(a)
+    np.testing.assert_allclose(g, [8.0, 6.0, 6.0])
+    assert_grad(changed_then_put_in_a_tuple, [g], (a,), [0])
+    # after the tuple holds it, `d += a` changes t[1] too: still refused
+    with pytest.raises(srcgrad.UnsupportedSyntax, match="'d \\+= ...' changes in place"):
+        srcgrad.grad(put_in_a_tuple_then_changed, jit=jit)(a)

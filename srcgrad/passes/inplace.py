@@ -67,29 +67,37 @@ def bound_name(env: Env, name: str, helper: Any) -> str:
 
 
 def _settled(body: list[gast.stmt], params: list[str]) -> set[int]:
-    """The ids of the values of the `v = x` bindings outside any loop or branch after
-    which no `op=` changes v, x, or a name that may come to hold their array (through any
-    binding, read as it may be by name, item or unpacking): once the two share an array,
-    nothing changes it in place (`out = acc` after the loop that accumulates `acc += e`;
-    `da = d_t3` after `db += e` in a gradient's code, which a higher order reads)."""
+    """The ids of the values of the `v = x` bindings (and of the names of `v = (a, x)`)
+    outside any loop or branch after which no `op=` changes v, x, or a name that may come
+    to hold their array (through any binding, read as it may be by name, item or
+    unpacking): once the two share an array, nothing changes it in place (`out = acc`
+    after the loop that accumulates `acc += e`; `da = d_t3` after `db += e` in a
+    gradient's code, which a higher order reads; `t = (a, d)` after `d += a`)."""
     bindings = list(value_bindings(b.function("f", params, body)))
     out = set()
     for k, s in enumerate(body):
-        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and
-                isinstance(s.value, gast.Name)):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
             continue
-        holders = {s.targets[0].id, s.value.id}
-        grown = True
-        while grown:   # (every name a holder's value may reach, wherever it is bound)
-            more = {t for t, v, _ in bindings
-                    if any(isinstance(n, gast.Name) and n.id in holders for n in gast.walk(v))}
-            grown = bool(more - holders)
-            holders |= more
-        if not any(isinstance(n, gast.AugAssign) and (not isinstance(n.target, gast.Name) or
-                                                      n.target.id in holders)
-                   for t in body[k + 1:] for n in gast.walk(t)):
-            out.add(id(s.value))
+        held = [s.value] if isinstance(s.value, gast.Name) else [
+            e for e in s.value.elts if isinstance(e, gast.Name)] if isinstance(
+            s.value, (gast.Tuple, gast.List)) else []
+        out |= {id(x) for x in held if _unchanged_after(body[k + 1:], bindings,
+                                                         {s.targets[0].id, x.id})}
     return out
+
+
+def _unchanged_after(rest: list[gast.stmt], bindings: list, holders: set[str]) -> bool:
+    """Whether no `op=` in `rest` changes a name of `holders` or one that may come to hold
+    their array."""
+    grown = True
+    while grown:   # (every name a holder's value may reach, wherever it is bound)
+        more = {t for t, v, _ in bindings
+                if any(isinstance(n, gast.Name) and n.id in holders for n in gast.walk(v))}
+        grown = bool(more - holders)
+        holders = holders | more
+    return not any(isinstance(n, gast.AugAssign) and (not isinstance(n.target, gast.Name) or
+                                                      n.target.id in holders)
+                   for t in rest for n in gast.walk(t))
 
 
 def _fresh(body: list[gast.stmt], env: Env, local_names: frozenset[str]) -> set[int]:
