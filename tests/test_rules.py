@@ -27,7 +27,7 @@ from sweep import (
 
 import srcgrad
 from srcgrad.rules import OPS, lookup_tangent
-from srcgrad.runtime import retake, snapshot, unaliased, unshared
+from srcgrad.runtime import in_place_array, retake, snapshot, unaliased, unshared
 
 any_, pos, unit, distinct = domains(1)
 
@@ -126,6 +126,11 @@ def retake_op(a, b, c):
 def unshared_op(a):
     # the check before `v op= e` on a value that may be shared: the number itself
     return unshared(a * 2.0, "not an array") ** 2
+
+
+def in_place_array_op(a):
+    # the check before srcgrad's `v[:] op= e` of `v op= e` on a value a view is taken of
+    return np.sum(in_place_array(a * 2.0, "not a number") ** 2)
 
 
 def snapshot_op(a, b):
@@ -277,6 +282,7 @@ def cases():
     yield "cross", (np.cross,), cross_op, (any_(4, 3), any_(3)), [0, 1], True
     yield "retake", (retake,), retake_op, (any_(3), any_(3), 0.7), [0, 1, 2], True
     yield "unshared", (unshared,), unshared_op, (0.7,), [0], True
+    yield "in_place_array", (in_place_array,), in_place_array_op, (any_(3),), [0], True
     yield "snapshot", (snapshot,), snapshot_op, (any_(3), 0.7), [0, 1], True
     yield "unaliased", (unaliased,), unaliased_op, (0.7, any_(3)), [0, 1], True
     yield "concatenate", (np.concatenate,), concatenate_op, (any_(2, 3), any_(2, 3)), [0, 1], True
