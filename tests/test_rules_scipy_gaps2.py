@@ -1,0 +1,335 @@
+"""SciPy, more gaps to JAX (srcgrad/rules/scipy_linalg_gaps2.py with
+srcgrad/runtime/scipy_gaps2.py): scipy.linalg's structured matrices, pinv, pinvh, eig,
+eigvals and expm_frechet written as operations with rules, and the rules of
+solve_sylvester and sqrtm: against central differences, forward mode, by hand, against
+SciPy's values, compiled, and what is refused.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from fd import assert_grad
+from marks import compiles, needs_numba_advanced_indexing
+from sweep import check, check_jvp, domains, parametrize
+
+import srcgrad
+
+any_, pos, unit, distinct = domains(7302)
+
+
+# ---- solve_sylvester and sqrtm: the rule sweep ----
+
+
+def sylvester(a, b, q):
+    # a and b with eigenvalues near 3: a x + x b = q is well posed
+    return np.sum(scipy.linalg.solve_sylvester(a + 3.0 * np.eye(3), b + 3.0 * np.eye(2), q) *
+                  np.arange(6.0).reshape(3, 2))
+
+
+def roots(a):
+    # a a^T + I: symmetric positive definite; a + 3 I: a positive spectrum, not symmetric
+    return (np.sum(scipy.linalg.sqrtm(a @ a.T + np.eye(3)) * np.arange(9.0).reshape(3, 3)) +
+            np.sum(scipy.linalg.sqrtm(a + 3.0 * np.eye(3)) ** 2))
+
+
+def both(a, b, q):
+    return sylvester(a, b, q) + roots(a)
+
+
+def cases():
+    """(id, primals covered, function, arguments, positions, compiled too)."""
+    yield "sylvester", (scipy.linalg.solve_sylvester,), sylvester, \
+        (unit(3, 3), unit(2, 2), any_(3, 2)), [0, 1, 2], False
+    yield "sqrtm", (scipy.linalg.sqrtm,), roots, (unit(3, 3),), [0], False
+    yield "sylvester-sqrtm-compiled", (scipy.linalg.solve_sylvester, scipy.linalg.sqrtm), \
+        both, (unit(3, 3), unit(2, 2), any_(3, 2)), [0, 1, 2], True
+
+
+CASES = list(cases())
+
+
+@parametrize(CASES)
+def test_rule(case, jit):
+    check(case, jit)
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_jvp_against_differences(k):
+    check_jvp(CASES[k], False)
+
+
+@compiles
+def test_jvp_compiled():
+    check_jvp(CASES[-1], True)
+
+
+def sylvester_scaled(a, b, q):
+    return np.sum(scipy.linalg.solve_sylvester(a, b, q) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_sylvester_by_hand(jit):
+    # a = 2 I, b = 3 I: x = q / 5; d/dq = w / 5, d/da = -(w / 5) x^T, d/db = -x^T (w / 5)
+    a, b, q = 2.0 * np.eye(2), 3.0 * np.eye(2), np.array([[1.0, -1.0], [0.5, 2.0]])
+    w = np.array([[1.0, 2.0], [3.0, 4.0]])
+    da, db, dq = srcgrad.grad(sylvester_scaled, wrt=(0, 1, 2), jit=jit)(a, b, q)
+    np.testing.assert_allclose(dq, w / 5.0, rtol=1e-14)
+    np.testing.assert_allclose(da, -(w / 5.0) @ (q / 5.0).T, rtol=1e-14)
+    np.testing.assert_allclose(db, -(q / 5.0).T @ (w / 5.0), rtol=1e-14)
+
+
+def root_weighted(a):
+    return np.sum(scipy.linalg.sqrtm(a) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_sqrtm_by_hand(jit):
+    # at diag(d): sqrtm moves along e by e_ij / (sqrt d_i + sqrt d_j)
+    d = np.array([4.0, 9.0])
+    w = np.array([[1.0, 2.0], [3.0, 4.0]])
+    g = srcgrad.grad(root_weighted, jit=jit)(np.diag(d))
+    np.testing.assert_allclose(g, w / (np.sqrt(d)[:, None] + np.sqrt(d)[None, :]), rtol=1e-13)
+
+
+def root_of(a):
+    return np.sum(scipy.linalg.sqrtm(a))
+
+
+def root_and_error(a):
+    r, err = scipy.linalg.sqrtm(a, disp=False)
+    return np.sum(r)
+
+
+def test_complex_root_is_refused():
+    # -I's root is i I: complex, not differentiated
+    with pytest.raises(srcgrad.MissingRule, match="complex"):
+        srcgrad.grad(root_of, jit=False)(-np.eye(2) + 0.1 * np.ones((2, 2)))
+
+
+@compiles
+def test_complex_root_is_refused_compiled():
+    with pytest.raises(srcgrad.SrcgradError, match="complex"):
+        srcgrad.grad(root_of, jit=True)(np.array([[-1.0, 0.2], [0.1, -2.0]]))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_sqrtm_disp_false_is_refused():
+    with pytest.raises(srcgrad.SrcgradError, match="disp=False"):
+        srcgrad.grad(root_and_error)(np.eye(2) * 4.0)
+
+
+# ---- expm_frechet: expm of a block matrix ----
+
+
+def frechet(a, e):
+    expm_a, moved = scipy.linalg.expm_frechet(a, e)
+    return (np.sum(scipy.linalg.expm_frechet(a, e, compute_expm=False) ** 2) +
+            np.sum(moved * np.arange(9.0).reshape(3, 3)) + np.sum(expm_a))
+
+
+def test_expm_frechet(jit):
+    a, e = unit(3, 3), any_(3, 3)
+    g = srcgrad.grad(frechet, wrt=(0, 1), jit=jit)(a, e)
+    assert_grad(frechet, g, (a, e), [0, 1])
+    check_jvp(("frechet", (), frechet, (a, e), [0, 1], False), False)
+
+
+def frechet_weighted(a, e):
+    return np.sum(scipy.linalg.expm_frechet(a, e, compute_expm=False) *
+                  np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_expm_frechet_by_hand(jit):
+    # L(a, e) = e + (a e + e a) / 2 + O(a^2): at a = 0, d/de = w and d/da = (w e^T + e^T w) / 2
+    w, e = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[0.5, -1.0], [2.0, 0.25]])
+    da, de = srcgrad.grad(frechet_weighted, wrt=(0, 1), jit=jit)(np.zeros((2, 2)), e)
+    np.testing.assert_allclose(de, w, rtol=1e-14)
+    np.testing.assert_allclose(da, (w @ e.T + e.T @ w) / 2.0, rtol=1e-13, atol=1e-15)
+
+
+# ---- the structured matrices, written as indexing ----
+
+
+def structured(c, r, a, b):
+    w = np.arange(20.0).reshape(4, 5)
+    return (np.sum(scipy.linalg.toeplitz(c, r) * w[:, :3]) +
+            np.sum(scipy.linalg.toeplitz(c) ** 2 * w[:, :4]) +
+            np.sum(scipy.linalg.hankel(c, r) ** 3) + np.sum(scipy.linalg.hankel(c) * w[:, 1:]) +
+            np.sum(scipy.linalg.circulant(r) ** 2 * w[:3, :3]) +
+            np.sum(scipy.linalg.companion(c) ** 2 * w[:3, :3]) +
+            np.sum(scipy.linalg.block_diag(a, b, c, 2.0) ** 2 * np.arange(45.0).reshape(5, 9)) +
+            np.sum(scipy.linalg.block_diag(b) ** 3))
+
+
+def convolution_matrices(a, v, n):
+    return (np.sum((scipy.linalg.convolution_matrix(a, len(v)) @ v) ** 2) +
+            np.sum(scipy.linalg.convolution_matrix(a, len(v), mode="same") @ v) +
+            np.sum(scipy.linalg.convolution_matrix(a, len(v), "valid") @ v ** 2) +
+            np.sum(scipy.linalg.convolution_matrix(a, n, "same") ** 2) +
+            np.sum(np.sin(scipy.linalg.convolution_matrix(a, n, "valid"))))
+
+
+def test_structured():
+    c, r, a, b = any_(4), any_(3), any_(2, 3), any_(1, 1)
+    g = srcgrad.grad(structured, wrt=(0, 1, 2, 3), jit=False)(c, r, a, b)
+    assert_grad(structured, g, (c, r, a, b), [0, 1, 2, 3])
+    check_jvp(("structured", (), structured, (c, r, a, b), [0, 1, 2, 3], False), False)
+
+
+@pytest.mark.parametrize("m,k,n", [(4, 3, 6), (3, 5, 2), (4, 4, 4), (1, 3, 5), (5, 1, 1)])
+def test_convolution_matrices(m, k, n):
+    a, v = any_(m), any_(k)
+    g = srcgrad.grad(convolution_matrices, wrt=(0, 1), jit=False)(a, v, n)
+    assert_grad(convolution_matrices, g, (a, v, n), [0, 1])
+
+
+def every_matrix(c, r, a, b, n):
+    return (scipy.linalg.toeplitz(c, r), scipy.linalg.toeplitz(c), scipy.linalg.hankel(c, r),
+            scipy.linalg.hankel(c), scipy.linalg.circulant(c), scipy.linalg.companion(c),
+            scipy.linalg.block_diag(a, b, c, 2.0), scipy.linalg.block_diag(c),
+            scipy.linalg.convolution_matrix(c, n), scipy.linalg.convolution_matrix(c, n, "same"),
+            scipy.linalg.convolution_matrix(c, n, mode="valid"))
+
+
+def weighted_sum(c, r, a, b, n):
+    return sum(np.sum(m * np.cos(np.arange(m.size).reshape(m.shape)))
+               for m in every_matrix(c, r, a, b, n))
+
+
+@pytest.mark.parametrize("n", [2, 6, 3])
+def test_structured_values_are_scipys(n):
+    # the value of the written calls is SciPy's, matrix by matrix (each weighted by cosines,
+    # their sum's jvp's value)
+    c, r, a, b = any_(4), any_(3), any_(2, 3), any_(1, 1)
+    want = sum(np.sum(m * np.cos(np.arange(m.size).reshape(m.shape)))
+               for m in every_matrix(c, r, a, b, n))
+    value, _ = srcgrad.jvp(weighted_sum, wrt=(0,), jit=False)(c, r, a, b, n, (np.ones(4),))
+    assert value == pytest.approx(want, rel=1e-13)
+
+
+def few_matrices(c, r, a):
+    return (np.sum(scipy.linalg.toeplitz(c, r) ** 2) + np.sum(scipy.linalg.hankel(r, c) ** 3) +
+            np.sum(scipy.linalg.circulant(c) * scipy.linalg.companion(r)[0, 0]) +
+            np.sum(scipy.linalg.block_diag(a, c) ** 2) +
+            np.sum(scipy.linalg.convolution_matrix(r, 5, "same") ** 2))
+
+
+@compiles
+def test_structured_compiled():
+    needs_numba_advanced_indexing(True)
+    args = (any_(3), any_(4), any_(2, 2))
+    g = srcgrad.grad(few_matrices, wrt=(0, 1, 2), jit=True)(*args)
+    assert_grad(few_matrices, g, args, [0, 1, 2])
+
+
+def toeplitz_weighted(c, r, w):
+    return np.sum(scipy.linalg.toeplitz(c, r) * w)
+
+
+def companion_weighted(a, w):
+    return np.sum(scipy.linalg.companion(a) * w)
+
+
+def test_structured_by_hand(jit):
+    # toeplitz(c, r)[i, j] = c[i - j] below, r[j - i] above: d/dc_k is the sum of w's
+    # diagonal -k, d/dr_k of its diagonal k (r_0 unread); companion(a)'s first row is
+    # -a[1:] / a[0]
+    needs_numba_advanced_indexing(jit)
+    w = np.arange(12.0).reshape(4, 3) ** 1.5
+    dc, dr = srcgrad.grad(toeplitz_weighted, wrt=(0, 1), jit=jit)(any_(4), any_(3), w)
+    np.testing.assert_allclose(dc, [np.trace(w, -k) for k in range(4)], rtol=1e-14)
+    np.testing.assert_allclose(dr, [0.0] + [np.trace(w, k) for k in (1, 2)], rtol=1e-14)
+    a, w = np.array([2.0, 1.0, -3.0, 0.5]), np.arange(9.0).reshape(3, 3) + 1.0
+    da = srcgrad.grad(companion_weighted, wrt=0, jit=jit)(a, w)
+    np.testing.assert_allclose(da, [np.sum(w[0] * a[1:]) / 4.0, *(-w[0] / 2.0)], rtol=1e-14)
+
+
+def convolution_mode(a, n, mode):
+    return np.sum(scipy.linalg.convolution_matrix(a, n, mode))
+
+
+def test_convolution_matrix_mode_is_a_literal():
+    with pytest.raises(srcgrad.SrcgradError, match="mode= is differentiated as a literal"):
+        srcgrad.grad(convolution_mode)(np.ones(3), 2, "full")
+
+
+def toeplitz_sum(c):
+    return np.sum(scipy.linalg.toeplitz(c))
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_toeplitz_of_a_stack():
+    # SciPy >= 1.14 makes a stack of matrices (refused when the call runs), older SciPy
+    # flattens the stack (as the call here does)
+    c = any_(2, 3)
+    stacks = scipy.linalg.toeplitz(c).ndim == 3
+    if stacks:
+        with pytest.raises(ValueError):
+            srcgrad.grad(toeplitz_sum, jit=False)(c)
+    else:
+        assert_grad(toeplitz_sum, srcgrad.grad(toeplitz_sum, jit=False)(c), (c,), [0])
+
+
+# ---- pinv, pinvh, eig and eigvals, written as NumPy's ----
+
+
+def pseudo_inverses(a):
+    return (np.sum(scipy.linalg.pinv(a) ** 2) +
+            np.sum(scipy.linalg.pinvh(a) * np.arange(16.0).reshape(4, 4)) +
+            np.sum(scipy.linalg.pinvh(a, lower=False) ** 2) +
+            np.sum(scipy.linalg.pinv(a[:, :3]) * np.arange(12.0).reshape(3, 4)))
+
+
+def eigenvalues(a):
+    w, v = scipy.linalg.eig(a)
+    return (np.sum(np.real(scipy.linalg.eigvals(a)) ** 2) + np.sum(np.real(w) ** 3) +
+            np.sum(np.real(scipy.linalg.eig(a, right=False)) * np.arange(4.0)))
+
+
+def test_pinv_and_eigenvalues():
+    a = unit(4, 4) + 3.0 * np.eye(4)
+    for fun in (pseudo_inverses, eigenvalues):
+        assert_grad(fun, (srcgrad.grad(fun, jit=False)(a),), (a,), [0])
+    check_jvp(("pinv", (), pseudo_inverses, (a,), [0], False), False)
+
+
+def pinv_weighted(a, w):
+    return np.sum(scipy.linalg.pinv(a) * w)
+
+
+def pinvh_weighted(a, w):
+    return np.sum(scipy.linalg.pinvh(a) * w)
+
+
+def test_pinv_by_hand(jit):
+    # of an invertible matrix pinv is inv: d/da sum(w inv(a)) = -inv(a)^T w inv(a)^T; pinvh
+    # reads the lower triangle: the symmetric matrix's gradient g goes to g + g^T below
+    # the diagonal, g_ii on it, nothing above
+    a = unit(3, 3) + 3.0 * np.eye(3)
+    w = np.arange(9.0).reshape(3, 3)
+    inv = np.linalg.inv(a)
+    g = srcgrad.grad(pinv_weighted, wrt=0, jit=jit)(a, w)
+    np.testing.assert_allclose(g, -inv.T @ w @ inv.T, rtol=1e-10)
+    s = a + a.T
+    inv = np.linalg.inv(s)
+    full = -inv @ w @ inv
+    g = srcgrad.grad(pinvh_weighted, wrt=0, jit=jit)(np.tril(s) + 5.0 * np.triu(s, 1), w)
+    np.testing.assert_allclose(g, np.tril(full + full.T, -1) + np.diag(np.diag(full)),
+                               rtol=1e-10, atol=1e-14)
+
+
+def pinv_cut(a):
+    return np.sum(scipy.linalg.pinv(a, atol=1e-3))
+
+
+def eig_generalized(a):
+    return np.sum(np.real(scipy.linalg.eig(a, a + np.eye(2))[0]))
+
+
+def eig_left(a):
+    return np.sum(np.real(scipy.linalg.eig(a, left=True)[0]))
+
+
+@pytest.mark.parametrize("fun,match", [(pinv_cut, "atol="), (eig_generalized, "b="),
+                                       (eig_left, "left=")])
+def test_refused(fun, match):
+    with pytest.raises(srcgrad.SrcgradError, match=match):
+        srcgrad.grad(fun)(np.eye(2) * 2.0)
