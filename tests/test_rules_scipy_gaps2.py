@@ -1,15 +1,20 @@
 """SciPy, more gaps to JAX (srcgrad/rules/scipy_linalg_gaps2.py with
-srcgrad/runtime/scipy_gaps2.py): scipy.linalg's structured matrices, pinv, pinvh, eig,
-eigvals and expm_frechet written as operations with rules, and the rules of
-solve_sylvester and sqrtm: against central differences, forward mode, by hand, against
-SciPy's values, compiled, and what is refused.
+srcgrad/runtime/scipy_gaps2.py, srcgrad/rules/scipy_gaps2.py): scipy.linalg's structured
+matrices, pinv, pinvh, eig, eigvals and expm_frechet written as operations with rules, and
+the rules of solve_sylvester and sqrtm; scipy.signal.detrend, scipy.stats.sem and
+gennorm, wrapcauchy and bernoulli's cdf and ppf written as operations; rankdata and
+scipy.special.bernoulli without a gradient: against central differences, forward mode, by
+hand, against SciPy's values, compiled, and what is refused.
 """
 
 import numpy as np
 import pytest
 import scipy.linalg
+import scipy.signal
+import scipy.stats
 from fd import assert_grad
 from marks import compiles, needs_numba_advanced_indexing
+from scipy import special, stats
 from sweep import check, check_jvp, domains, parametrize
 
 import srcgrad
@@ -333,3 +338,140 @@ def eig_left(a):
 def test_refused(fun, match):
     with pytest.raises(srcgrad.SrcgradError, match=match):
         srcgrad.grad(fun)(np.eye(2) * 2.0)
+
+
+# ---- scipy.signal.detrend, scipy.stats.sem and distributions, written as operations ----
+
+
+def detrended(x):
+    return (np.sum(scipy.signal.detrend(x) ** 2 * np.arange(12.0).reshape(3, 4)) +
+            np.sum(scipy.signal.detrend(x, axis=0, type="constant") ** 3) +
+            np.sum(scipy.signal.detrend(x, 0) ** 3) +
+            np.sum(scipy.signal.detrend(x[0], type="l") ** 3) +
+            np.sum(scipy.stats.sem(x) ** 2) + scipy.stats.sem(x, axis=None) +
+            np.sum(scipy.stats.sem(x, axis=1, ddof=0) * np.arange(3.0)))
+
+
+def distributions(x, shape, loc, scale):
+    # shape: gennorm's beta (0.5, 2), wrapcauchy's c (x in (0.5, 2) below 2 pi)
+    return (np.sum(stats.gennorm.logpdf(x, shape, loc, scale) + stats.gennorm.pdf(x, shape) * 2.0 +
+                   stats.gennorm.logpdf(x, shape, loc=loc)) +
+            np.sum(stats.gennorm.cdf(x, 1.7, loc, scale=scale)) +
+            np.sum(stats.wrapcauchy.logpdf(x, shape / 3.0, loc, scale) +
+                   stats.wrapcauchy.pdf(x, shape / 3.0) * 2.0) +
+            np.sum(stats.bernoulli.cdf(np.array([-1.0, 0.0, 0.5, 1.0, 2.0]), shape / 3.0, loc) *
+                   np.arange(5.0)) +
+            np.sum(stats.bernoulli.ppf(np.array([0.0, 0.3, 0.9, 1.0]), shape / 3.0, loc)))
+
+
+def test_detrend_and_sem():
+    x = any_(3, 4)
+    assert_grad(detrended, (srcgrad.grad(detrended, jit=False)(x),), (x,), [0])
+    check_jvp(("detrend", (), detrended, (x,), [0], False), False)   # (its value SciPy's)
+
+
+def test_distributions():
+    args = (pos(5), pos() * 0.8, unit() * 0.3, pos())
+    g = srcgrad.grad(distributions, wrt=(0, 1, 2, 3), jit=False)(*args)
+    assert_grad(distributions, g, args, [0, 1, 2, 3])
+    check_jvp(("distributions", (), distributions, args, [0, 1, 2, 3], False), False)
+
+
+def signal_and_stats(x, shape, loc, scale):
+    return detrended(x) + distributions(x[0], shape, loc, scale)
+
+
+@compiles
+def test_signal_and_stats_compiled():
+    args = (pos(3, 4), pos() * 0.8, unit() * 0.3, pos())
+    g = srcgrad.grad(signal_and_stats, wrt=(0, 1, 2, 3), jit=True)(*args)
+    assert_grad(signal_and_stats, g, args, [0, 1, 2, 3])
+
+
+def detrend_weighted(x, w):
+    return np.sum(scipy.signal.detrend(x) * w)
+
+
+def sem_of(x):
+    return scipy.stats.sem(x)
+
+
+def test_detrend_and_sem_by_hand(jit):
+    # detrend is the projection away from 1 and t - (n - 1) / 2 (symmetric): w's gradient is
+    # w minus its mean and its t part; sem = std / sqrt(n), whose slope is
+    # (x - mean) / ((n - 1) std sqrt(n)) with ddof=1
+    x, w = any_(5), np.array([1.0, -2.0, 0.5, 3.0, 1.5])
+    t = np.arange(5.0) - 2.0
+    g = srcgrad.grad(detrend_weighted, wrt=0, jit=jit)(x, w)
+    np.testing.assert_allclose(g, w - w.mean() - t * (w @ t) / (t @ t), rtol=1e-13, atol=1e-14)
+    g = srcgrad.grad(sem_of, jit=jit)(x)
+    np.testing.assert_allclose(g, (x - x.mean()) / (4.0 * np.std(x, ddof=1) * np.sqrt(5.0)),
+                               rtol=1e-13)
+
+
+def gennorm_at(x, beta):
+    return stats.gennorm.logpdf(x, beta)
+
+
+def wrapcauchy_at(x, c):
+    return stats.wrapcauchy.logpdf(x, c)
+
+
+def bernoulli_at(k, p):
+    return stats.bernoulli.cdf(k, p)
+
+
+def test_distributions_by_hand(jit):
+    # gennorm(2) is a normal of variance 1/2: d/dx logpdf = -2x; d/dbeta = 1 / beta +
+    # psi(1 / beta) / beta^2 - |x|^beta log|x|; wrapcauchy: d/dx = -2 c sin x / (1 + c^2 - 2 c
+    # cos x), d/dc = -2c / (1 - c^2) - (2c - 2 cos x) / (1 + c^2 - 2c cos x); bernoulli's
+    # cdf at 0.5: 1 - p, slope -1 in p, 0 in k
+    x, beta = 0.7, 2.0
+    dx, db = srcgrad.grad(gennorm_at, wrt=(0, 1), jit=jit)(x, beta)
+    assert dx == pytest.approx(-2.0 * x, rel=1e-14)
+    assert db == pytest.approx(0.5 + special.digamma(0.5) / 4.0 - x * x * np.log(x), rel=1e-13)
+    x, c = 1.2, 0.4
+    dx, dc = srcgrad.grad(wrapcauchy_at, wrt=(0, 1), jit=jit)(x, c)
+    denominator = 1.0 + c * c - 2.0 * c * np.cos(x)
+    assert dx == pytest.approx(-2.0 * c * np.sin(x) / denominator, rel=1e-14)
+    assert dc == pytest.approx(-2.0 * c / (1.0 - c * c) - (2.0 * c - 2.0 * np.cos(x)) /
+                               denominator, rel=1e-14)
+    assert srcgrad.grad(bernoulli_at, wrt=(0, 1), jit=jit)(0.5, 0.3) == (0.0, -1.0)
+
+
+def ranked(x):
+    return np.sum(stats.rankdata(x) * x) + np.sum(special.bernoulli(4)) * x[0]
+
+
+def test_no_gradient_by_hand(jit):
+    # ranks are steps in x (their slope 0): d/dx sum(rank(x) x) = rank(x); the Bernoulli
+    # numbers B_0 ... B_4 are constants, (1, -1/2, 1/6, 0, -1/30)
+    x = distinct(5)
+    g = srcgrad.grad(ranked, jit=jit)(x)
+    want = stats.rankdata(x)
+    want[0] += 1.0 - 0.5 + 1.0 / 6.0 - 1.0 / 30.0
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def bernoulli_of(n):
+    return np.sum(special.bernoulli(n))
+
+
+def gennorm_beta_cdf(x, beta):
+    return stats.gennorm.cdf(x, beta)
+
+
+def detrend_pieces(x):
+    return np.sum(scipy.signal.detrend(x, bp=[2]) ** 2)
+
+
+def sem_omitting(x):
+    return scipy.stats.sem(x, nan_policy="omit")
+
+
+@pytest.mark.parametrize("fun,args,match", [
+    (bernoulli_of, (4.0,), "bernoulli"), (gennorm_beta_cdf, (0.3, 1.5), "a shape parameter"),
+    (detrend_pieces, (np.ones(5),), "bp="), (sem_omitting, (np.ones(5),), "nan_policy")])
+def test_refused_here_too(fun, args, match):
+    with pytest.raises(srcgrad.SrcgradError, match=match):
+        srcgrad.grad(fun, wrt=tuple(range(len(args))))(*args)
