@@ -475,3 +475,37 @@ def sem_omitting(x):
 def test_refused_here_too(fun, args, match):
     with pytest.raises(srcgrad.SrcgradError, match=match):
         srcgrad.grad(fun, wrt=tuple(range(len(args))))(*args)
+
+
+# ---- lu: lu_factor's factors ----
+
+
+def factors(a):
+    p, lower, upper = scipy.linalg.lu(a)
+    pl, u = scipy.linalg.lu(a, permute_l=True)
+    w = np.arange(16.0).reshape(4, 4)
+    return (np.sum(lower * w) + np.sum(upper ** 2 * w) + np.sum(p * w) + np.sum(pl ** 3) +
+            np.sum(u))
+
+
+def test_lu():
+    a = any_(4, 4)
+    assert_grad(factors, (srcgrad.grad(factors, jit=False)(a),), (a,), [0])
+    check_jvp(("lu", (), factors, (a,), [0], False), False)   # (its value SciPy's)
+
+
+def corner_entries(a):
+    p, lower, upper = scipy.linalg.lu(a)
+    return lower[1, 0] + upper[1, 1] + np.sum(p * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_lu_by_hand(jit):
+    # a = [[a, b], [c, d]], |a| > |c|: no row swapped, P = I; L[1, 0] + U[1, 1] = c / a + d -
+    # b c / a. Swapped (|c| > |a|): P = [[0, 1], [1, 0]], L[1, 0] + U[1, 1] = a / c + b - d a / c
+    a, b, c, d = 2.0, 0.5, 1.0, -1.5
+    g = srcgrad.grad(corner_entries, jit=jit)(np.array([[a, b], [c, d]]))
+    np.testing.assert_allclose(g, [[(b * c - c) / a ** 2, -c / a], [(1.0 - b) / a, 1.0]],
+                               rtol=1e-14)
+    g = srcgrad.grad(corner_entries, jit=jit)(np.array([[c, d], [a, b]]))
+    np.testing.assert_allclose(g, [[(1.0 - b) / a, 1.0], [(b * c - c) / a ** 2, -c / a]],
+                               rtol=1e-14)

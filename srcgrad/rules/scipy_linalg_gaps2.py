@@ -27,6 +27,21 @@ NumPy's: its residues of a vector b are a number, NumPy's a vector). eig's and
 eigvals's generalized problem (b=), left eigenvectors and homogeneous eigenvalues are
 refused; eig's right eigenvectors are LAPACK's geev's, as NumPy's (unit length, their
 phase LAPACK's choice in both).
+
+lu(a) is lu_factor's factors unpacked (its rule differentiates them: rules/scipy_lu.py):
+with lu, piv = lu_factor(a), L = tril(lu, -1) + I, U = triu(lu) and P the permutation
+with a = P L U (P's columns those of I in the order `pivoted_rows(piv)`, constant: no
+gradient); permute_l=True gives (P L, U). Square matrices only, as lu_factor's rule;
+p_indices=True is refused. expm_frechet(A, E) is the upper-right block of expm([[A, E],
+[0, A]]) (with expm(A) unless compute_expm=False), expm's rule differentiating it.
+
+solve_sylvester(a, b, q) = x with a x + x b = q: its adjoint is one more Sylvester solve,
+g = solve_sylvester(a^T, b^T, dy), giving q g, a -g x^T and b -x^T g; its tangent is
+solve_sylvester(a, b, dq - da x - x db). sqrtm(a) = y with y y = a moves along da by the
+solution of y dy + dy y = da (`runtime/scipy_gaps2.py`), its adjoint by that of y^T:
+real roots only (a real matrix with a negative or complex eigenvalue has a complex root,
+refused when the gradient runs). Both real only; compiled code calls SciPy's
+solve_sylvester and sqrtm in object mode.
 """
 
 import warnings
@@ -35,8 +50,8 @@ import numpy as np
 import scipy.linalg
 
 from ..errors import RuleError
-from ..runtime.scipy_gaps2 import sqrtm_direction
-from . import NOT_CONSTANT, describe, real_only, rule, tangent
+from ..runtime.scipy_gaps2 import pivoted_rows, sqrtm_direction
+from . import NOT_CONSTANT, describe, nondifferentiable, real_only, rule, tangent
 
 NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
 
@@ -251,3 +266,23 @@ def sqrtm_tangent(dx, y, A):
 describe(scipy.linalg.solve_sylvester, once=True)
 describe(sqrtm_direction, pure=True)
 real_only(scipy.linalg.solve_sylvester, scipy.linalg.sqrtm)
+
+
+# ---- lu: lu_factor's factors, unpacked ----
+
+
+def _lu(given):
+    _refused("lu", given, ("p_indices",), "the permutation as indices: P is differentiated "
+             "as a matrix")
+    factor = "scipy.linalg.lu_factor(a)"
+    lower = f"(np.tril({factor}[0], -1) + np.eye(len(a)))"
+    upper = f"np.triu({factor}[0])"
+    permutation = f"np.eye(len(a))[:, pivoted_rows({factor}[1])]"
+    helpers = {"scipy": scipy, "pivoted_rows": pivoted_rows}
+    if _literal("lu", "permute_l", given.get("permute_l", False)) is True:
+        return f"({permutation} @ {lower}, {upper})", helpers
+    return f"({permutation}, {lower}, {upper})", helpers
+
+
+describe(scipy.linalg.lu, expanded=_lu)
+nondifferentiable(pivoted_rows)   # (of lu_factor's integer pivots)

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.linalg
 from numba import objmode, types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from ..errors import MissingRule
 from ..numba_ext import _OBJECT_MODE as OBJECT_MODE
@@ -79,3 +79,18 @@ def _sqrtm_direction_typer(y, e):
     if any(isinstance(t, types.Array) and isinstance(t.dtype, types.Complex) for t in (y, e)):
         raise TypingError(f"srcgrad: {_COMPLEX}")
     return lambda y, e: scipy.linalg.solve_sylvester(y, y, e)
+
+
+@register_jitable
+def pivoted_rows(piv):
+    """The rows of a in the order lu_factor's pivots `piv` put them (row i swapped with
+    row piv[i], in turn): a[pivoted_rows(piv)] = L U.
+
+    >>> pivoted_rows(np.array([1, 1]))
+    array([1, 0])
+    """
+    order = np.arange(piv.shape[0])
+    for i in range(piv.shape[0]):
+        j = piv[i]
+        order[i], order[j] = order[j], order[i]
+    return order
