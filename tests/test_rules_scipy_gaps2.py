@@ -18,6 +18,8 @@ from scipy import special, stats
 from sweep import check, check_jvp, domains, parametrize
 
 import srcgrad
+from srcgrad.rules import OPS
+from srcgrad.runtime import scipy_gaps2 as forms
 
 any_, pos, unit, distinct = domains(7302)
 
@@ -41,8 +43,26 @@ def both(a, b, q):
     return sylvester(a, b, q) + roots(a)
 
 
+def beta_binomial(a, b):
+    k = np.array([0.0, 1.0, 3.0, 5.0])
+    return (np.sum(stats.betabinom.logpmf(k, 5, a, b) * np.arange(4.0)) +
+            np.sum(stats.betabinom.pmf(k, 6.0, a, b, 0) ** 2) + stats.betabinom.logpmf(2, 4, a, b))
+
+
+def records(*pairs):
+    """Each distribution's method as the record's own key, and the form generated code
+    calls in its place (tests/test_rules_stats_gaps.py)."""
+    return tuple(p for method, form in pairs for p in (next(o for o in OPS if o == method),
+                                                         form))
+
+
+BETABINOM = records((stats.betabinom.logpmf, forms.betabinom_logpmf),
+                    (stats.betabinom.pmf, forms.betabinom_pmf))
+
+
 def cases():
     """(id, primals covered, function, arguments, positions, compiled too)."""
+    yield "betabinom", BETABINOM, beta_binomial, (pos(), pos()), [0, 1], True
     yield "sylvester", (scipy.linalg.solve_sylvester,), sylvester, \
         (unit(3, 3), unit(2, 2), any_(3, 2)), [0, 1, 2], False
     yield "sqrtm", (scipy.linalg.sqrtm,), roots, (unit(3, 3),), [0], False
@@ -58,7 +78,7 @@ def test_rule(case, jit):
     check(case, jit)
 
 
-@pytest.mark.parametrize("k", [0, 1])
+@pytest.mark.parametrize("k", [0, 1, 2])
 def test_jvp_against_differences(k):
     check_jvp(CASES[k], False)
 
@@ -509,3 +529,22 @@ def test_lu_by_hand(jit):
     g = srcgrad.grad(corner_entries, jit=jit)(np.array([[c, d], [a, b]]))
     np.testing.assert_allclose(g, [[(1.0 - b) / a, 1.0], [(b * c - c) / a ** 2, -c / a]],
                                rtol=1e-14)
+
+
+def one_trial(a, b):
+    return stats.betabinom.logpmf(1, 1, a, b) + stats.betabinom.pmf(1.0, 1, a, b)
+
+
+def counted(k, a):
+    return stats.betabinom.logpmf(k, 4, a, 1.5)
+
+
+def test_betabinom_by_hand(jit):
+    # one trial: pmf(1) = a / (a + b), d/da = b / (a + b)^2, d/db = -a / (a + b)^2; its log
+    # has 1 / a - 1 / (a + b) and -1 / (a + b)
+    a, b = 1.3, 0.7
+    da, db = srcgrad.grad(one_trial, wrt=(0, 1), jit=jit)(a, b)
+    assert da == pytest.approx(1.0 / a - 1.0 / (a + b) + b / (a + b) ** 2, rel=1e-13)
+    assert db == pytest.approx(-1.0 / (a + b) - a / (a + b) ** 2, rel=1e-13)
+    with pytest.raises(srcgrad.MissingRule, match="a count"):
+        srcgrad.grad(counted, wrt=(0, 1), jit=jit)(2.0, a)

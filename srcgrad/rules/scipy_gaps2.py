@@ -19,6 +19,11 @@ to loc + 1, then 1, and its ppf is loc - 1 at q = 0, loc up to 1 - p and loc + 1
 (both steps in k and q, their slopes 0 there; NaN where p or q is outside [0, 1], as
 SciPy's).
 
+betabinom(n, a, b)'s logpmf l = log C(n, m) + betaln(m + a, n - m + b) - betaln(a, b), m =
+k - loc, has dl/da = psi(m + a) - psi(n + a + b) - psi(a) + psi(a + b) and dl/db = psi(n -
+m + b) - psi(n + a + b) - psi(b) + psi(a + b) (pmf: those times the pmf); the counts k and
+n and loc are data, refused. Its stand-ins call SciPy's (in object mode, compiled).
+
 No gradient (zero, as JAX's): scipy.stats.rankdata (ranks, steps in the data); and
 scipy.special.bernoulli(n), the Bernoulli numbers B_0 ... B_n of an integer n, is a
 constructor (a value being differentiated may not reach it).
@@ -28,7 +33,9 @@ import numpy as np
 from scipy import signal, special, stats
 
 from ..errors import RuleError
-from . import NOT_CONSTANT, constructor, describe, nondifferentiable
+from ..runtime import unbroadcast
+from ..runtime.scipy_gaps2 import betabinom_logpmf, betabinom_pmf
+from . import NOT_CONSTANT, constructor, describe, nondifferentiable, rule, tangent
 
 NEEDS = ("scipy.signal", "scipy.special", "scipy.stats")   # (rules/__init__)
 
@@ -158,6 +165,53 @@ for _method, _how, _signature in [
         (stats.bernoulli.cdf, _bernoulli_cdf, _bernoulli_signature),
         (stats.bernoulli.ppf, _bernoulli_ppf, _bernoulli_ppf_signature)]:
     describe(_method, expanded=_how, signature=_signature)
+
+
+# ---- betabinom: l = log C(n, m) + betaln(m + a, n - m + b) - betaln(a, b), m = k - loc ----
+
+_COUNT = "a count (data), with no gradient"
+_COUNTS = {"k": _COUNT, "n": _COUNT, "loc": _COUNT}
+
+
+@rule(stats.betabinom.logpmf, betabinom_logpmf, called_as=betabinom_logpmf,
+      no_gradient=_COUNTS)
+def betabinom_logpmf_rule(dy, y, k, n, a, b, loc):
+    return (None, None,
+            unbroadcast(dy * (special.psi(k - loc + a) - special.psi(n + a + b) -
+                              special.psi(a) + special.psi(a + b)), a),
+            unbroadcast(dy * (special.psi(n - k + loc + b) - special.psi(n + a + b) -
+                              special.psi(b) + special.psi(a + b)), b),
+            None)
+
+
+@tangent(stats.betabinom.logpmf, betabinom_logpmf)
+def betabinom_logpmf_tangent(dx, y, k, n, a, b, loc):
+    return (None, None,
+            dx * (special.psi(k - loc + a) - special.psi(n + a + b) - special.psi(a) +
+                  special.psi(a + b)),
+            dx * (special.psi(n - k + loc + b) - special.psi(n + a + b) - special.psi(b) +
+                  special.psi(a + b)),
+            None)
+
+
+@rule(stats.betabinom.pmf, betabinom_pmf, called_as=betabinom_pmf, no_gradient=_COUNTS)
+def betabinom_pmf_rule(dy, y, k, n, a, b, loc):
+    return (None, None,
+            unbroadcast(dy * y * (special.psi(k - loc + a) - special.psi(n + a + b) -
+                                  special.psi(a) + special.psi(a + b)), a),
+            unbroadcast(dy * y * (special.psi(n - k + loc + b) - special.psi(n + a + b) -
+                                  special.psi(b) + special.psi(a + b)), b),
+            None)
+
+
+@tangent(stats.betabinom.pmf, betabinom_pmf)
+def betabinom_pmf_tangent(dx, y, k, n, a, b, loc):
+    return (None, None,
+            dx * y * (special.psi(k - loc + a) - special.psi(n + a + b) - special.psi(a) +
+                      special.psi(a + b)),
+            dx * y * (special.psi(n - k + loc + b) - special.psi(n + a + b) - special.psi(b) +
+                      special.psi(a + b)),
+            None)
 
 
 # ---- no gradient ----
