@@ -1,6 +1,4 @@
-"""scipy.linalg's sqrtm under differentiation (`rules/scipy_linalg_gaps2.py`), and the
-stand-ins of scipy.stats.betabinom's logpmf and pmf (`rules/scipy_gaps2.py`), which
-compiled code calls in object mode: the
+"""scipy.linalg's sqrtm under differentiation (`rules/scipy_linalg_gaps2.py`): the
 derivative of y = sqrtm(a) along e solves y dy + dy y = e, a Sylvester equation, which
 scipy.linalg.solve_sylvester solves (compiled code calls it in object mode: numba has no
 form of it). A complex root (of a matrix with a negative or complex eigenvalue) is refused:
@@ -11,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-import scipy.stats
 from numba import objmode, types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
@@ -97,40 +94,3 @@ def pivoted_rows(piv):
         j = piv[i]
         order[i], order[j] = order[j], order[i]
     return order
-
-
-# ---- scipy.stats.betabinom: its stand-ins, which compiled code runs in object mode ----
-
-
-def betabinom_logpmf(k, n, a, b, loc=0):
-    """scipy.stats.betabinom.logpmf, as generated code calls it."""
-    return scipy.stats.betabinom.logpmf(k, n, a, b, loc)
-
-
-def betabinom_pmf(k, n, a, b, loc=0):
-    """scipy.stats.betabinom.pmf, as generated code calls it."""
-    return scipy.stats.betabinom.pmf(k, n, a, b, loc)
-
-
-def _in_object_mode(fun):
-    """An overload of `fun` (real numbers and arrays) that calls it in object mode: its
-    result a float64 of the arguments' broadcast dimensions."""
-    def typer(k, n, a, b, loc=0):
-        args = (k, n, a, b) if isinstance(loc, (types.Omitted, int)) else (k, n, a, b, loc)
-        if not all(isinstance(t, (types.Number, types.Boolean)) or isinstance(t, types.Array)
-                   and isinstance(t.dtype, (types.Integer, types.Float)) for t in args):
-            return None
-        ndim = max(t.ndim if isinstance(t, types.Array) else 0 for t in args)
-        result = types.float64 if ndim == 0 else types.Array(types.float64, ndim, "C")
-
-        def impl(k, n, a, b, loc=0):
-            with objmode(y=result):
-                y = fun(k, n, a, b, loc)
-                y = np.ascontiguousarray(y, np.float64) if np.ndim(y) else float(y)
-            return y
-        return impl
-    overload(fun)(typer)
-
-
-_in_object_mode(betabinom_logpmf)
-_in_object_mode(betabinom_pmf)

@@ -1,14 +1,10 @@
-"""scipy.signal, scipy.stats and scipy.special, more gaps to JAX, each written (the
-records' `expanded`) as the operations with rules that compute it, so `normalize` writes
-every call as them and their rules differentiate it, compiled as theirs are; and the
+"""scipy.stats and scipy.special, more gaps to JAX, most written (the records' `expanded`)
+as the operations with rules that compute them, so `normalize` writes every call as them
+and their rules differentiate it, compiled as theirs are; betabinom's rules; and the
 functions of integers, with no gradient.
 
-scipy.signal.detrend(data, axis, type) takes away from data along axis its mean
-('constant') or its least-squares line ('linear': the mean and the projection onto t - (n
-- 1) / 2, t = 0, ..., n - 1, whose squares sum to n (n^2 - 1) / 12), SciPy's bp= (a line
-per segment) refused. scipy.stats.sem(a, axis, ddof) is np.std(a, axis, ddof=ddof) /
-sqrt(n), of the flattened array for axis=None; nan_policy= other than 'propagate' is
-refused.
+scipy.stats.sem(a, axis, ddof) is np.std(a, axis, ddof=ddof) / sqrt(n), of the flattened
+array for axis=None; nan_policy= other than 'propagate' is refused.
 
 scipy.stats, with z = (x - loc) / scale: gennorm(beta)'s logpdf is log(beta / 2) -
 gammaln(1 / beta) - |z|^beta - log(scale) and its cdf 1/2 + sign(z) gammainc(1 / beta,
@@ -29,15 +25,14 @@ scipy.special.bernoulli(n), the Bernoulli numbers B_0 ... B_n of an integer n, i
 constructor (a value being differentiated may not reach it).
 """
 
-import numpy as np
-from scipy import signal, special, stats
+from scipy import special, stats
 
 from ..errors import RuleError
 from ..runtime import unbroadcast
-from ..runtime.scipy_gaps2 import betabinom_logpmf, betabinom_pmf
+from ..runtime.stats_gaps2 import betabinom_logpmf, betabinom_pmf
 from . import NOT_CONSTANT, constructor, describe, nondifferentiable, rule, tangent
 
-NEEDS = ("scipy.signal", "scipy.special", "scipy.stats")   # (rules/__init__)
+NEEDS = ("scipy.special", "scipy.stats")   # SciPy modules this imports (rules/__init__)
 
 
 def _literal(name, option, value):
@@ -46,27 +41,7 @@ def _literal(name, option, value):
     return value
 
 
-# ---- scipy.signal.detrend and scipy.stats.sem ----
-
-
-def _detrend(given):
-    kind = _literal("scipy.signal.detrend", "type", given.get("type", "linear"))
-    if given.get("bp", 0) is NOT_CONSTANT or np.any(given.get("bp", 0)):
-        raise RuleError("scipy.signal.detrend(..., bp=) is not differentiated: detrend "
-                        "each segment")
-    axis = "axis" if "axis" in given else "-1"
-    if kind in ("constant", "c"):
-        return f"data - np.mean(data, axis={axis}, keepdims=True)"
-    if kind not in ("linear", "l"):
-        raise RuleError("scipy.signal.detrend's type= is differentiated as the literal "
-                        "'linear' or 'constant'")
-    lanes = "data" if axis == "-1" else f"np.moveaxis(data, {axis}, -1)"
-    n = f"np.shape({lanes})[-1]"
-    t = f"(np.arange({n}) - ({n} - 1) / 2.0)"
-    line = (f"{lanes} - np.mean({lanes}, axis=-1, keepdims=True) - {t} * "
-            f"np.sum({lanes} * {t}, axis=-1, keepdims=True) / "
-            f"max({n} * ({n} * {n} - 1) / 12.0, 1.0)")
-    return line if axis == "-1" else f"np.moveaxis({line}, -1, {axis})"
+# ---- scipy.stats.sem ----
 
 
 def _sem(given):
@@ -82,7 +57,6 @@ def _sem(given):
     return f"np.std(a, axis={axis}, ddof={ddof}{keep}) / np.sqrt(np.shape(a)[{axis}])"
 
 
-describe(signal.detrend, expanded=_detrend)
 describe(stats.sem, expanded=_sem)
 
 
