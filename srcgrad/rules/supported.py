@@ -115,6 +115,10 @@ def _names(records: list[Op], kind: str) -> str:
     return ", ".join(found)
 
 
+_SCIPY_WRITTEN_AS = ("scipy_linalg_gaps", "scipy_linalg_gaps2", "signal_gaps",
+                     "scipy_signal_gaps2", "scipy_stats_gaps2", "special_gaps")
+
+
 def _written_in(*modules: str) -> str:
     """The functions without a rule of their own that the record modules `modules` (of
     `srcgrad/rules`) write as other functions (their records' `expanded`)."""
@@ -181,7 +185,11 @@ def markdown() -> str:
               "", "These are written likewise as other functions with rules "
               "(`srcgrad/rules/numpy_gaps.py` and `numpy_gaps2.py`, which say what each is "
               "written as and what is refused): " + _written_in("numpy_gaps", "numpy_gaps2")
-              + ".", ""]
+              + ".",
+              "", "SciPy's are written likewise (`srcgrad/rules/scipy_linalg_gaps.py`, "
+              "`scipy_linalg_gaps2.py`, `signal_gaps.py`, `scipy_signal_gaps2.py`, "
+              "`scipy_stats_gaps2.py`, `special_gaps.py`): " + _written_in(
+                  *_SCIPY_WRITTEN_AS) + ".", ""]
     return "\n".join(lines)
 
 
