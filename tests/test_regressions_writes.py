@@ -269,6 +269,13 @@ def test_augmented_assignment_with_views(fun, jit):
     assert_grad(lambda a: fun(a.copy()), [got], (x.copy(),), [0])
 
 
+def test_an_array_made_by_numpy_changed_in_place_after_its_view_is_taken_has_no_check():
+    # np.ones makes an array: `z += x` needs no check that z is not a number (as the
+    # parameter of `np.reshape(x0, ...); x0 -= 1.0` has: test_regressions_fuzz.py)
+    source = srcgrad.grad(aug_local_with_reshape_view).source
+    assert "in_place_array" not in source and "z[:] = " in source
+
+
 def test_augmented_assignment_with_views_by_hand(jit):
     x = np.array([1.0, 2.0, 3.0])
     # v = 2 x[1:]: sum(4 x1^2 + 4 x2^2)

@@ -51,7 +51,8 @@ import scipy.linalg
 
 from ..errors import RuleError
 from ..runtime.scipy_gaps2 import pivoted_rows, sqrtm_direction
-from . import NOT_CONSTANT, describe, nondifferentiable, real_only, rule, tangent
+from . import describe, nondifferentiable, real_only, rule, tangent
+from .scipy_linalg_gaps import _literal, _refused
 
 NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
 
@@ -71,19 +72,6 @@ _VECTOR = "np.reshape({0}, (np.shape({0})[-1],))" if _stacks() else "np.ravel({0
 
 def _vector(name):
     return _VECTOR.format(name)
-
-
-def _literal(name, option, value):
-    if value is NOT_CONSTANT:
-        raise RuleError(f"scipy.linalg.{name}'s {option}= is differentiated as a literal")
-    return value
-
-
-def _refused(name, given, options, why):
-    for option in options:
-        if given.get(option) is not None and given.get(option) is not False:
-            raise RuleError(f"scipy.linalg.{name}(..., {option}=) is not differentiated: "
-                            f"{why}")
 
 
 def _toeplitz(given):
