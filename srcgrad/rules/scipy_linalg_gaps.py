@@ -21,22 +21,10 @@ import scipy.integrate
 import scipy.linalg
 
 from ..errors import RuleError
-from . import NOT_CONSTANT, describe
+from . import describe
+from .scipy_linalg_gaps2 import _literal, _refused
 
 NEEDS = ("scipy.integrate", "scipy.linalg")   # SciPy modules this imports (rules/__init__)
-
-
-def _literal(name, option, value):
-    if value is NOT_CONSTANT:
-        raise RuleError(f"scipy.linalg.{name}'s {option}= is differentiated as a literal")
-    return value
-
-
-def _refused(name, given, options, why):
-    for option in options:
-        if given.get(option) is not None and given.get(option) is not False:
-            raise RuleError(f"scipy.linalg.{name}(..., {option}=) is not differentiated: "
-                            f"{why}")
 
 
 def _inv(given):

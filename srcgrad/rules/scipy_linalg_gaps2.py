@@ -51,8 +51,7 @@ import scipy.linalg
 
 from ..errors import RuleError
 from ..runtime.scipy_gaps2 import pivoted_rows, sqrtm_direction
-from . import describe, nondifferentiable, real_only, rule, tangent
-from .scipy_linalg_gaps import _literal, _refused
+from . import NOT_CONSTANT, describe, nondifferentiable, real_only, rule, tangent
 
 NEEDS = ("scipy.linalg",)   # SciPy modules this imports (rules/__init__)
 
@@ -68,6 +67,19 @@ def _stacks() -> bool:
 # one vector: SciPy from 1.14 makes a stack of matrices of a stack of vectors, which the
 # reshape refuses when the call runs; an older one flattens them, as np.ravel does
 _VECTOR = "np.reshape({0}, (np.shape({0})[-1],))" if _stacks() else "np.ravel({0})"
+
+
+def _literal(name, option, value):
+    if value is NOT_CONSTANT:
+        raise RuleError(f"scipy.linalg.{name}'s {option}= is differentiated as a literal")
+    return value
+
+
+def _refused(name, given, options, why):
+    for option in options:
+        if given.get(option) is not None and given.get(option) is not False:
+            raise RuleError(f"scipy.linalg.{name}(..., {option}=) is not differentiated: "
+                            f"{why}")
 
 
 def _vector(name):
